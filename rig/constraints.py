@@ -1,0 +1,88 @@
+"""Constraints and per-bone IK settings as plain data, with the fields of Blender's panels.
+
+Nothing here draws or solves: the solver reads these, the panels edit them. Angles are radians.
+"""
+from dataclasses import dataclass, field
+
+SOLVER_TYPES = ("auto", "one_bone", "two_bone", "fabrik", "ccd", "dls")
+SOLVE_MODES = ("continuous", "original_pose")
+IK_TYPES = ("copy_pose", "distance")
+LIMIT_MODES = ("inside", "outside", "on_surface")
+REFERENCE_AXES = ("bone", "target")
+
+
+@dataclass
+class IKConstraint:
+    """Blender's Inverse Kinematics constraint on ``bone`` (the chain's last bone).
+
+    ``target`` / ``pole_target`` name bones of the same rig (IK handles); ``target=None`` is
+    targetless IK. ``chain_count`` 0 means "up to the root". ``pole_angle`` rotates the chain about
+    the root-to-target axis: at 0 the first bone's X axis faces the pole, as in Blender.
+    ``weight`` is the position weight for tree IK, ``orient_weight`` the rotation weight used when
+    ``use_rotation`` is on. The iTaSC fields (``ik_type`` and below) are used by the DLS solver.
+    """
+    bone: str
+    target: str | None = None
+    pole_target: str | None = None
+    pole_angle: float = 0.0
+    chain_count: int = 0
+    use_tail: bool = True
+    use_stretch: bool = True
+    iterations: int = 500
+    use_location: bool = True
+    weight: float = 1.0
+    use_rotation: bool = False
+    orient_weight: float = 1.0
+    influence: float = 1.0
+    solver: str = "auto"
+    enabled: bool = True
+    ik_type: str = "copy_pose"
+    lock_location: tuple = (False, False, False)
+    lock_rotation: tuple = (False, False, False)
+    reference_axis: str = "bone"
+    limit_mode: str = "inside"
+    distance: float = 1.0
+
+
+@dataclass
+class CopyRotationConstraint:
+    """Blender's Copy Rotation: ``bone`` takes the world rotation of ``target`` (per-axis mix off)."""
+    bone: str
+    target: str
+    use_axes: tuple = (True, True, True)
+    influence: float = 1.0
+    enabled: bool = True
+
+
+@dataclass
+class BoneIKSettings:
+    """Blender's bone IK panel: per-axis lock, stiffness (0..1), limits (radians), IK stretch."""
+    lock: tuple = (False, False, False)
+    stiffness: tuple = (0.0, 0.0, 0.0)
+    use_limit: tuple = (False, False, False)
+    limit_min: tuple = (-3.141592653589793,) * 3
+    limit_max: tuple = (3.141592653589793,) * 3
+    stretch: float = 0.0
+    use_rotation_control: bool = False
+    rotation_weight: float = 1.0
+
+
+@dataclass
+class SolverSettings:
+    """Armature-wide IK solver settings.
+
+    ``mode`` "continuous" starts each solve from the current pose, "original_pose" from the rest
+    pose (Urho3D's USE_ORIGINAL_POSE). ``use_target_rotations`` lets effectors drive end rotations.
+    """
+    type: str = "auto"
+    iterations: int = 100
+    tolerance: float = 1e-5
+    mode: str = "continuous"
+    use_target_rotations: bool = False
+    damping: float = 0.1
+
+
+@dataclass
+class ConstraintSet:
+    ik: list = field(default_factory=list)
+    copy_rotation: list = field(default_factory=list)

@@ -1,0 +1,62 @@
+"""Pose: per-bone local transforms on top of the rest pose, and forward kinematics."""
+from dataclasses import dataclass
+
+import numpy as np
+
+from solvers.transforms import IDENTITY_QUAT, compose
+
+
+@dataclass
+class Pose:
+    """Pose-space channels per bone, relative to the bone's rest frame (Blender's pose bone).
+
+    ``rotations`` (N, 4) unit quaternions (x, y, z, w); ``locations`` (N, 3) metres in the bone's
+    rest frame; ``scales`` (N, 3). A bone's world matrix is
+    ``world[parent] @ rest_local[i] @ T(location) @ R(rotation) @ S(scale)``.
+    """
+    rotations: np.ndarray
+    locations: np.ndarray
+    scales: np.ndarray
+
+    @classmethod
+    def rest(cls, bone_count):
+        return cls(np.tile(IDENTITY_QUAT, (bone_count, 1)), np.zeros((bone_count, 3)), np.ones((bone_count, 3)))
+
+    def copy(self):
+        return Pose(self.rotations.copy(), self.locations.copy(), self.scales.copy())
+
+    def __eq__(self, other):
+        return (isinstance(other, Pose) and np.array_equal(self.rotations, other.rotations)
+                and np.array_equal(self.locations, other.locations) and np.array_equal(self.scales, other.scales))
+
+    def is_finite(self):
+        return bool(np.isfinite(self.rotations).all() and np.isfinite(self.locations).all()
+                    and np.isfinite(self.scales).all())
+
+
+def local_matrices(skeleton, pose):
+    """Each bone's matrix relative to its parent's frame, (N, 4, 4)."""
+    return skeleton.rest_local @ compose(pose.locations, pose.rotations, pose.scales)
+
+
+def world_matrices(skeleton, pose):
+    """Forward kinematics: every bone's armature-space matrix (N, 4, 4).
+
+    Vectorised per depth level of the hierarchy: all bones of one depth in one batched matmul.
+    """
+    local = local_matrices(skeleton, pose)
+    world = np.empty_like(local)
+    for level in skeleton.depth_levels:
+        parents = skeleton.parents[level]
+        roots = parents < 0
+        world[level[roots]] = local[level[roots]]
+        inner = level[~roots]
+        world[inner] = world[skeleton.parents[inner]] @ local[inner]
+    return world
+
+
+def heads_tails(skeleton, world):
+    """Head and tail positions (N, 3) each, from world matrices (tails include bone scale)."""
+    heads = world[:, :3, 3]
+    tails = heads + world[:, :3, 1] * skeleton.lengths[:, None]
+    return heads, tails

@@ -1,0 +1,35 @@
+"""A Rig: skeleton plus the constraints and settings that make it posable."""
+from dataclasses import dataclass, field
+
+from rig.constraints import BoneIKSettings, SolverSettings
+from rig.skeleton import Skeleton
+
+
+@dataclass
+class Rig:
+    """Everything loaded from a rig file. ``bone_ik`` maps bone name -> BoneIKSettings (missing
+    bones use the defaults); ``ik`` and ``copy_rotation`` are lists of constraints."""
+    name: str
+    skeleton: Skeleton
+    ik: list = field(default_factory=list)
+    copy_rotation: list = field(default_factory=list)
+    bone_ik: dict = field(default_factory=dict)
+    solver: SolverSettings = field(default_factory=SolverSettings)
+
+    def ik_settings(self, bone_name):
+        return self.bone_ik.get(bone_name, BoneIKSettings())
+
+    def ik_chain(self, constraint):
+        """Bone indices of an IK constraint's chain, root first (chain_count 0 = up to the root)."""
+        skel = self.skeleton
+        tip = skel.index[constraint.bone]
+        chain = [tip] + skel.ancestors(tip)
+        if constraint.chain_count > 0:
+            chain = chain[:constraint.chain_count]
+        return chain[::-1]
+
+    def handle_bones(self):
+        """Names of bones that IK constraints use as targets, and as pole targets."""
+        targets = {c.target for c in self.ik if c.target}
+        poles = {c.pole_target for c in self.ik if c.pole_target}
+        return targets, poles

@@ -1,0 +1,248 @@
+"""Posekit's versioned JSON formats for rigs ("posekit.rig") and poses ("posekit.pose").
+
+Rig files describe bones Blender's way (armature-space head, tail, roll; parent by name;
+connected flag) plus IK / copy-rotation constraints, per-bone IK settings and solver settings.
+Every load validates and raises FileFormatError naming the file, the field and what was expected.
+Saves are atomic.
+"""
+from dataclasses import asdict
+
+import numpy as np
+
+from rig.constraints import BoneIKSettings, CopyRotationConstraint, IKConstraint, IK_TYPES, LIMIT_MODES, \
+    REFERENCE_AXES, SOLVE_MODES, SOLVER_TYPES, SolverSettings
+from rig.jsonfields import FileFormatError, Reader, check_header, load_json, save_json_atomic
+from rig.pose import Pose
+from rig.rig import Rig
+from rig.skeleton import MIN_BONE_LENGTH, Skeleton
+
+RIG_FORMAT, RIG_VERSION = "posekit.rig", 1
+POSE_FORMAT, POSE_VERSION = "posekit.pose", 1
+
+
+def _topological_order(path, bones):
+    """Order bone readers parents-first; unknown parents and cycles are errors."""
+    by_name = {}
+    for b in bones:
+        name = b.string("name")
+        if name in by_name:
+            b.fail("name", "a bone name not used before", name)
+        by_name[name] = b
+    parents = {}
+    for name, b in by_name.items():
+        parent = b.string("parent", optional=True)
+        if parent is not None and parent not in by_name:
+            b.fail("parent", "the name of another bone in the file", parent)
+        parents[name] = parent
+    order, state = [], {}
+    for start in by_name:
+        stack = []
+        node = start
+        while node is not None and state.get(node) != "done":
+            if state.get(node) == "visiting":
+                raise FileFormatError(path, "bones", f"a hierarchy without cycles (bone '{node}' is its own ancestor)")
+            state[node] = "visiting"
+            stack.append(node)
+            node = parents[node]
+        for name in reversed(stack):
+            state[name] = "done"
+            order.append(name)
+    return [by_name[name] for name in order], parents
+
+
+def _read_bone_ik(b):
+    if "ik" not in b.obj:
+        return None
+    ik = b.child("ik")
+    d = BoneIKSettings()
+    return BoneIKSettings(
+        lock=ik.vector("lock", 3, d.lock, kind="bool"),
+        stiffness=ik.vector("stiffness", 3, d.stiffness),
+        use_limit=ik.vector("use_limit", 3, d.use_limit, kind="bool"),
+        limit_min=ik.vector("limit_min", 3, d.limit_min),
+        limit_max=ik.vector("limit_max", 3, d.limit_max),
+        stretch=ik.number("stretch", d.stretch, 0.0, 1.0),
+        use_rotation_control=ik.boolean("use_rotation_control", d.use_rotation_control),
+        rotation_weight=ik.number("rotation_weight", d.rotation_weight, 0.0, 1.0),
+    )
+
+
+def _bone_ref(reader, key, names, optional=False):
+    value = reader.string(key, optional=optional)
+    if value is not None and value not in names:
+        reader.fail(key, "the name of a bone in this rig", value)
+    return value
+
+
+def _read_ik(c, names):
+    d = IKConstraint(bone="")
+    return IKConstraint(
+        bone=_bone_ref(c, "bone", names),
+        target=_bone_ref(c, "target", names, optional=True),
+        pole_target=_bone_ref(c, "pole_target", names, optional=True),
+        pole_angle=c.number("pole_angle", d.pole_angle, -np.pi, np.pi),
+        chain_count=c.integer("chain_count", d.chain_count, 0, 255),
+        use_tail=c.boolean("use_tail", d.use_tail),
+        use_stretch=c.boolean("use_stretch", d.use_stretch),
+        iterations=c.integer("iterations", d.iterations, 1, 10000),
+        use_location=c.boolean("use_location", d.use_location),
+        weight=c.number("weight", d.weight, 0.01, 1.0),
+        use_rotation=c.boolean("use_rotation", d.use_rotation),
+        orient_weight=c.number("orient_weight", d.orient_weight, 0.01, 1.0),
+        influence=c.number("influence", d.influence, 0.0, 1.0),
+        solver=c.string("solver", d.solver, SOLVER_TYPES),
+        enabled=c.boolean("enabled", d.enabled),
+        ik_type=c.string("ik_type", d.ik_type, IK_TYPES),
+        lock_location=c.vector("lock_location", 3, d.lock_location, kind="bool"),
+        lock_rotation=c.vector("lock_rotation", 3, d.lock_rotation, kind="bool"),
+        reference_axis=c.string("reference_axis", d.reference_axis, REFERENCE_AXES),
+        limit_mode=c.string("limit_mode", d.limit_mode, LIMIT_MODES),
+        distance=c.number("distance", d.distance, 0.0),
+    )
+
+
+def _read_copy_rotation(c, names):
+    d = CopyRotationConstraint(bone="", target="")
+    return CopyRotationConstraint(
+        bone=_bone_ref(c, "bone", names),
+        target=_bone_ref(c, "target", names),
+        use_axes=c.vector("use_axes", 3, d.use_axes, kind="bool"),
+        influence=c.number("influence", d.influence, 0.0, 1.0),
+        enabled=c.boolean("enabled", d.enabled),
+    )
+
+
+def _read_solver(r):
+    if "solver" not in r.obj:
+        return SolverSettings()
+    s = r.child("solver")
+    d = SolverSettings()
+    return SolverSettings(
+        type=s.string("type", d.type, SOLVER_TYPES),
+        iterations=s.integer("iterations", d.iterations, 1, 10000),
+        tolerance=s.number("tolerance", d.tolerance, 0.0),
+        mode=s.string("mode", d.mode, SOLVE_MODES),
+        use_target_rotations=s.boolean("use_target_rotations", d.use_target_rotations),
+        damping=s.number("damping", d.damping, 0.0),
+    )
+
+
+def rig_from_dict(data, path="<rig>"):
+    root = Reader(path, data)
+    check_header(root, RIG_FORMAT, RIG_VERSION)
+    bones = root.items("bones")
+    if not bones:
+        root.fail("bones", "at least one bone", [])
+    ordered, parents = _topological_order(path, bones)
+    names = [b.string("name") for b in ordered]
+    index = {n: i for i, n in enumerate(names)}
+    heads, tails, rolls, connected, bone_ik = [], [], [], [], {}
+    for b in ordered:
+        head, tail = np.array(b.vector("head", 3)), np.array(b.vector("tail", 3))
+        if np.linalg.norm(tail - head) < MIN_BONE_LENGTH:
+            b.fail("tail", f"a point at least {MIN_BONE_LENGTH} m from the head (zero-length bone)", list(tail))
+        heads.append(head)
+        tails.append(tail)
+        rolls.append(b.number("roll", 0.0))
+        is_connected = b.boolean("connected", False)
+        if is_connected and parents[names[len(connected)]] is None:
+            b.fail("connected", "false for a bone without a parent", True)
+        connected.append(is_connected)
+        settings = _read_bone_ik(b)
+        if settings is not None:
+            bone_ik[names[len(connected) - 1]] = settings
+    parent_idx = [index[parents[n]] if parents[n] is not None else -1 for n in names]
+    skeleton = Skeleton.from_bones(names, parent_idx, heads, tails, rolls, connected)
+    known = set(names)
+    ik = [_read_ik(c, known) for c in root.items("ik_constraints", [])]
+    copy_rot = [_read_copy_rotation(c, known) for c in root.items("copy_rotation_constraints", [])]
+    return Rig(root.string("name", "rig"), skeleton, ik, copy_rot, bone_ik, _read_solver(root))
+
+
+def load_rig(path):
+    """Read and validate a rig file; raises FileFormatError with a one-line message."""
+    return rig_from_dict(load_json(path), str(path))
+
+
+def _vec(v):
+    return [float(x) for x in v]
+
+
+def rig_to_dict(rig):
+    skel = rig.skeleton
+    heads, tails, rolls = skel.rest_heads, skel.rest_tails, skel.rest_rolls
+    bones = []
+    for i, name in enumerate(skel.names):
+        p = skel.parents[i]
+        bone = {"name": name, "parent": skel.names[p] if p >= 0 else None, "head": _vec(heads[i]),
+                "tail": _vec(tails[i]), "roll": float(rolls[i]), "connected": bool(skel.connected[i])}
+        if name in rig.bone_ik:
+            bone["ik"] = _plain(asdict(rig.bone_ik[name]))
+        bones.append(bone)
+    return {"format": RIG_FORMAT, "version": RIG_VERSION, "name": rig.name, "units": "metres", "up": "+Y",
+            "solver": _plain(asdict(rig.solver)), "bones": bones,
+            "ik_constraints": [_plain(asdict(c)) for c in rig.ik],
+            "copy_rotation_constraints": [_plain(asdict(c)) for c in rig.copy_rotation]}
+
+
+def _plain(d):
+    return {k: list(v) if isinstance(v, tuple) else v for k, v in d.items()}
+
+
+def save_rig(rig, path):
+    save_json_atomic(path, rig_to_dict(rig))
+
+
+def pose_to_dict(skeleton, pose, rig_name=""):
+    """Only bones that differ from rest are written, so poses stay readable and diffable."""
+    bones = {}
+    rest = Pose.rest(len(skeleton))
+    for i, name in enumerate(skeleton.names):
+        entry = {}
+        if not np.array_equal(pose.rotations[i], rest.rotations[i]):
+            entry["rotation"] = _vec(pose.rotations[i])
+        if not np.array_equal(pose.locations[i], rest.locations[i]):
+            entry["location"] = _vec(pose.locations[i])
+        if not np.array_equal(pose.scales[i], rest.scales[i]):
+            entry["scale"] = _vec(pose.scales[i])
+        if entry:
+            bones[name] = entry
+    return {"format": POSE_FORMAT, "version": POSE_VERSION, "rig": rig_name, "bones": bones}
+
+
+def pose_from_dict(data, skeleton, path="<pose>"):
+    """Returns (pose, warnings). Bones the skeleton lacks are skipped with a warning, so a pose
+    saved from a similar rig still applies to the bones both share."""
+    root = Reader(path, data)
+    check_header(root, POSE_FORMAT, POSE_VERSION)
+    bones = root.child("bones")
+    pose = Pose.rest(len(skeleton))
+    warnings = []
+    for name in bones.obj:
+        if name not in skeleton.index:
+            warnings.append(f"{path}: bone '{name}' is not in the rig; skipped")
+            continue
+        b = bones.child(name)
+        i = skeleton.index[name]
+        rotation = np.array(b.vector("rotation", 4, tuple(pose.rotations[i])))
+        norm = np.linalg.norm(rotation)
+        if norm < 1e-6:
+            b.fail("rotation", "a non-zero quaternion [x, y, z, w]", list(rotation))
+        pose.rotations[i] = rotation / norm
+        pose.locations[i] = b.vector("location", 3, tuple(pose.locations[i]))
+        pose.scales[i] = b.vector("scale", 3, tuple(pose.scales[i]))
+    return pose, warnings
+
+
+def load_pose(path, skeleton):
+    return pose_from_dict(load_json(path), skeleton, str(path))
+
+
+def save_pose(skeleton, pose, path, rig_name=""):
+    if not pose.is_finite():
+        raise ValueError("refusing to save a pose with non-finite values")
+    save_json_atomic(path, pose_to_dict(skeleton, pose, rig_name))
+
+
+__all__ = ["FileFormatError", "load_rig", "save_rig", "load_pose", "save_pose", "rig_from_dict", "rig_to_dict",
+           "pose_from_dict", "pose_to_dict"]

@@ -1,0 +1,110 @@
+"""Skeleton: bone hierarchy and rest transforms."""
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from solvers.transforms import normalize, quat_between, quat_from_axis_angle, quat_mul, quat_rotate, \
+    quat_to_matrix3, rigid_inverse, signed_angle
+
+Y_AXIS = np.array([0.0, 1.0, 0.0])
+MIN_BONE_LENGTH = 1e-4
+
+
+def bone_frame(head, tail, roll):
+    """Rest frame (4x4, armature space) of a bone from head, tail and roll, Blender's rule.
+
+    The basis is the shortest-arc rotation taking +Y onto the head->tail direction, preceded by a
+    rotation of ``roll`` radians about the bone's own Y axis. A bone pointing along -Y turns by
+    pi about Z, as Blender's ``vec_roll_to_mat3`` does.
+    """
+    head = np.asarray(head, dtype=float)
+    direction = normalize(np.asarray(tail, dtype=float) - head)
+    q = quat_mul(quat_between(Y_AXIS, direction), quat_from_axis_angle(Y_AXIS, roll))
+    m = np.eye(4)
+    m[:3, :3] = quat_to_matrix3(q)
+    m[:3, 3] = head
+    return m
+
+
+def roll_from_frame(frame):
+    """Inverse of ``bone_frame`` for the roll: the angle about +Y from the zero-roll X axis."""
+    frame = np.asarray(frame, dtype=float)
+    direction = normalize(frame[:3, 1])
+    zero_roll_x = quat_rotate(quat_between(Y_AXIS, direction), np.array([1.0, 0.0, 0.0]))
+    return float(signed_angle(zero_roll_x, frame[:3, 0], direction))
+
+
+@dataclass
+class Skeleton:
+    """Bones in topological order (every parent index is lower than its child's; -1 = no parent).
+
+    ``rest_world`` holds each bone's rest frame in armature space, shape (N, 4, 4), rigid.
+    ``rest_local[i] = inverse(rest_world[parent]) @ rest_world[i]`` (the armature frame for roots).
+    ``lengths`` (N,) is head-to-tail distance; ``connected`` (N,) marks bones whose head sits on
+    the parent's tail (Blender's "Connected", followed by Auto IK).
+    """
+    names: list
+    parents: np.ndarray
+    rest_world: np.ndarray
+    lengths: np.ndarray
+    connected: np.ndarray
+    rest_local: np.ndarray = field(init=False)
+    index: dict = field(init=False)
+    depth_levels: list = field(init=False)
+
+    def __post_init__(self):
+        self.parents = np.asarray(self.parents, dtype=np.int64)
+        self.rest_world = np.asarray(self.rest_world, dtype=float)
+        self.lengths = np.asarray(self.lengths, dtype=float)
+        self.connected = np.asarray(self.connected, dtype=bool)
+        n = len(self.names)
+        if not (self.parents.shape == (n,) and self.rest_world.shape == (n, 4, 4)
+                and self.lengths.shape == (n,) and self.connected.shape == (n,)):
+            raise ValueError("skeleton arrays disagree in length with the bone names")
+        if len(set(self.names)) != n:
+            raise ValueError("bone names must be unique")
+        if np.any(self.parents >= np.arange(n)) or np.any(self.parents < -1):
+            raise ValueError("bones must be in topological order (parent index below child index)")
+        self.index = {name: i for i, name in enumerate(self.names)}
+        parent_world = np.where((self.parents >= 0)[:, None, None], self.rest_world[self.parents], np.eye(4))
+        self.rest_local = rigid_inverse(parent_world) @ self.rest_world
+        depth = np.zeros(n, dtype=np.int64)
+        for i, p in enumerate(self.parents):
+            depth[i] = depth[p] + 1 if p >= 0 else 0
+        self.depth_levels = [np.flatnonzero(depth == d) for d in range(int(depth.max(initial=-1)) + 1)]
+
+    @classmethod
+    def from_bones(cls, names, parents, heads, tails, rolls, connected):
+        """Build from Blender-style edit bones: armature-space heads/tails (N, 3), rolls (N,)."""
+        heads = np.asarray(heads, dtype=float)
+        tails = np.asarray(tails, dtype=float)
+        lengths = np.linalg.norm(tails - heads, axis=1)
+        rest = np.stack([bone_frame(h, t, r) for h, t, r in zip(heads, tails, rolls)]) if len(names) else np.zeros((0, 4, 4))
+        return cls(list(names), parents, rest, lengths, connected)
+
+    def __len__(self):
+        return len(self.names)
+
+    def children(self, i):
+        return np.flatnonzero(self.parents == i)
+
+    def ancestors(self, i):
+        """Indices from ``i``'s parent up to the root."""
+        out = []
+        p = self.parents[i]
+        while p >= 0:
+            out.append(int(p))
+            p = self.parents[p]
+        return out
+
+    @property
+    def rest_heads(self):
+        return self.rest_world[:, :3, 3]
+
+    @property
+    def rest_tails(self):
+        return self.rest_heads + self.rest_world[:, :3, 1] * self.lengths[:, None]
+
+    @property
+    def rest_rolls(self):
+        return np.array([roll_from_frame(m) for m in self.rest_world])

@@ -1,0 +1,9 @@
+"""IK solvers on numpy arrays. Imports numpy and nothing of ours.
+
+Conventions shared by every module here:
+- Quaternions are arrays ``(..., 4)`` in ``(x, y, z, w)`` order (glTF order), unit length.
+- Matrices are ``(..., 4, 4)`` (or ``(..., 3, 3)``) numpy arrays acting on column vectors:
+  ``p_world = M @ p_local``; the translation sits in ``M[:3, 3]``.
+- A bone's local frame has its head at the origin and +Y pointing along the bone to its tail
+  (as in Blender); units are metres.
+"""
