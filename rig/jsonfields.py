@@ -10,13 +10,13 @@ class FileFormatError(ValueError):
 
     def __init__(self, path, field, expected, got=None):
         detail = "" if got is None else f", got {_describe(got)}"
-        where = f" field '{field}'" if field else ""
+        where = f" field '{field}':" if field else ""
         super().__init__(f"{path}:{where} expected {expected}{detail}")
         self.path, self.field, self.expected = path, field, expected
 
 
 def _describe(value):
-    text = json.dumps(value) if isinstance(value, (int, float, str, bool, type(None))) else type(value).__name__
+    text = json.dumps(value, default=lambda v: type(v).__name__)
     return text if len(text) <= 40 else text[:37] + "..."
 
 

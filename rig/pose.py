@@ -60,3 +60,13 @@ def heads_tails(skeleton, world):
     heads = world[:, :3, 3]
     tails = heads + world[:, :3, 1] * skeleton.lengths[:, None]
     return heads, tails
+
+
+def location_for_head(skeleton, pose, world, bone, point):
+    """The pose location that puts ``bone``'s head at world ``point`` (3,), its parent as in
+    ``world``; the inverse of FK for one translation channel."""
+    parent = skeleton.parents[bone]
+    parent_world = world[parent] if parent >= 0 else np.eye(4)
+    in_parent = np.linalg.solve(parent_world, np.append(np.asarray(point, dtype=float), 1.0))[:3]
+    rest = skeleton.rest_local[bone]
+    return rest[:3, :3].T @ (in_parent - rest[:3, 3])

@@ -164,8 +164,8 @@ def load_rig(path):
     return rig_from_dict(load_json(path), str(path))
 
 
-def _vec(v):
-    return [float(x) for x in v]
+def _vec(v, decimals=None):
+    return [float(x) if decimals is None else round(float(x), decimals) for x in v]
 
 
 def rig_to_dict(rig):
@@ -174,8 +174,9 @@ def rig_to_dict(rig):
     bones = []
     for i, name in enumerate(skel.names):
         p = skel.parents[i]
-        bone = {"name": name, "parent": skel.names[p] if p >= 0 else None, "head": _vec(heads[i]),
-                "tail": _vec(tails[i]), "roll": float(rolls[i]), "connected": bool(skel.connected[i])}
+        # Rounded to a nanometre so save -> load -> save writes the same bytes.
+        bone = {"name": name, "parent": skel.names[p] if p >= 0 else None, "head": _vec(heads[i], 9),
+                "tail": _vec(tails[i], 9), "roll": round(float(rolls[i]), 12), "connected": bool(skel.connected[i])}
         if name in rig.bone_ik:
             bone["ik"] = _plain(asdict(rig.bone_ik[name]))
         bones.append(bone)

@@ -166,3 +166,85 @@ def quat_slerp(a, b, t):
     wa = np.where(near, 1.0 - t, np.sin((1.0 - t) * angle) / np.where(near, 1.0, s))
     wb = np.where(near, t, np.sin(t * angle) / np.where(near, 1.0, s))
     return quat_normalize(wa * a + wb * b)
+
+
+def look_basis(direction, up):
+    """Orthonormal bases (..., 3, 3) with columns (direction, ``up`` made perpendicular to it,
+    their cross product), for unit ``direction`` (..., 3) and any ``up`` (..., 3). Also returns a
+    boolean mask (...) that is False where ``up`` is (nearly) parallel to ``direction``; there the
+    basis uses an arbitrary perpendicular instead."""
+    direction = np.asarray(direction, dtype=float)
+    up = np.asarray(up, dtype=float)
+    up_perp = up - direction * np.sum(up * direction, axis=-1, keepdims=True)
+    norm = np.linalg.norm(up_perp, axis=-1)
+    valid = norm > 1e-9 * np.maximum(np.linalg.norm(up, axis=-1), EPS)
+    up_perp = np.where(valid[..., None], up_perp / np.where(valid, norm, 1.0)[..., None],
+                       any_perpendicular(direction))
+    return np.stack([direction, up_perp, np.cross(direction, up_perp)], axis=-1), valid
+
+
+def quat_to_rotvec(q):
+    """Rotation vectors (..., 3) (axis times angle in [0, pi]) of unit quaternions (..., 4)."""
+    q = np.asarray(q, dtype=float)
+    q = np.where(q[..., 3:4] < 0, -q, q)
+    s = np.linalg.norm(q[..., :3], axis=-1, keepdims=True)
+    angle = 2.0 * np.arctan2(s, q[..., 3:4])
+    scale = np.where(s > 1e-12, angle / np.where(s > 1e-12, s, 1.0), 2.0)
+    return q[..., :3] * scale
+
+
+def quat_from_rotvec(v):
+    """Unit quaternions (..., 4) for rotation vectors (..., 3); zero vectors give identity."""
+    v = np.asarray(v, dtype=float)
+    angle = np.linalg.norm(v, axis=-1, keepdims=True)
+    half = 0.5 * angle
+    scale = np.where(angle > 1e-12, np.sin(half) / np.where(angle > 1e-12, angle, 1.0), 0.5)
+    return np.concatenate([v * scale, np.cos(half)], axis=-1)
+
+
+def quat_angle(a, b):
+    """Angle in [0, pi] of the rotation taking unit quaternion ``a`` to ``b`` (both (..., 4))."""
+    d = np.abs(np.sum(np.asarray(a, float) * np.asarray(b, float), axis=-1))
+    return 2.0 * safe_acos(d)
+
+
+def swing_twist(q, axis):
+    """Split unit quaternions ``q`` (..., 4) into ``(swing, twist)`` with ``q = swing * twist``,
+    ``twist`` a rotation about the unit ``axis`` (..., 3) and ``swing`` about an axis perpendicular
+    to it. A pure half-turn swing gives identity twist."""
+    q = np.asarray(q, dtype=float)
+    axis = normalize(axis)
+    projected = axis * np.sum(q[..., :3] * axis, axis=-1, keepdims=True)
+    twist = np.concatenate([projected, q[..., 3:4]], axis=-1)
+    norm = np.linalg.norm(twist, axis=-1, keepdims=True)
+    twist = np.where(norm > 1e-12, twist / np.where(norm > 1e-12, norm, 1.0), IDENTITY_QUAT)
+    return quat_mul(q, quat_conjugate(twist)), twist
+
+
+def quat_from_euler_xyz(angles):
+    """Unit quaternions (..., 4) for Euler angles (..., 3) in radians, XYZ order as Blender's
+    'XYZ' mode: rotate about X first, then Y, then Z (``R = Rz @ Ry @ Rx``)."""
+    angles = np.asarray(angles, dtype=float)
+    half = 0.5 * angles
+    c, s = np.cos(half), np.sin(half)
+    cx, cy, cz = np.moveaxis(c, -1, 0)
+    sx, sy, sz = np.moveaxis(s, -1, 0)
+    return np.stack([
+        sx * cy * cz - cx * sy * sz,
+        cx * sy * cz + sx * cy * sz,
+        cx * cy * sz - sx * sy * cz,
+        cx * cy * cz + sx * sy * sz,
+    ], axis=-1)
+
+
+def euler_xyz_from_quat(q):
+    """Euler angles (..., 3), XYZ order (see ``quat_from_euler_xyz``), of unit quaternions (..., 4);
+    the Y angle lies in [-pi/2, pi/2]."""
+    m = quat_to_matrix3(q)
+    y = -np.arcsin(np.clip(m[..., 2, 0], -1.0, 1.0))
+    x = np.arctan2(m[..., 2, 1], m[..., 2, 2])
+    z = np.arctan2(m[..., 1, 0], m[..., 0, 0])
+    gimbal = np.abs(m[..., 2, 0]) > 1.0 - 1e-12
+    x = np.where(gimbal, np.arctan2(-m[..., 1, 2], m[..., 1, 1]), x)
+    z = np.where(gimbal, 0.0, z)
+    return np.stack([x, y, z], axis=-1)

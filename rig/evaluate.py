@@ -1,0 +1,93 @@
+"""Evaluate a rig's constraints on a pose: IK chains, then copy-rotation constraints.
+
+IK results are written into the returned pose's rotations (the app solves continuously from what
+the user sees, and a saved pose is what was on screen). Constraints on a bone run after its
+parents are final, so a hand that copies its IK handle's rotation sits on the solved forearm.
+"""
+from dataclasses import dataclass
+
+import numpy as np
+
+from rig.pose import Pose, world_matrices
+from solvers.chain import Chain
+from solvers.transforms import matrix3_to_quat, quat_conjugate, quat_mul, quat_slerp
+from solvers.two_bone import solve_two_bone
+
+
+@dataclass
+class ChainReport:
+    """What one IK constraint's solve did this frame (for the stats panel and tests)."""
+    bone: str
+    solver: str
+    iterations: int
+    error: float
+    converged: bool
+
+
+def chain_arrays(skeleton, pose, world, chain):
+    """The solver's view of bones ``chain`` (root first): a Chain hanging from the root's parent."""
+    first = chain[0]
+    parent = skeleton.parents[first]
+    base = world[parent] if parent >= 0 else np.eye(4)
+    rest = skeleton.rest_local[chain]
+    offsets = rest[:, :3, 3] + np.einsum("nij,nj->ni", rest[:, :3, :3], pose.locations[chain])
+    return Chain(base, offsets, matrix3_to_quat(rest[:, :3, :3]), skeleton.lengths[chain])
+
+
+def choose_solver(constraint, rig, chain_length):
+    """Auto picks by chain length: one bone -> one_bone, two -> two_bone, longer -> fabrik."""
+    requested = constraint.solver if constraint.solver != "auto" else rig.solver.type
+    if requested != "auto":
+        return requested
+    return {1: "one_bone", 2: "two_bone"}.get(chain_length, "fabrik")
+
+
+def _solve_chain(rig, constraint, pose, world):
+    skel = rig.skeleton
+    chain = rig.ik_chain(constraint)
+    solver = choose_solver(constraint, rig, len(chain))
+    start = pose.rotations[chain] if rig.solver.mode == "continuous" else Pose.rest(len(chain)).rotations
+    arrays = chain_arrays(skel, pose, world, chain)
+    target = world[skel.index[constraint.target], :3, 3]
+    pole = world[skel.index[constraint.pole_target], :3, 3] if constraint.pole_target else None
+    if len(chain) != 2:
+        return chain, pose.rotations[chain], ChainReport(constraint.bone, "unsupported", 0, np.inf, False)
+    result = solve_two_bone(arrays, start, target, pole, constraint.pole_angle)
+    rotations = result.rotations
+    if constraint.influence < 1.0:
+        rotations = quat_slerp(pose.rotations[chain], rotations, constraint.influence)
+    return chain, rotations, ChainReport(constraint.bone, solver, result.iterations, float(result.errors.max()),
+                                         result.converged)
+
+
+def _copy_rotation(rig, constraint, pose, world):
+    skel = rig.skeleton
+    i, target = skel.index[constraint.bone], skel.index[constraint.target]
+    parent = skel.parents[i]
+    parent_basis = world[parent, :3, :3] if parent >= 0 else np.eye(3)
+    rest_basis = parent_basis @ skel.rest_local[i, :3, :3]
+    wanted = matrix3_to_quat(rest_basis.T @ world[target, :3, :3])
+    return i, quat_slerp(pose.rotations[i], wanted, constraint.influence)
+
+
+def evaluate(rig, pose):
+    """Return (solved pose, world matrices, [ChainReport]) for ``pose``; ``pose`` is not changed.
+
+    Constraints without a target (targetless IK) are left to interactive tools such as Auto IK.
+    """
+    solved = pose.copy()
+    world = world_matrices(rig.skeleton, solved)
+    reports = []
+    for constraint in rig.ik:
+        if not constraint.enabled or constraint.target is None or constraint.influence <= 0.0:
+            continue
+        chain, rotations, report = _solve_chain(rig, constraint, solved, world)
+        solved.rotations[chain] = rotations
+        reports.append(report)
+        world = world_matrices(rig.skeleton, solved)
+    order = sorted((c for c in rig.copy_rotation if c.enabled), key=lambda c: rig.skeleton.index[c.bone])
+    for constraint in order:
+        i, rotation = _copy_rotation(rig, constraint, solved, world)
+        solved.rotations[i] = rotation
+        world = world_matrices(rig.skeleton, solved)
+    return solved, world, reports
