@@ -1,10 +1,12 @@
 """Array description of a serial chain, its forward kinematics, and the solve result.
 
-A chain of n bones hangs from a fixed ``base`` frame (4x4, world). Bone i's frame is
-``frame[i-1] @ T(offsets[i]) @ R(rest_rotations[i]) @ R(rotations[i]) @ S(1, stretch[i], 1)``
-with ``frame[-1] = base``: ``offsets`` (n, 3) is the bone's head in the previous bone's frame,
-``rest_rotations`` (n, 4) its rest orientation there, ``rotations`` (n, 4) the pose rotation the
-solvers produce. Bones point along their local +Y; ``lengths`` (n,) are rest lengths.
+A chain of n bones hangs from a fixed ``base`` frame (4x4, world, rigid). Bone i's rigid world
+rotation is ``rot[i-1] @ R(rest_rotations[i]) @ R(rotations[i])`` (``rot[-1]`` the base's) and its
+head sits at ``head[i-1] + rot[i-1] @ (offsets[i] * (1, stretch[i-1], 1))``: ``offsets`` (n, 3) is
+the bone's head in the previous bone's frame, ``rest_rotations`` (n, 4) its rest orientation there,
+``rotations`` (n, 4) the pose rotation the solvers produce. Bones point along their local +Y;
+``lengths`` (n,) are rest lengths. ``stretch`` (n,) scales a bone along its own Y (its length and
+its children's offsets) without shearing its children: scale is not inherited.
 """
 from dataclasses import dataclass, field
 
@@ -19,6 +21,7 @@ class Chain:
     offsets: np.ndarray
     rest_rotations: np.ndarray
     lengths: np.ndarray
+    segments: np.ndarray = field(init=False, repr=False)
 
     def __post_init__(self):
         self.base = np.asarray(self.base, dtype=float)
@@ -35,42 +38,69 @@ class Chain:
             raise ValueError("chain arrays must be finite")
         if np.any(self.lengths < 0):
             raise ValueError("bone lengths must not be negative")
+        rotation = self.base[:3, :3]
+        if not np.allclose(rotation.T @ rotation, np.eye(3), atol=1e-6) or np.linalg.det(rotation) < 0:
+            raise ValueError("the chain's base must be a rigid transform (rotation and translation, no scale)")
+        if not np.allclose(np.linalg.norm(self.rest_rotations, axis=1), 1.0, atol=1e-6):
+            raise ValueError("rest rotations must be unit quaternions")
+        self.segments = np.vstack([self.offsets[1:], [[0.0, self.lengths[-1], 0.0]]])
 
     def __len__(self):
         return len(self.lengths)
 
 
-def chain_frames(chain, rotations, stretch=None):
-    """World frames (n, 4, 4) of every bone for pose ``rotations`` (n, 4); tails are
-    ``frames[:, :3, 3] + frames[:, :3, 1] * lengths``. ``stretch`` (n,) scales bones along Y."""
+def straight_chain(lengths, base=None):
+    """A chain of bones (lengths (n,)) laid end to end along the base's +Y, rest pose straight."""
+    lengths = np.asarray(lengths, dtype=float)
+    offsets = np.zeros((len(lengths), 3))
+    offsets[1:, 1] = lengths[:-1]
+    rest = np.tile([0.0, 0.0, 0.0, 1.0], (len(lengths), 1))
+    return Chain(np.eye(4) if base is None else base, offsets, rest, lengths)
+
+
+def chain_pose(chain, rotations, stretch=None):
+    """Rigid world rotations (n, 3, 3) of every bone and the chain's points (n + 1, 3): every
+    head, then the last bone's tail, for pose ``rotations`` (n, 4) and optional ``stretch`` (n,)."""
     n = len(chain)
-    basis = quat_to_matrix3(quat_mul(chain.rest_rotations, rotations))
+    local = quat_to_matrix3(quat_mul(chain.rest_rotations, rotations))
+    segments = chain.segments
     if stretch is not None:
-        basis = basis * np.stack([np.ones(n), np.asarray(stretch, float), np.ones(n)], -1)[:, None, :]
-    frames = np.empty((n, 4, 4))
-    current = chain.base
+        segments = segments * np.stack([np.ones(n), np.asarray(stretch, float), np.ones(n)], -1)
+    world = np.empty((n, 3, 3))
+    points = np.empty((n + 1, 3))
+    current = chain.base[:3, :3]
+    points[0] = current @ chain.offsets[0] + chain.base[:3, 3]
     for i in range(n):
-        local = np.eye(4)
-        local[:3, :3] = basis[i]
-        local[:3, 3] = chain.offsets[i]
-        current = current @ local
-        frames[i] = current
+        current = current @ local[i]
+        world[i] = current
+        points[i + 1] = points[i] + current @ segments[i]
+    return world, points
+
+
+def chain_frames(chain, rotations, stretch=None):
+    """World frames (n, 4, 4) of every bone for pose ``rotations`` (n, 4), each bone's own stretch
+    included as a Y scale, so tails are ``frames[:, :3, 3] + frames[:, :3, 1] * lengths``."""
+    world, points = chain_pose(chain, rotations, stretch)
+    frames = np.zeros((len(chain), 4, 4))
+    frames[:, :3, :3] = world
+    if stretch is not None:
+        frames[:, :3, 1] *= np.asarray(stretch, float)[:, None]
+    frames[:, :3, 3] = points[:-1]
+    frames[:, 3, 3] = 1.0
     return frames
 
 
 def chain_points(chain, rotations, stretch=None):
     """Heads of every bone plus the last tail, (n + 1, 3)."""
-    frames = chain_frames(chain, rotations, stretch)
-    lengths = chain.lengths if stretch is None else chain.lengths * np.asarray(stretch, float)
-    tail = frames[-1, :3, 3] + frames[-1, :3, 1] * lengths[-1]
-    return np.vstack([frames[:, :3, 3], tail])
+    return chain_pose(chain, rotations, stretch)[1]
 
 
 @dataclass
 class SolveResult:
     """What every solve returns. ``rotations`` (n, 4) are the chain's new pose rotations,
     ``stretch`` (n,) the Y scale per bone (ones without stretch), ``errors`` the residual per goal
-    (metres for positions), ``at_limit`` (n, 3) booleans per bone and local axis."""
+    (metres for positions, radians for rotations), ``at_limit`` (n, 3) booleans per bone and local
+    axis."""
     rotations: np.ndarray
     iterations: int
     errors: np.ndarray

@@ -1,0 +1,171 @@
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from solvers.chain import Chain, chain_pose, straight_chain
+from solvers.transforms import compose, quat_from_axis_angle, quat_angle, quat_mul, quat_normalize
+from solvers.two_bone import TwoBoneLimbs, solve_two_bone, solve_two_bone_batch, validate_two_bone
+
+IDENTITY = np.tile([0.0, 0.0, 0.0, 1.0], (2, 1))
+coord = st.floats(-2.5, 2.5)
+SETTINGS = settings(max_examples=50, derandomize=True, deadline=None)
+
+
+def arm():
+    """Upper 1.0 (head offset along Y), lower 0.8, a tilted base, a rest bend in the lower bone."""
+    base = compose([0.2, 1.0, -0.3], quat_from_axis_angle([0.3, 1.0, 0.2], 0.9))
+    rest = np.stack([quat_from_axis_angle([0.0, 1.0, 0.0], 0.2), quat_from_axis_angle([1.0, 0.0, 0.0], 0.3)])
+    return Chain(base, [[0.0, 0.0, 0.0], [0.0, 1.0, 0.0]], rest, [1.0, 0.8])
+
+
+def points(chain, result):
+    return chain_pose(chain, result.rotations, result.stretch)[1]
+
+
+@SETTINGS
+@given(st.tuples(coord, coord, coord))
+def test_reachable_targets_are_reached_and_lengths_kept(offset):
+    chain = arm()
+    root = chain_pose(chain, IDENTITY)[1][0]
+    target = root + np.asarray(offset)
+    distance = np.linalg.norm(offset)
+    result = solve_two_bone(chain, IDENTITY, target)
+    p = points(chain, result)
+    assert np.linalg.norm(p[1] - p[0]) == pytest.approx(1.0, abs=1e-9)
+    assert np.linalg.norm(p[2] - p[1]) == pytest.approx(0.8, abs=1e-9)
+    if 0.2 + 1e-6 < distance < 1.8 - 1e-6:
+        assert result.converged and np.linalg.norm(p[2] - target) < 1e-9
+    elif distance >= 1.8:
+        assert result.errors[0] == pytest.approx(distance - 1.8, abs=1e-9)
+        np.testing.assert_allclose((p[2] - p[0]) / 1.8, (target - root) / distance, atol=1e-9)
+
+
+@SETTINGS
+@given(st.tuples(coord, coord, coord), st.tuples(coord, coord, coord))
+def test_pole_puts_middle_joint_in_pole_half_plane(offset, pole_offset):
+    chain = straight_chain([1.0, 0.8])
+    bent = np.stack([IDENTITY[0], quat_from_axis_angle([1.0, 0.0, 0.0], 0.5)])
+    target, pole = np.asarray(offset), np.asarray(pole_offset)
+    axis = target / max(np.linalg.norm(target), 1e-12)
+    pole_perp = pole - axis * np.dot(pole, axis)
+    if not 0.3 < np.linalg.norm(target) < 1.7 or np.linalg.norm(pole_perp) < 1e-2:
+        return
+    # Bending about +X swings the lower bone toward +Z, so the knee sits on the first bone's -Z side.
+    result = solve_two_bone(chain, bent, target, pole=pole, pole_angle=-np.pi / 2)
+    p = points(chain, result)
+    knee_perp = p[1] - axis * np.dot(p[1], axis)
+    assert result.converged
+    assert np.dot(knee_perp, pole_perp) / np.linalg.norm(knee_perp) / np.linalg.norm(pole_perp) > 1.0 - 1e-9
+
+
+def test_hand_solved_right_angle():
+    chain = straight_chain([1.0, 1.0])
+    result = solve_two_bone(chain, IDENTITY, [1.0, 1.0, 0.0], pole=[1.0, 1.0, -5.0], pole_angle=-np.pi / 2)
+    p = points(chain, result)
+    # Target at (1, 1, 0) with equal bones of 1: the elbow bends 90 degrees; either (0, 1, 0) or
+    # (1, 0, 0) solves it, and the pole at -Z rolls the knee out of the XY plane: the two
+    # candidates rotate about the root-target line toward -Z, landing at (0.5, 0.5, -0.7071).
+    np.testing.assert_allclose(p[1], [0.5, 0.5, -np.sqrt(0.5)], atol=1e-12)
+    np.testing.assert_allclose(p[2], [1.0, 1.0, 0.0], atol=1e-12)
+
+
+def test_stretch_reaches_far_target_with_weighted_scales():
+    chain = straight_chain([1.0, 1.0])
+    result = solve_two_bone(chain, IDENTITY, [0.0, 0.0, 3.0], stretch=[1.0, 0.0])
+    np.testing.assert_allclose(result.stretch, [2.0, 1.0], atol=1e-12)
+    np.testing.assert_allclose(points(chain, result)[-1], [0.0, 0.0, 3.0], atol=1e-9)
+    assert result.converged
+    near = solve_two_bone(chain, IDENTITY, [0.0, 0.0, 1.5], stretch=[1.0, 1.0])
+    np.testing.assert_array_equal(near.stretch, [1.0, 1.0])
+
+
+def test_soft_reach_eases_and_stays_continuous():
+    chain = straight_chain([1.0, 1.0])
+    distances = np.linspace(1.5, 2.5, 201)
+    tips = np.array([np.linalg.norm(points(chain, solve_two_bone(chain, IDENTITY, [0.0, d, 0.1], soft=0.2))[-1])
+                     for d in distances])
+    reach_of = np.hypot(distances, 0.1)
+    assert np.all(np.diff(tips) > 0) and np.all(tips < 2.0)
+    np.testing.assert_allclose(tips[reach_of < 1.8], reach_of[reach_of < 1.8], atol=1e-9)
+    assert tips[-1] > 2.0 - 0.2 * np.exp(-3.0)
+    stretched = solve_two_bone(chain, IDENTITY, [0.0, 1.95, 0.0], soft=0.2, stretch=[1.0, 1.0])
+    assert stretched.converged and stretched.stretch[0] > 1.0
+
+
+def test_no_jitter_at_full_extension():
+    chain = straight_chain([1.0, 1.0])
+    pose = IDENTITY
+    knees = []
+    for step in range(20):
+        result = solve_two_bone(chain, pose, [0.0, 2.0 + 1e-12 * (-1) ** step, 0.0])
+        knees.append(points(chain, result)[1])
+        pose = result.rotations
+    knees = np.array(knees)
+    # A target hovering at full reach keeps the knee within microns and on one side of the line.
+    assert np.abs(knees - [0.0, 1.0, 0.0]).max() < 1e-5
+    assert np.all(knees[:, 2] <= 1e-15) or np.all(knees[:, 2] >= -1e-15)
+    assert np.abs(knees[:, 0]).max() < 1e-15
+    bend = solve_two_bone(chain, pose, [0.0, 1.9, 0.0])
+    assert abs(points(chain, bend)[1][0]) < 1e-12
+
+
+def test_end_rotation_goal_twists_end_bone_without_moving_tip():
+    chain = straight_chain([1.0, 1.0])
+    goal = quat_normalize(quat_mul(quat_from_axis_angle([0.0, 1.0, 0.0], 1.0), quat_from_axis_angle([1.0, 0, 0], 0.4)))
+    free = solve_two_bone(chain, IDENTITY, [0.3, 1.2, 0.4])
+    full = solve_two_bone(chain, IDENTITY, [0.3, 1.2, 0.4], end_rotation=goal, end_weight=1.0)
+    half = solve_two_bone(chain, IDENTITY, [0.3, 1.2, 0.4], end_rotation=goal, end_weight=0.5)
+    assert full.converged and half.converged
+    np.testing.assert_allclose(points(chain, full)[-1], [0.3, 1.2, 0.4], atol=1e-9)
+    world = lambda r: chain_pose(chain, r.rotations)[0][1]
+    free_angle = np.arccos(np.clip((np.trace(world(free).T @ chain_pose(chain, IDENTITY)[0][1] @ np.eye(3)) - 1) / 2, -1, 1))
+    assert full.errors[1] < half.errors[1]
+    assert full.errors[1] < free_angle
+    ends = [chain_pose(chain, r.rotations)[1][-1] for r in (full, half)]
+    np.testing.assert_allclose(ends[0], ends[1], atol=1e-9)
+
+
+def test_degenerate_inputs_never_nan():
+    chain = straight_chain([1.0, 1.0])
+    start = np.stack([quat_from_axis_angle([0, 0, 1.0], 0.2), quat_from_axis_angle([1.0, 0, 0], 0.3)])
+    for target, pole in [([0.0, 0.0, 0.0], None), ([0.0, 1.0, 0.0], [0.0, 3.0, 0.0]), ([0.0, 1.5, 0.0], None)]:
+        result = solve_two_bone(chain, IDENTITY, target, pole=pole)
+        assert np.isfinite(result.rotations).all() and np.isfinite(result.errors).all()
+    colinear = solve_two_bone(chain, IDENTITY, [0.0, 1.5, 0.0])
+    assert colinear.converged
+    for bad in ([np.nan, 0.0, 0.0], [np.inf, 1.0, 0.0]):
+        result = solve_two_bone(chain, start, bad)
+        np.testing.assert_array_equal(result.rotations, start)
+        assert not result.converged
+    zero = Chain(np.eye(4), [[0, 0, 0], [0, 0, 0]], IDENTITY, [0.0, 1.0])
+    result = solve_two_bone(zero, IDENTITY, [0.0, 0.0, 1.0])
+    assert result.converged and np.isfinite(result.rotations).all()
+
+
+def test_batch_matches_single_solves_and_is_deterministic():
+    rng = np.random.default_rng(7)
+    chains = [arm(), straight_chain([0.5, 1.5]), straight_chain([1.0, 1.0])] * 10
+    limbs = TwoBoneLimbs.from_chains(chains)
+    count = len(chains)
+    rotations = quat_normalize(np.tile(IDENTITY, (count, 1, 1)) + 0.2 * rng.normal(size=(count, 2, 4)))
+    targets = rng.normal(size=(count, 3)) * 1.5
+    targets[3] = np.nan
+    poles = rng.normal(size=(count, 3)) * 3
+    stretch = rng.uniform(0, 1, size=(count, 2))
+    goals = quat_normalize(rng.normal(size=(count, 4)))
+    kwargs = dict(stretch=stretch, soft=0.1, end_rotations=goals, end_weights=0.7)
+    batch = solve_two_bone_batch(limbs, rotations, targets, poles, 0.3, **kwargs)
+    again = solve_two_bone_batch(limbs, rotations, targets, poles, 0.3, **kwargs)
+    assert batch.rotations.tobytes() == again.rotations.tobytes()
+    for i, chain in enumerate(chains):
+        single = solve_two_bone(chain, rotations[i], targets[i], poles[i], 0.3, stretch=stretch[i], soft=0.1,
+                                end_rotation=goals[i], end_weight=0.7)
+        np.testing.assert_allclose(batch.rotations[i], single.rotations, atol=1e-9)
+        np.testing.assert_allclose(batch.stretch[i], single.stretch, atol=1e-9)
+        assert batch.converged[i] == single.converged
+    np.testing.assert_array_equal(batch.rotations[3], rotations[3])
+
+
+def test_validation():
+    with pytest.raises(ValueError):
+        validate_two_bone(straight_chain([1.0, 1.0, 1.0]))
