@@ -1,0 +1,174 @@
+"""Orbit camera: pure numpy, no GL.
+
+Conventions: world +Y up, metres. Matrices are 4x4 float64 acting on column vectors
+(``p_clip = projection_matrix(aspect) @ view_matrix() @ p_world``), with OpenGL clip space
+(NDC x, y, z in [-1, 1], camera looking down its own -Z). Window coordinates are pixels with the
+origin at the TOP-LEFT corner, x right, y down; pixel ``(i, j)`` has its centre at
+``(i + 0.5, j + 0.5)``. Angles are radians.
+
+The camera sits at ``target + distance * (cos(pitch) sin(yaw), sin(pitch), cos(pitch) cos(yaw))``
+looking at ``target``: yaw 0 and pitch 0 is the front view (camera on +Z, where characters face,
+so a character's left side ``.L`` at +X shows on screen right); yaw +pi/2 looks from +X (Blender's
+"Right" view); pitch +pi/2 looks straight down with -Z at the top of the screen.
+"""
+from dataclasses import dataclass, field
+
+import numpy as np
+
+VIEWS = {
+    "front": (0.0, 0.0),
+    "side": (np.pi / 2, 0.0),
+    "top": (0.0, np.pi / 2),
+    "three_quarter": (np.pi / 4, np.radians(20.0)),
+}
+"""Named views as (yaw, pitch) in radians."""
+
+MIN_DISTANCE = 1e-3
+
+
+def _rot_x(a):
+    c, s = np.cos(a), np.sin(a)
+    return np.array([[1.0, 0.0, 0.0], [0.0, c, -s], [0.0, s, c]])
+
+
+def _rot_y(a):
+    c, s = np.cos(a), np.sin(a)
+    return np.array([[c, 0.0, s], [0.0, 1.0, 0.0], [-s, 0.0, c]])
+
+
+@dataclass
+class OrbitCamera:
+    """Turntable camera orbiting ``target`` (3,) at ``distance`` metres.
+
+    ``fov_y`` is the vertical field of view of the perspective projection; with ``orthographic``
+    on, ``ortho_scale`` is the visible height in metres. ``near``/``far`` are the perspective clip
+    distances; the orthographic volume spans ``[-far, far]`` around the eye.
+    """
+    target: np.ndarray = field(default_factory=lambda: np.zeros(3))
+    distance: float = 4.0
+    yaw: float = 0.0
+    pitch: float = 0.0
+    fov_y: float = np.radians(40.0)
+    orthographic: bool = False
+    ortho_scale: float = 2.0
+    near: float = 0.01
+    far: float = 200.0
+
+    def __post_init__(self):
+        self.target = np.asarray(self.target, dtype=float).copy()
+
+    def rotation(self):
+        """Camera-to-world rotation (3, 3): columns are the camera's right, up and back axes."""
+        return _rot_y(self.yaw) @ _rot_x(-self.pitch)
+
+    def eye(self):
+        return self.target + self.rotation() @ np.array([0.0, 0.0, self.distance])
+
+    def view_matrix(self):
+        """World-to-camera matrix (4, 4)."""
+        r = self.rotation()
+        view = np.eye(4)
+        view[:3, :3] = r.T
+        view[:3, 3] = -r.T @ self.eye()
+        return view
+
+    def projection_matrix(self, aspect):
+        """Camera-to-clip matrix (4, 4) for a viewport of ``aspect = width / height``."""
+        p = np.zeros((4, 4))
+        if self.orthographic:
+            half_h = self.ortho_scale / 2.0
+            p[0, 0] = 1.0 / (half_h * aspect)
+            p[1, 1] = 1.0 / half_h
+            p[2, 2] = -1.0 / self.far
+            p[3, 3] = 1.0
+            return p
+        f = 1.0 / np.tan(self.fov_y / 2.0)
+        n, fa = self.near, self.far
+        p[0, 0] = f / aspect
+        p[1, 1] = f
+        p[2, 2] = (fa + n) / (n - fa)
+        p[2, 3] = 2.0 * fa * n / (n - fa)
+        p[3, 2] = -1.0
+        return p
+
+    def view_projection(self, width, height):
+        return self.projection_matrix(width / height) @ self.view_matrix()
+
+    def set_view(self, name):
+        """Jump to a named view from ``VIEWS`` (front, side, top, three_quarter)."""
+        self.yaw, self.pitch = VIEWS[name]
+
+    def frame_points(self, points, aspect=4.0 / 3.0, margin=1.2, passes=4):
+        """Centre ``points`` (N, 3) on screen and move back (perspective) or scale (orthographic)
+        until all of them fit a viewport of ``aspect`` with ``margin`` (> 1 leaves a border),
+        keeping yaw and pitch. Perspective re-centres on the projected bounds ``passes`` times,
+        since near points look larger than far ones."""
+        points = np.asarray(points, dtype=float).reshape(-1, 3)
+        self.target = (points.min(axis=0) + points.max(axis=0)) / 2.0
+        r = self.rotation()
+        if self.orthographic:
+            local = (points - self.target) @ r  # camera-axis coordinates around the target
+            lo, hi = local.min(axis=0), local.max(axis=0)
+            self.target = self.target + r[:, :2] @ ((lo[:2] + hi[:2]) / 2.0)
+            self.ortho_scale = max(margin * max(hi[1] - lo[1], (hi[0] - lo[0]) / aspect), MIN_DISTANCE)
+            self.distance = max(float(np.linalg.norm(hi - lo)), 1.0)
+            return
+        tan_y = np.tan(self.fov_y / 2.0)
+        for k in range(passes + 1):
+            local = (points - self.target) @ r
+            needed = local[:, 2] + margin * np.maximum(np.abs(local[:, 1]) / tan_y,
+                                                      np.abs(local[:, 0]) / (tan_y * aspect))
+            self.distance = max(float(needed.max()), MIN_DISTANCE + self.near)
+            if k == passes:
+                return
+            slopes = local[:, :2] / (self.distance - local[:, 2:3])  # screen position as view-ray slopes
+            centre = (slopes.min(axis=0) + slopes.max(axis=0)) / 2.0
+            self.target = self.target + r[:, :2] @ (centre * self.distance)
+
+    def world_to_window(self, points, width, height):
+        """Project world points (N, 3) to window pixels (N, 2), origin top-left.
+
+        Points on or behind the camera plane (clip w <= 0) come back as NaN."""
+        points = np.asarray(points, dtype=float).reshape(-1, 3)
+        clip = np.c_[points, np.ones(len(points))] @ self.view_projection(width, height).T
+        w = clip[:, 3:4]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ndc = np.where(w > 0, clip[:, :2] / w, np.nan)
+        return np.c_[(ndc[:, 0] + 1.0) * 0.5 * width, (1.0 - ndc[:, 1]) * 0.5 * height]
+
+    def window_ray(self, x, y, width, height):
+        """The world ray under window pixel position ``(x, y)`` (top-left origin).
+
+        Returns ``(origin (3,), direction (3,) unit)``. The origin is the eye for perspective and
+        the point on the eye's plane for orthographic, so hits in front of the camera have t > 0."""
+        ndc = np.array([2.0 * x / width - 1.0, 1.0 - 2.0 * y / height])
+        inv = np.linalg.inv(self.view_projection(width, height))
+        near, far = (inv @ np.array([ndc[0], ndc[1], z, 1.0]) for z in (-1.0, 1.0))
+        near, far = near[:3] / near[3], far[:3] / far[3]
+        direction = (far - near) / np.linalg.norm(far - near)
+        if self.orthographic:
+            back = self.rotation()[:, 2]
+            t = np.dot(self.eye() - near, back) / np.dot(direction, back)
+            return near + t * direction, direction
+        return self.eye(), direction
+
+    def orbit(self, dx, dy, radians_per_pixel=0.01):
+        """Turntable orbit by a mouse drag of (dx, dy) window pixels: dragging right turns the
+        scene right, dragging down raises the camera. Pitch stays within [-pi/2, pi/2]."""
+        self.yaw -= dx * radians_per_pixel
+        self.pitch = float(np.clip(self.pitch + dy * radians_per_pixel, -np.pi / 2, np.pi / 2))
+
+    def pan(self, dx, dy, height):
+        """Move the target so the scene at target depth follows a drag of (dx, dy) pixels in a
+        viewport ``height`` pixels tall."""
+        visible = self.ortho_scale if self.orthographic else 2.0 * self.distance * np.tan(self.fov_y / 2.0)
+        metres_per_pixel = visible / height
+        r = self.rotation()
+        self.target = self.target + (-dx * r[:, 0] + dy * r[:, 1]) * metres_per_pixel
+
+    def zoom(self, steps, factor=0.9):
+        """Zoom in by ``steps`` wheel clicks (negative zooms out): distance and ortho scale are
+        multiplied by ``factor ** steps``."""
+        scale = factor ** steps
+        self.distance = max(self.distance * scale, MIN_DISTANCE)
+        self.ortho_scale = max(self.ortho_scale * scale, MIN_DISTANCE)

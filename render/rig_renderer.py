@@ -1,0 +1,209 @@
+"""Draws a posed rig Blender's way: octahedral bones, joint spheres, IK handles, pole lines, grid.
+
+The renderer owns GPU objects only; what to draw comes from the rig and its world matrices, how
+it looks from ``render.style.Style`` and what is highlighted from ``render.view_state.ViewState``.
+"""
+import moderngl
+import numpy as np
+
+from render import shaders, shapes
+from render.style import DEFAULT_STYLE
+from rig.pose import heads_tails
+
+INSTANCE_FLOATS = 16 + 3 + 3  # model matrix (column-major), fill colour, wire colour
+LINE_FLOATS = 3 + 4 + 1  # position, RGBA, distance along the line
+WIRE_PULL = 0.002
+
+
+def _scale(s):
+    """Diagonal 4x4 scale matrices, shape (N, 4, 4), from per-instance uniform scales (N,)."""
+    m = np.zeros((len(s), 4, 4))
+    m[:, 0, 0] = m[:, 1, 1] = m[:, 2, 2] = s
+    m[:, 3, 3] = 1.0
+    return m
+
+
+def _translate_scale(points, s):
+    """Matrices (N, 4, 4) placing a unit shape at ``points`` (N, 3) scaled by ``s`` (N,)."""
+    m = _scale(s)
+    m[:, :3, 3] = points
+    return m
+
+
+def _write(buffer, data):
+    """Upload float data, growing the buffer in place (same GL name) when it is too small."""
+    data = np.ascontiguousarray(data, dtype="f4")
+    if data.nbytes > buffer.size:
+        buffer.orphan(data.nbytes)
+    buffer.write(data.tobytes())
+
+
+class _InstancedMesh:
+    """One ``shapes.Mesh`` on the GPU, drawn once per instance: filled, then outlined."""
+
+    def __init__(self, ctx, mesh, solid_program, wire_program):
+        self.vertex_count = len(mesh.triangles)
+        self.vbo = ctx.buffer(mesh.triangles.tobytes())
+        self.instances = ctx.buffer(reserve=INSTANCE_FLOATS * 4 * 64)
+        self.solid = ctx.vertex_array(solid_program, [
+            (self.vbo, "3f 3f", "in_pos", "in_normal"),
+            (self.instances, "16f 3f 12x/i", "in_model", "in_color")])
+        self.edge_vbo = self.wire = None
+        if len(mesh.edges):
+            self.edge_vbo = ctx.buffer(mesh.edges.tobytes())
+            self.wire = ctx.vertex_array(wire_program, [
+                (self.edge_vbo, "3f", "in_pos"),
+                (self.instances, "16f 12x 3f/i", "in_model", "in_color")])
+
+    def draw(self, models, fills, wires):
+        """``models`` (N, 4, 4) column-vector model-to-world matrices; ``fills``/``wires`` (N, 3)."""
+        n = len(models)
+        if n == 0:
+            return
+        _write(self.instances, np.concatenate([models.transpose(0, 2, 1).reshape(n, 16), fills, wires], axis=1))
+        self.solid.render(moderngl.TRIANGLES, vertices=self.vertex_count, instances=n)
+        if self.wire is not None:
+            self.wire.render(moderngl.LINES, instances=n)
+
+    def release(self):
+        for obj in (self.solid, self.wire, self.vbo, self.edge_vbo, self.instances):
+            if obj is not None:
+                obj.release()
+
+
+class RigRenderer:
+    """Draws rigs into the framebuffer currently in use (an ``OffscreenTarget`` for 4x MSAA).
+
+    Holds programs and buffers for one moderngl context; call ``release()`` when done.
+    """
+
+    def __init__(self, ctx, style=DEFAULT_STYLE):
+        self.ctx = ctx
+        self.style = style
+        self.solid_program = ctx.program(vertex_shader=shaders.SOLID_VERTEX, fragment_shader=shaders.SOLID_FRAGMENT)
+        self.wire_program = ctx.program(vertex_shader=shaders.WIRE_VERTEX, fragment_shader=shaders.WIRE_FRAGMENT)
+        self.line_program = ctx.program(vertex_shader=shaders.LINE_VERTEX, fragment_shader=shaders.LINE_FRAGMENT)
+        self.background_program = ctx.program(vertex_shader=shaders.BACKGROUND_VERTEX,
+                                              fragment_shader=shaders.BACKGROUND_FRAGMENT)
+        self.background_program["u_top"].value = style.background_top
+        self.background_program["u_bottom"].value = style.background_bottom
+        self.background = ctx.vertex_array(self.background_program, [])
+        self.wire_program["u_pull"].value = WIRE_PULL
+        self.bones = self._mesh(shapes.octahedral_bone(style.bone_waist))
+        self.joints = self._mesh(shapes.uv_sphere())
+        self.handles = self._mesh(shapes.cube())
+        self.poles = self._mesh(shapes.diamond())
+        self.ground_vbo, self.grid_count, self.axes_count = self._ground_lines(ctx, style)
+        self.ground = self._line_array(self.ground_vbo)
+        self.dash_vbo = ctx.buffer(reserve=LINE_FLOATS * 4 * 16)
+        self.dashes = self._line_array(self.dash_vbo)
+
+    def _mesh(self, mesh):
+        return _InstancedMesh(self.ctx, mesh, self.solid_program, self.wire_program)
+
+    def _line_array(self, vbo):
+        return self.ctx.vertex_array(self.line_program, [(vbo, "3f 4f 1f", "in_pos", "in_color", "in_dist")])
+
+    @staticmethod
+    def _ground_lines(ctx, style):
+        """Static buffer: grid lines, then the X, Z and Y axis lines. Returns (vbo, grid, axes)."""
+        points, major = shapes.grid_lines(style.grid_half_extent, style.grid_spacing, style.grid_major_every)
+        colours = np.where(major[:, None], style.grid_major, style.grid_minor)
+        e, y = style.grid_half_extent, style.axis_y_length
+        axes = np.array([(-e, 0, 0), (e, 0, 0), (0, 0, -e), (0, 0, e), (0, 0, 0), (0, y, 0)])
+        axis_colours = np.repeat([style.axis_x, style.axis_z, style.axis_y], 2, axis=0)
+        rows = np.c_[np.r_[points, axes], np.r_[colours, axis_colours], np.zeros(len(points) + 6)]
+        return ctx.buffer(rows.astype("f4").tobytes()), len(points), len(axes)
+
+    def draw(self, rig, world, view_state, camera, width, height):
+        """Clear and draw one frame of ``rig`` posed by ``world`` (N, 4, 4) bone matrices.
+
+        ``camera`` is a ``render.camera.OrbitCamera``; ``width``/``height`` are the framebuffer's
+        size in pixels. Leaves depth test and blending disabled.
+        """
+        ctx, style = self.ctx, self.style
+        ctx.viewport = (0, 0, width, height)
+        ctx.clear(depth=1.0)
+        ctx.disable(moderngl.DEPTH_TEST | moderngl.BLEND)
+        self.background.render(moderngl.TRIANGLES, vertices=3)
+        view = camera.view_matrix().T.astype("f4").tobytes()
+        proj = camera.projection_matrix(width / height).T.astype("f4").tobytes()
+        for program in (self.solid_program, self.wire_program, self.line_program):
+            program["u_view"].write(view)
+            program["u_proj"].write(proj)
+        ctx.enable(moderngl.DEPTH_TEST | moderngl.BLEND)
+        ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
+        self._draw_ground(view_state)
+        skeleton = rig.skeleton
+        heads, tails = heads_tails(skeleton, world)
+        targets, poles = rig.handle_bones()
+        if view_state.show_bones:
+            regular = np.array([i for i, n in enumerate(skeleton.names) if n not in targets and n not in poles], int)
+            self._draw_bones(skeleton, world, heads, tails, regular, view_state)
+        if view_state.show_handles:
+            rest = np.r_[skeleton.rest_heads, skeleton.rest_tails]
+            extent = float(np.linalg.norm(rest.max(axis=0) - rest.min(axis=0)))
+            self._draw_pole_lines(rig, heads)
+            for names, mesh, size, colour, selected in (
+                    (targets, self.handles, style.handle_size, style.handle, style.handle_selected),
+                    (poles, self.poles, style.pole_size, style.pole, style.pole_selected)):
+                index = np.array(sorted(skeleton.index[n] for n in names), int)
+                fills, wires = self._colours(skeleton, index, view_state, colour, selected)
+                mesh.draw(world[index] @ _scale(np.full(len(index), size * extent)), fills, wires)
+        ctx.disable(moderngl.DEPTH_TEST | moderngl.BLEND)
+
+    def _draw_ground(self, view_state):
+        """Grid and axes lie in the XZ plane: depth-tested, but never hiding bones drawn later."""
+        fbo = self.ctx.fbo
+        fbo.depth_mask = False
+        self.line_program["u_dash"].value = 0.0
+        self.line_program["u_fade_radius"].value = self.style.grid_half_extent
+        if view_state.show_grid:
+            self.ground.render(moderngl.LINES, vertices=self.grid_count)
+        if view_state.show_axes:
+            self.ground.render(moderngl.LINES, vertices=self.axes_count, first=self.grid_count)
+        fbo.depth_mask = True
+
+    def _draw_bones(self, skeleton, world, heads, tails, index, view_state):
+        lengths = skeleton.lengths[index]
+        fills, wires = self._colours(skeleton, index, view_state, self.style.bone, self.style.bone_selected,
+                                     self.style.bone_chain)
+        self.bones.draw(world[index] @ _scale(lengths), fills, wires)
+        radii = self.style.joint_radius * np.linalg.norm(tails[index] - heads[index], axis=1)
+        joints = _translate_scale(np.r_[heads[index], tails[index]], np.r_[radii, radii])
+        self.joints.draw(joints, np.r_[fills, fills], np.r_[wires, wires])
+
+    def _draw_pole_lines(self, rig, heads):
+        """Dashed line from each constrained bone's head (the chain's middle joint) to its pole."""
+        pairs = [(rig.skeleton.index[c.bone], rig.skeleton.index[c.pole_target]) for c in rig.ik if c.pole_target]
+        if not pairs:
+            return
+        starts, ends = heads[[a for a, _ in pairs]], heads[[b for _, b in pairs]]
+        points, distance = shapes.dashed_segments(starts, ends)
+        _write(self.dash_vbo, np.c_[points, np.tile(self.style.pole_line, (len(points), 1)), distance])
+        self.line_program["u_dash"].value = self.style.dash_length
+        self.line_program["u_fade_radius"].value = 0.0
+        self.dashes.render(moderngl.LINES, vertices=len(points))
+
+    def _colours(self, skeleton, index, view_state, base, selected, chain=None):
+        """Fill and wire colours (N, 3) each for bones ``index`` from their state: ``base``,
+        ``chain`` (if given) in the active chain, ``selected`` when selected, lighter when hovered."""
+        names = [skeleton.names[i] for i in index]
+        fills = np.tile(np.asarray(base, float), (len(names), 1))
+        wires = np.tile(np.asarray(self.style.wire, float), (len(names), 1))
+        for k, name in enumerate(names):
+            if chain is not None and name in view_state.active_chain:
+                fills[k] = chain
+            if name in view_state.selected:
+                fills[k] = selected
+                wires[k] = self.style.wire_selected
+            if name == view_state.hovered:
+                fills[k] += (1.0 - fills[k]) * self.style.hover_mix
+        return fills, wires
+
+    def release(self):
+        for mesh in (self.bones, self.joints, self.handles, self.poles):
+            mesh.release()
+        for obj in (self.ground, self.ground_vbo, self.dashes, self.dash_vbo, self.background,
+                    self.solid_program, self.wire_program, self.line_program, self.background_program):
+            obj.release()

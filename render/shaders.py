@@ -1,0 +1,116 @@
+"""GLSL 3.30 sources of the viewport's programs (matrices column-major, as GL expects).
+
+Instanced programs read a per-instance ``in_model`` (mat4, model-to-world) and ``in_color``.
+"""
+
+BACKGROUND_VERTEX = """
+#version 330
+out float v_height;
+void main() {
+    vec2 corner = vec2((gl_VertexID << 1) & 2, gl_VertexID & 2);  // one triangle covering the screen
+    v_height = corner.y;
+    gl_Position = vec4(corner * 2.0 - 1.0, 1.0, 1.0);
+}
+"""
+
+BACKGROUND_FRAGMENT = """
+#version 330
+uniform vec3 u_top;
+uniform vec3 u_bottom;
+in float v_height;
+out vec4 f_color;
+void main() {
+    f_color = vec4(mix(u_bottom, u_top, clamp(v_height, 0.0, 1.0)), 1.0);
+}
+"""
+
+SOLID_VERTEX = """
+#version 330
+uniform mat4 u_view;
+uniform mat4 u_proj;
+in vec3 in_pos;
+in vec3 in_normal;
+in mat4 in_model;
+in vec3 in_color;
+out vec3 v_normal;
+out vec3 v_color;
+void main() {
+    mat3 normal_matrix = transpose(inverse(mat3(in_model)));
+    v_normal = mat3(u_view) * (normal_matrix * in_normal);
+    v_color = in_color;
+    gl_Position = u_proj * u_view * in_model * vec4(in_pos, 1.0);
+}
+"""
+
+SOLID_FRAGMENT = """
+#version 330
+in vec3 v_normal;
+in vec3 v_color;
+out vec4 f_color;
+void main() {
+    vec3 n = normalize(v_normal);
+    vec3 key = normalize(vec3(-0.35, 0.6, 0.72));  // view space: from upper left, behind the eye
+    float shade = 0.42 + 0.5 * max(dot(n, key), 0.0) + 0.13 * max(n.z, 0.0);
+    f_color = vec4(v_color * shade, 1.0);
+}
+"""
+
+WIRE_VERTEX = """
+#version 330
+uniform mat4 u_view;
+uniform mat4 u_proj;
+uniform float u_pull;  // fraction of the eye distance by which lines move toward the eye
+in vec3 in_pos;
+in mat4 in_model;
+in vec3 in_color;
+out vec3 v_color;
+void main() {
+    vec4 eye_pos = u_view * in_model * vec4(in_pos, 1.0);
+    eye_pos.xyz *= 1.0 - u_pull;
+    v_color = in_color;
+    gl_Position = u_proj * eye_pos;
+}
+"""
+
+WIRE_FRAGMENT = """
+#version 330
+in vec3 v_color;
+out vec4 f_color;
+void main() {
+    f_color = vec4(v_color, 1.0);
+}
+"""
+
+LINE_VERTEX = """
+#version 330
+uniform mat4 u_view;
+uniform mat4 u_proj;
+in vec3 in_pos;
+in vec4 in_color;
+in float in_dist;
+out vec4 v_color;
+out float v_dist;
+out vec3 v_world;
+void main() {
+    v_color = in_color;
+    v_dist = in_dist;
+    v_world = in_pos;
+    gl_Position = u_proj * u_view * vec4(in_pos, 1.0);
+}
+"""
+
+LINE_FRAGMENT = """
+#version 330
+uniform float u_dash;         // dash period in metres along the line; 0 draws solid
+uniform float u_fade_radius;  // alpha fades out toward this distance from the origin (XZ); 0 = none
+in vec4 v_color;
+in float v_dist;
+in vec3 v_world;
+out vec4 f_color;
+void main() {
+    if (u_dash > 0.0 && fract(v_dist / u_dash) >= 0.5) discard;
+    float alpha = v_color.a;
+    if (u_fade_radius > 0.0) alpha *= 1.0 - smoothstep(0.4 * u_fade_radius, u_fade_radius, length(v_world.xz));
+    f_color = vec4(v_color.rgb, alpha);
+}
+"""

@@ -1,0 +1,20 @@
+"""What the viewport shows and highlights, decided by the UI and read by the renderer."""
+from dataclasses import dataclass, field
+
+
+@dataclass
+class ViewState:
+    """Per-frame display state. Bone names, not indices, so it survives rig reloads.
+
+    ``selected``: bones drawn in the selection colour; ``active_chain``: bones of the IK chain
+    being dragged or edited (drawn in the chain colour unless selected); ``hovered``: the bone under
+    the mouse, lightened. ``show_*`` toggle bones (with their joints), IK handles and pole targets
+    (with pole lines), the ground grid and the axis lines.
+    """
+    selected: set = field(default_factory=set)
+    active_chain: set = field(default_factory=set)
+    hovered: str | None = None
+    show_bones: bool = True
+    show_handles: bool = True
+    show_grid: bool = True
+    show_axes: bool = True
