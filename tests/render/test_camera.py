@@ -1,0 +1,109 @@
+"""OrbitCamera: projection conventions, picking rays, framing and navigation."""
+import numpy as np
+import pytest
+
+from render.camera import OrbitCamera
+
+W, H = 640, 480
+POINTS = np.array([[0.0, 0.0, 0.0], [0.3, 1.7, 0.1], [-0.5, 0.9, -0.2], [0.5, 1.0, 0.3], [0.1, 0.05, 0.4]])
+
+
+def cameras():
+    out = []
+    for ortho in (False, True):
+        for view in ("front", "side", "top", "three_quarter"):
+            cam = OrbitCamera(target=[0.0, 0.9, 0.0], distance=3.0, orthographic=ortho, ortho_scale=2.5)
+            cam.set_view(view)
+            out.append(pytest.param(cam, id=f"{view}-{'ortho' if ortho else 'persp'}"))
+    return out
+
+
+def test_view_matrix_puts_eye_at_origin_and_target_ahead():
+    cam = OrbitCamera(target=[1.0, 2.0, 3.0], distance=5.0, yaw=0.7, pitch=0.3)
+    view = cam.view_matrix()
+    np.testing.assert_allclose(view @ np.r_[cam.eye(), 1.0], [0, 0, 0, 1], atol=1e-12)
+    np.testing.assert_allclose(view @ np.r_[cam.target, 1.0], [0, 0, -5.0, 1], atol=1e-12)
+
+
+def test_front_view_origin_is_top_left_and_character_left_is_screen_right():
+    cam = OrbitCamera(target=[0.0, 1.0, 0.0], distance=4.0)
+    cam.set_view("front")
+    centre, left_hand, head = cam.world_to_window([[0, 1, 0], [0.5, 1, 0], [0, 1.5, 0]], W, H)
+    np.testing.assert_allclose(centre, [W / 2, H / 2], atol=1e-9)
+    assert left_hand[0] > W / 2 and abs(left_hand[1] - H / 2) < 1e-9  # .L side (+X) on screen right
+    assert head[1] < H / 2  # higher in the world = smaller y (rows count down from the top)
+
+
+def test_ndc_corner_maps_to_pixel_zero():
+    cam = OrbitCamera(orthographic=True, ortho_scale=2.0)
+    corner = cam.world_to_window([[-W / H, 1.0, 0.0]], W, H)[0]
+    np.testing.assert_allclose(corner, [0.0, 0.0], atol=1e-9)
+
+
+@pytest.mark.parametrize("cam", cameras())
+def test_window_ray_passes_through_projected_point(cam):
+    for point in POINTS:
+        pixel = cam.world_to_window(point, W, H)[0]
+        origin, direction = cam.window_ray(*pixel, W, H)
+        assert np.linalg.norm(direction) == pytest.approx(1.0)
+        t = np.dot(point - origin, direction)
+        assert t > 0
+        np.testing.assert_allclose(origin + t * direction, point, atol=1e-7)
+
+
+@pytest.mark.parametrize("cam", cameras())
+def test_window_ray_round_trip_from_pixels(cam):
+    for x, y in [(0.5, 0.5), (320, 240), (600.25, 17.0)]:
+        origin, direction = cam.window_ray(x, y, W, H)
+        back = cam.world_to_window(origin + 2.0 * direction, W, H)[0]
+        np.testing.assert_allclose(back, [x, y], atol=1e-6)
+
+
+def test_points_behind_camera_are_nan():
+    cam = OrbitCamera(distance=2.0)
+    out = cam.world_to_window([[0, 0, 5.0], [0, 0, 0]], W, H)
+    assert np.isnan(out[0]).all() and np.isfinite(out[1]).all()
+
+
+@pytest.mark.parametrize("cam", cameras())
+def test_frame_points_fits_and_centres_all_points(cam):
+    cam.frame_points(POINTS, aspect=W / H, margin=1.1)
+    pixels = cam.world_to_window(POINTS, W, H)
+    assert (pixels >= 0).all() and (pixels[:, 0] <= W).all() and (pixels[:, 1] <= H).all()
+    # snug: the farthest point from the centre reaches at least 60% of the way to an edge
+    reach = np.abs(pixels - [W / 2, H / 2]) / [W / 2, H / 2]
+    assert reach.max() > 0.6
+    np.testing.assert_allclose((pixels.min(axis=0) + pixels.max(axis=0)) / 2, [W / 2, H / 2], atol=2.0)
+
+
+def test_orbit_clamps_pitch_and_turns_yaw():
+    cam = OrbitCamera()
+    cam.orbit(100, 10_000)
+    assert cam.pitch == pytest.approx(np.pi / 2)
+    assert cam.yaw == pytest.approx(-1.0)
+
+
+@pytest.mark.parametrize("ortho", [False, True])
+def test_pan_moves_scene_with_the_mouse(ortho):
+    cam = OrbitCamera(target=[0.0, 1.0, 0.0], distance=3.0, yaw=0.4, pitch=0.2, orthographic=ortho)
+    old_target = cam.target.copy()
+    cam.pan(40, -25, H)
+    np.testing.assert_allclose(cam.world_to_window(old_target, W, H)[0], [W / 2 + 40, H / 2 - 25], atol=1e-6)
+
+
+def test_zoom_scales_distance_and_ortho_scale():
+    cam = OrbitCamera(distance=4.0, ortho_scale=2.0)
+    cam.zoom(2)
+    assert cam.distance == pytest.approx(4.0 * 0.81) and cam.ortho_scale == pytest.approx(2.0 * 0.81)
+    cam.zoom(-2)
+    assert cam.distance == pytest.approx(4.0)
+
+
+def test_named_views_place_the_eye():
+    cam = OrbitCamera(distance=2.0)
+    cam.set_view("side")
+    np.testing.assert_allclose(cam.eye(), [2.0, 0, 0], atol=1e-12)
+    cam.set_view("top")
+    np.testing.assert_allclose(cam.eye(), [0, 2.0, 0], atol=1e-12)
+    behind = cam.world_to_window([[0, 0, -1.0]], W, H)[0]
+    assert behind[1] < H / 2  # looking down, -Z (the character's back) is at the top of the screen

@@ -1,0 +1,81 @@
+"""RigRenderer screenshots against goldens (rest pose, fixed camera and size), plus checks that
+need no golden: repeatability, toggles, and agreement between camera projection and pixels."""
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.golden import assert_matches_golden
+from render.camera import OrbitCamera
+from render.capture import render_image, save_png
+from render.view_state import ViewState
+from rig.pose import Pose, world_matrices
+from rig.rigfile import load_rig
+
+ASSETS = Path(__file__).resolve().parents[2] / "assets"
+W, H = 640, 480
+
+
+def rest_scene(rig_name, yaw, pitch, margin=1.2):
+    """Rig, its rest-pose world matrices and a camera framing its rest bones."""
+    rig = load_rig(ASSETS / f"{rig_name}.json")
+    skeleton = rig.skeleton
+    camera = OrbitCamera(yaw=yaw, pitch=pitch)
+    camera.frame_points(np.r_[skeleton.rest_heads, skeleton.rest_tails], aspect=W / H, margin=margin)
+    return rig, world_matrices(skeleton, Pose.rest(len(skeleton))), camera
+
+
+def render(ctx, renderer, rig, world, camera, view_state):
+    return render_image(ctx, lambda w, h: renderer.draw(rig, world, view_state, camera, w, h), W, H)
+
+
+def test_humanoid_front(ctx, renderer):
+    rig, world, camera = rest_scene("humanoid", 0.0, 0.0)
+    assert_matches_golden(render(ctx, renderer, rig, world, camera, ViewState()), "humanoid_front")
+
+
+def test_humanoid_three_quarter_with_selection(ctx, renderer):
+    """Left hand handle selected while its arm chain is active, head selected, right thigh hovered."""
+    rig, world, camera = rest_scene("humanoid", np.pi / 4, np.radians(20.0))
+    arm = next(c for c in rig.ik if c.target == "hand_ik.L")
+    view_state = ViewState(selected={"hand_ik.L", "head"}, hovered="thigh.R",
+                           active_chain={rig.skeleton.names[i] for i in rig.ik_chain(arm)})
+    assert_matches_golden(render(ctx, renderer, rig, world, camera, view_state), "humanoid_three_quarter")
+
+
+def test_robot_arm(ctx, renderer):
+    rig, world, camera = rest_scene("robot_arm", 1.1, np.radians(20.0), margin=1.4)  # close up: big joints
+    assert_matches_golden(render(ctx, renderer, rig, world, camera, ViewState()), "robot_arm")
+
+
+def test_rendering_twice_gives_identical_png_bytes(ctx, renderer, tmp_path):
+    rig, world, camera = rest_scene("humanoid", np.pi / 4, np.radians(20.0))
+    paths = [tmp_path / "first.png", tmp_path / "second.png"]
+    for path in paths:
+        save_png(render(ctx, renderer, rig, world, camera, ViewState(selected={"head"})), path)
+    assert paths[0].read_bytes() == paths[1].read_bytes()
+
+
+def test_everything_hidden_leaves_only_the_background_gradient(ctx, renderer):
+    rig, world, camera = rest_scene("humanoid", 0.3, 0.3)
+    hidden = ViewState(show_bones=False, show_handles=False, show_grid=False, show_axes=False)
+    image = render(ctx, renderer, rig, world, camera, hidden).astype(int)
+    assert (image == image[:, :1]).all()  # every row is one colour
+    assert image[0, 0].sum() > image[-1, 0].sum()  # lighter at the top
+
+
+@pytest.mark.parametrize("orthographic", [False, True])
+def test_bones_appear_where_the_camera_projects_them(ctx, renderer, orthographic):
+    rig, world, camera = rest_scene("humanoid", 0.0, 0.0)
+    camera.orthographic = orthographic
+    camera.frame_points(np.r_[rig.skeleton.rest_heads, rig.skeleton.rest_tails], aspect=W / H)
+    hidden_ground = ViewState(show_grid=False, show_axes=False, show_handles=False)
+    image = render(ctx, renderer, rig, world, camera, hidden_ground).astype(int)
+    background = image[:, 0]  # the left column is empty: background colour of each row
+    skeleton = rig.skeleton
+    for name in ("head", "thigh.L", "shin.R", "upper_arm.R"):
+        i = skeleton.index[name]
+        middle = world[i][:3, 3] + world[i][:3, 1] * skeleton.lengths[i] * 0.3
+        x, y = camera.world_to_window(middle, W, H)[0].astype(int)
+        patch = image[y - 2:y + 3, x - 2:x + 3]  # 5x5: the centre pixel may lie on a dark outline
+        assert (np.abs(patch - background[y]).max(axis=2) > 40).sum() >= 8, f"{name} not drawn at ({x}, {y})"
