@@ -79,3 +79,22 @@ def test_bones_appear_where_the_camera_projects_them(ctx, renderer, orthographic
         x, y = camera.world_to_window(middle, W, H)[0].astype(int)
         patch = image[y - 2:y + 3, x - 2:x + 3]  # 5x5: the centre pixel may lie on a dark outline
         assert (np.abs(patch - background[y]).max(axis=2) > 40).sum() >= 8, f"{name} not drawn at ({x}, {y})"
+
+
+def test_bone_y_scale_stretches_the_drawn_bone(ctx, renderer):
+    """The octahedron follows the world matrix, pose scale included: a head bone scaled 1.6x
+    along Y reaches pixels above the rest pose's skull."""
+    rig, _, camera = rest_scene("humanoid", 0.0, 0.0, margin=1.5)
+    skeleton = rig.skeleton
+    pose = Pose.rest(len(skeleton))
+    head = skeleton.index["head"]
+    pose.scales[head] = [1.0, 1.6, 1.0]
+    above = skeleton.rest_heads[head] + [0.0, 1.3 * skeleton.lengths[head], 0.0]
+    x, y = camera.world_to_window(above, W, H)[0].astype(int)
+    view_state = ViewState(show_grid=False, show_axes=False)
+    pictures = [render(ctx, renderer, rig, world_matrices(skeleton, p), camera, view_state).astype(int)
+                for p in (Pose.rest(len(skeleton)), pose)]
+    rest_patch, scaled_patch = (p[y - 1:y + 2, x - 1:x + 2] for p in pictures)
+    background = pictures[0][y, 0]
+    assert np.abs(rest_patch - background).max() <= 4
+    assert np.abs(scaled_patch - background).max() > 40
