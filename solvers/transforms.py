@@ -13,10 +13,11 @@ IDENTITY_QUAT = np.array([0.0, 0.0, 0.0, 1.0])
 def normalize(v, fallback=(0.0, 1.0, 0.0)):
     """Unit vectors along the last axis; vectors shorter than EPS become ``fallback``."""
     v = np.asarray(v, dtype=float)
-    n = np.linalg.norm(v, axis=-1, keepdims=True)
+    n = np.sqrt(np.sum(v * v, axis=-1, keepdims=True))
     safe = n > EPS
-    out = np.where(safe, v / np.where(safe, n, 1.0), np.broadcast_to(np.asarray(fallback, float), v.shape))
-    return out
+    if safe.all():
+        return v / n
+    return np.where(safe, v / np.where(safe, n, 1.0), np.asarray(fallback, dtype=float))
 
 
 def safe_acos(x):

@@ -1,0 +1,221 @@
+"""FABRIK (forward and backward reaching IK) for chains and for trees with several effectors.
+
+Urho3D's model: each ``Effector`` sits at the tail of a bone and moves the ``chain_length`` bones
+above it (0: all the way to the tree's root). Where chains meet (sub-bases) the backward pass
+averages the positions each chain asks for, weighted by the effectors' weights. Every iteration
+turns the reached positions back into rotations: one child direction turns a bone by the shortest
+arc (minimal twist, so bone roll stays where it was), several give the weighted best-fit rotation;
+an effector with ``use_rotation`` takes its target rotation. Joint limits (``solvers.limits``) are
+applied in that conversion, so every iterate is a valid pose with exact bone lengths.
+"""
+from dataclasses import dataclass
+
+import numpy as np
+
+from solvers.chain import Chain, SolveResult
+from solvers.iterate import iterate
+from solvers.limits import clamp_rotation, validate_limits
+from solvers.transforms import EPS, matrix3_to_quat, quat_from_axis_angle, normalize, quat_between, quat_to_matrix3
+from solvers.tree import Tree, tree_pose
+
+
+UNFOLD = 1e-3
+
+
+@dataclass(frozen=True)
+class Effector:
+    """Pull the tail of ``bone`` toward a target, moving ``chain_length`` bones (0: to the root).
+    ``weight`` > 0 weighs it against other effectors where chains meet; ``use_rotation`` makes the
+    bone also take the target rotation given at solve time."""
+    bone: int
+    chain_length: int = 0
+    weight: float = 1.0
+    use_rotation: bool = False
+
+
+@dataclass
+class FabrikPlan:
+    """A tree, its effectors and limits checked once, with the bookkeeping the passes need:
+    ``active`` bones (ascending), ``movable`` (n,) whether a bone's head moves, and per active bone
+    its ``links``: (node, local vector, weight) for each child head or effector tail it carries
+    (node ``n + e`` is effector e's tail). ``paths[e]``: the nodes from effector e's fixed top
+    head down to its tail with their distances from the top, when that path carries nothing else
+    (then an out-of-reach target lays it straight at once), else None."""
+    tree: Tree
+    effectors: tuple
+    limits: tuple
+    active: list
+    movable: np.ndarray
+    links: dict
+    paths: list
+
+
+def fabrik_plan(tree, effectors, limits=None):
+    """Check ``effectors`` (sequence of ``Effector``) and ``limits`` (see ``validate_limits``)
+    against ``tree`` and return a ``FabrikPlan``. Raises ValueError with the reason."""
+    n = len(tree)
+    effectors = tuple(effectors)
+    if not effectors:
+        raise ValueError("FABRIK needs at least one effector")
+    limits = validate_limits(n, limits)
+    on_path = np.zeros(n, dtype=bool)
+    below = np.zeros(n)
+    for e, effector in enumerate(effectors):
+        if not 0 <= effector.bone < n:
+            raise ValueError(f"effector {e}: bone {effector.bone} is not in the tree of {n} bones")
+        if effector.chain_length < 0 or not (np.isfinite(effector.weight) and effector.weight > 0):
+            raise ValueError(f"effector {e}: chain_length must be >= 0 and weight > 0")
+        bone, steps = effector.bone, 0
+        while bone >= 0 and (effector.chain_length == 0 or steps < effector.chain_length):
+            on_path[bone] = True
+            below[bone] += effector.weight
+            bone, steps = tree.parents[bone], steps + 1
+    active = [int(j) for j in np.flatnonzero(on_path)]
+    movable = np.array([p >= 0 and on_path[p] for p in tree.parents])
+    links = {j: [] for j in active}
+    for c in active:
+        if movable[c]:
+            links[int(tree.parents[c])].append((c, tree.offsets[c], below[c]))
+    for e, effector in enumerate(effectors):
+        links[effector.bone].append((n + e, np.array([0.0, tree.lengths[effector.bone], 0.0]), effector.weight))
+    paths = []
+    for e, effector in enumerate(effectors):
+        nodes, bone = [n + e], effector.bone
+        while len(plan_links := links[bone]) == 1 and plan_links[0][0] == nodes[-1]:
+            nodes.append(bone)
+            if not movable[bone]:
+                break
+            bone = int(tree.parents[bone])
+        if movable[nodes[-1]] if nodes[-1] < n else True:
+            paths.append(None)
+            continue
+        nodes.reverse()
+        steps = [np.linalg.norm(tree.offsets[c]) for c in nodes[1:-1]] + [tree.lengths[effector.bone]]
+        paths.append((np.array(nodes), np.concatenate([[0.0], np.cumsum(steps)])))
+    return FabrikPlan(tree, effectors, limits, active, movable, links, paths)
+
+
+def _best_rotation(world, links, directions):
+    """The world rotation (3, 3) of a bone currently at ``world`` that best turns its links'
+    local vectors onto ``directions`` (unit, one per link)."""
+    local = [normalize(vector) for _, vector, _ in links]
+    if len(links) > 1:
+        h = sum(w * np.outer(v, u) for (_, _, w), v, u in zip(links, local, directions))
+        u_, s, vt = np.linalg.svd(h)
+        if s[1] > 1e-9 * s[0]:
+            fix = np.diag([1.0, 1.0, np.sign(np.linalg.det(vt.T @ u_.T))])
+            return vt.T @ fix @ u_.T
+    heaviest = int(np.argmax([w for _, _, w in links]))
+    return quat_to_matrix3(quat_between(world @ local[heaviest], directions[heaviest])) @ world
+
+
+def _step(plan, targets, goal_rotations):
+    tree, n = plan.tree, len(plan.tree)
+    parents = tree.parents
+
+    def step(state):
+        local, world, heads, tails, _ = state
+        nodes = np.vstack([heads, tails[[e.bone for e in plan.effectors]]])
+        back = nodes.copy()
+        back[n:] = targets
+        for j in reversed(plan.active):
+            if not plan.movable[j]:
+                continue
+            total, weight = np.zeros(3), 0.0
+            for c, vector, w in plan.links[j]:
+                if c >= n and goal_rotations[c - n] is not None:
+                    total += w * (targets[c - n] - goal_rotations[c - n] @ vector)
+                else:
+                    total += w * (back[c] + normalize(back[j] - back[c]) * np.linalg.norm(vector))
+                weight += w
+            back[j] = total / weight
+        for e, path in enumerate(plan.paths):
+            if path is not None and goal_rotations[e] is None:
+                path_nodes, reach = path
+                top = nodes[path_nodes[0]]
+                if np.linalg.norm(targets[e] - top) >= reach[-1]:
+                    back[path_nodes] = top + normalize(targets[e] - top) * reach[:, None]
+        forward = back.copy()
+        for j in plan.active:
+            forward[j] = nodes[j]
+            if plan.movable[j]:
+                p = forward[parents[j]]
+                forward[j] = p + normalize(back[j] - p) * np.linalg.norm(tree.offsets[j])
+        new_local = local.copy()
+        held = np.zeros((n, 3), dtype=bool)
+        new_world = world.copy()
+        effector_of = {e.bone: i for i, e in enumerate(plan.effectors) if goal_rotations[i] is not None}
+        for j in plan.active:
+            if j in effector_of:
+                wanted = goal_rotations[effector_of[j]]
+            else:
+                links = plan.links[j]
+                directions = [normalize(forward[c] - forward[j]) for c, _, _ in links]
+                wanted = _best_rotation(world[j], links, directions)
+            parent_world = tree.base[:3, :3] if parents[j] < 0 else new_world[parents[j]]
+            rotation = tree.rest_matrices[j].T @ parent_world.T @ wanted
+            if plan.limits is not None and plan.limits[j]:
+                q, held[j] = clamp_rotation(plan.limits[j], matrix3_to_quat(rotation))
+                rotation = quat_to_matrix3(q)
+            new_local[j] = rotation
+            new_world[j] = parent_world @ tree.rest_matrices[j] @ rotation
+        return (new_local,) + tree_pose(tree, new_local) + (held,)
+
+    return step
+
+
+def solve_fabrik(plan: FabrikPlan, rotations, targets, target_rotations=None, max_iterations=20, tolerance=1e-3):
+    """Move every effector's tail toward its target.
+
+    ``rotations`` (n, 4) is the start pose (rest or current), ``targets`` (k, 3) world positions,
+    one per effector, ``target_rotations`` (k, 4) world rotations for effectors with
+    ``use_rotation`` (others ignore their row). ``result.errors`` (k,) are tail-to-target
+    distances. Non-finite targets leave the pose unchanged (errors inf, not converged).
+    """
+    rotations = np.asarray(rotations, dtype=float)
+    targets = np.asarray(targets, dtype=float)
+    k = len(plan.effectors)
+    if targets.shape != (k, 3):
+        raise ValueError(f"targets must be ({k}, 3), one per effector, got {targets.shape}")
+    goal_rotations = [None] * k
+    if target_rotations is not None:
+        target_rotations = np.asarray(target_rotations, dtype=float)
+        goal_rotations = [quat_to_matrix3(target_rotations[e]) if plan.effectors[e].use_rotation else None
+                          for e in range(k)]
+    finite_goals = all(g is None or np.isfinite(g).all() for g in goal_rotations)
+    if not np.isfinite(targets).all() or not finite_goals:
+        return _unchanged(rotations, k)
+    bones = [e.bone for e in plan.effectors]
+    local = quat_to_matrix3(rotations)
+    start = (local,) + tree_pose(plan.tree, local) + (np.zeros((len(rotations), 3), dtype=bool),)
+    if _straight_toward_targets(plan, start[2], start[3][bones], targets):
+        local = local @ quat_to_matrix3(quat_from_axis_angle([1.0, 0.0, 0.0], np.where(plan.movable, UNFOLD, 0.0)))
+        start = (local,) + tree_pose(plan.tree, local) + (start[4],)
+    return iterate(start, _step(plan, targets, goal_rotations),
+                   lambda state: np.linalg.norm(state[3][bones] - targets, axis=1),
+                   lambda state: (matrix3_to_quat(state[0]), None, state[4]),
+                   max_iterations=max_iterations, tolerance=tolerance)
+
+
+def solve_fabrik_chain(chain: Chain, rotations, target, limits=None, target_rotation=None, max_iterations=20,
+                       tolerance=1e-3):
+    """FABRIK on a serial chain whose last bone's tail reaches for ``target`` (3,); ``limits`` per
+    bone as in ``validate_limits``; ``target_rotation`` (4,) optionally orients the last bone."""
+    plan = fabrik_plan(Tree.from_chain(chain), [Effector(len(chain) - 1, use_rotation=target_rotation is not None)],
+                       limits)
+    return solve_fabrik(plan, rotations, np.asarray(target, dtype=float)[None],
+                        None if target_rotation is None else np.asarray(target_rotation, dtype=float)[None],
+                        max_iterations, tolerance)
+
+
+def _straight_toward_targets(plan, heads, tails, targets):
+    """True when the active bones and the targets all lie on one line: FABRIK's passes would then
+    only slide joints along it and never bend the chain."""
+    points = np.vstack([heads[plan.active], tails, targets])
+    centred = points - points[0]
+    scale = max(np.abs(centred).max(), EPS)
+    return np.linalg.svd(centred / scale, compute_uv=False)[1] < 1e-9
+
+
+def _unchanged(rotations, count):
+    return SolveResult(rotations.copy(), 0, np.full(count, np.inf), False)

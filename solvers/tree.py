@@ -1,0 +1,58 @@
+"""A bone tree as arrays, and its forward kinematics with rotation matrices.
+
+``Tree`` generalises ``Chain``: bone i hangs from bone ``parents[i]`` (-1: from the ``base``) with
+the same meaning of ``offsets``, ``rest_rotations`` and ``lengths``; parents come before their
+children (``parents[i] < i``). No stretch: the tree solvers keep bone lengths.
+"""
+from dataclasses import dataclass
+
+import numpy as np
+
+from solvers.chain import Chain
+from solvers.transforms import quat_to_matrix3
+
+
+@dataclass
+class Tree:
+    base: np.ndarray
+    parents: np.ndarray
+    offsets: np.ndarray
+    rest_rotations: np.ndarray
+    lengths: np.ndarray
+
+    def __post_init__(self):
+        self.parents = np.asarray(self.parents, dtype=int)
+        as_chain = Chain(self.base, self.offsets, self.rest_rotations, self.lengths)
+        self.base, self.offsets = as_chain.base, as_chain.offsets
+        self.rest_rotations, self.lengths = as_chain.rest_rotations, as_chain.lengths
+        if self.parents.shape != self.lengths.shape:
+            raise ValueError("a tree needs one parent index per bone")
+        if np.any(self.parents >= np.arange(len(self.parents))) or np.any(self.parents < -1):
+            raise ValueError("every bone's parent must be -1 (the base) or an earlier bone")
+        self.rest_matrices = quat_to_matrix3(self.rest_rotations)
+
+    @classmethod
+    def from_chain(cls, chain):
+        return cls(chain.base, np.arange(len(chain)) - 1, chain.offsets, chain.rest_rotations, chain.lengths)
+
+    def __len__(self):
+        return len(self.lengths)
+
+
+def tree_pose(tree, local):
+    """World rotations (n, 3, 3), heads (n, 3) and tails (n, 3) for pose rotation matrices
+    ``local`` (n, 3, 3) (each bone's rotation relative to its rest orientation)."""
+    n = len(tree)
+    full = tree.rest_matrices @ local
+    world = np.empty((n, 3, 3))
+    heads = np.empty((n, 3))
+    base_rotation, base_origin = tree.base[:3, :3], tree.base[:3, 3]
+    for i, parent in enumerate(tree.parents):
+        if parent < 0:
+            heads[i] = base_origin + base_rotation @ tree.offsets[i]
+            world[i] = base_rotation @ full[i]
+        else:
+            heads[i] = heads[parent] + world[parent] @ tree.offsets[i]
+            world[i] = world[parent] @ full[i]
+    tails = heads + world[:, :, 1] * tree.lengths[:, None]
+    return world, heads, tails

@@ -1,0 +1,151 @@
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from solvers.chain import chain_points, straight_chain
+from solvers.fabrik import Effector, fabrik_plan, solve_fabrik, solve_fabrik_chain
+from solvers.limits import Cone, EulerLimit, Hinge, Twist, clamp_rotation
+from solvers.transforms import quat_from_axis_angle, quat_from_euler_xyz, quat_angle, swing_twist
+from solvers.tree import Tree, tree_pose
+from solvers.transforms import matrix3_to_quat, quat_to_matrix3
+
+SETTINGS = settings(max_examples=30, derandomize=True, deadline=None)
+unit = st.floats(-1.0, 1.0)
+
+
+def rest(n):
+    return np.tile([0.0, 0.0, 0.0, 1.0], (n, 1))
+
+
+@SETTINGS
+@given(st.tuples(unit, unit, unit), st.floats(0.2, 0.95))
+def test_reachable_targets_reached_lengths_kept(direction, fraction):
+    chain = straight_chain([0.5, 0.4, 0.3, 0.3, 0.5])
+    direction = np.asarray(direction)
+    if np.linalg.norm(direction) < 1e-3:
+        return
+    target = direction / np.linalg.norm(direction) * fraction * 2.0
+    result = solve_fabrik_chain(chain, rest(5), target, max_iterations=50, tolerance=1e-4)
+    points = chain_points(chain, result.rotations)
+    np.testing.assert_allclose(np.linalg.norm(np.diff(points, axis=0), axis=1), chain.lengths, atol=1e-9)
+    assert result.converged and np.linalg.norm(points[-1] - target) <= 1e-4
+
+
+def test_unreachable_lies_straight_toward_target():
+    chain = straight_chain([0.5] * 10)
+    target = np.array([3.0, 3.0, 3.0])
+    result = solve_fabrik_chain(chain, rest(10), target)
+    points = chain_points(chain, result.rotations)
+    direction = target / np.linalg.norm(target)
+    np.testing.assert_allclose(points, np.arange(11)[:, None] * 0.5 * direction, atol=1e-9)
+    assert result.errors[0] == pytest.approx(np.linalg.norm(target) - 5.0, abs=1e-9)
+    assert not result.converged and result.iterations <= 5
+
+
+def test_minimal_twist_keeps_roll_of_a_bone_that_only_swings():
+    chain = straight_chain([1.0, 1.0])
+    result = solve_fabrik_chain(chain, rest(2), [0.0, 1.9, 0.3], tolerance=1e-6, max_iterations=50)
+    for q in result.rotations:
+        twist = swing_twist(q, [0.0, 1.0, 0.0])[1]
+        assert abs(twist[1]) < 1e-9
+
+
+def test_hinge_limit_held_and_used():
+    chain = straight_chain([1.0, 1.0])
+    limits = [None, Hinge((1.0, 0.0, 0.0), 0.0, np.pi / 2)]
+    for target, reached in (([0.0, 1.2, 0.9], True), ([0.0, 0.5, 0.5], False)):
+        result = solve_fabrik_chain(chain, rest(2), target, limits=limits, max_iterations=40, tolerance=1e-4)
+        q = result.rotations[1]
+        assert abs(q[1]) < 1e-12 and abs(q[2]) < 1e-12
+        angle = 2 * np.arctan2(q[0], q[3])
+        assert -1e-12 <= angle <= np.pi / 2 + 1e-12
+        assert result.converged == reached
+        assert result.at_limit[1, 0] != reached
+
+
+def test_cone_and_twist_limits_hold():
+    chain = straight_chain([0.5] * 4)
+    limits = [(Cone(0.3), Twist(-0.1, 0.1))] * 4
+    result = solve_fabrik_chain(chain, rest(4), [1.5, 0.2, 0.0], limits=limits, max_iterations=30)
+    for q in result.rotations:
+        swing, twist = swing_twist(q, [0.0, 1.0, 0.0])
+        assert quat_angle(swing, [0, 0, 0, 1.0]) <= 0.3 + 1e-9
+        assert quat_angle(twist, [0, 0, 0, 1.0]) <= 0.1 + 1e-9
+    assert result.at_limit[:, [0, 2]].any()
+
+
+def test_limit_clamps_by_hand():
+    q, held = clamp_rotation((EulerLimit(min=(-0.1, -1, -1), max=(0.1, 1, 1), lock=(False, False, True)),),
+                             quat_from_euler_xyz([0.5, 0.2, 0.3]))
+    np.testing.assert_allclose(q, quat_from_euler_xyz([0.1, 0.2, 0.0]), atol=1e-12)
+    assert held.tolist() == [True, False, True]
+    with pytest.raises(ValueError):
+        Hinge((0.0, 0.0, 0.0), 0.0, 1.0)
+    with pytest.raises(ValueError):
+        Twist(1.0, -1.0)
+
+
+def y_tree():
+    """Spine of two bones, then two arms of two bones branching at the spine's tail."""
+    parents = [-1, 0, 1, 2, 1, 4]
+    offsets = np.array([[0, 0, 0], [0, 1, 0], [0, 1, 0], [0, 0.5, 0], [0, 1, 0], [0, 0.5, 0.0]])
+    rests = np.stack([[0, 0, 0, 1.0], [0, 0, 0, 1.0], quat_from_axis_angle([0, 0, 1.0], -1.2),
+                      [0, 0, 0, 1.0], quat_from_axis_angle([0, 0, 1.0], 1.2), [0, 0, 0, 1.0]])
+    return Tree(np.eye(4), parents, offsets, rests, [1.0, 1.0, 0.5, 0.5, 0.5, 0.5])
+
+
+@settings(max_examples=10, derandomize=True, deadline=None)
+@given(st.tuples(unit, unit, unit), st.tuples(unit, unit, unit))
+def test_tree_reaches_every_reachable_effector(a, b):
+    tree = y_tree()
+    start = rest(6)
+    start[[3, 5]] = quat_from_axis_angle([1.0, 0.0, 0.0], 1.2)
+    _, heads, tails = tree_pose(tree, quat_to_matrix3(start))
+    # Elbows bent 1.2 rad: hands 0.825 from the shoulders; 0.15 more stays within each arm's reach.
+    targets = np.array([tails[3] + 0.15 * np.asarray(a), tails[5] + 0.15 * np.asarray(b)])
+    plan = fabrik_plan(tree, [Effector(3), Effector(5)])
+    result = solve_fabrik(plan, start, targets, max_iterations=60, tolerance=1e-3)
+    _, heads2, tails2 = tree_pose(tree, quat_to_matrix3(result.rotations))
+    np.testing.assert_allclose(np.linalg.norm(tails2 - heads2, axis=1), tree.lengths, atol=1e-9)
+    assert result.converged, result.errors
+
+
+def test_tree_chain_length_limits_moved_bones_and_target_rotation():
+    tree = y_tree()
+    start = rest(6)
+    start[[3, 5]] = quat_from_axis_angle([1.0, 0.0, 0.0], 1.2)
+    # Targets taken from a pose that only the arms' bones reach, so both goals are reachable.
+    posed = start.copy()
+    posed[[2, 4]] = quat_from_axis_angle([0.3, 0.2, 1.0], 0.3)
+    posed[[3, 5]] = quat_from_axis_angle([1.0, 0.1, 0.0], 0.8)
+    world, _, tails = tree_pose(tree, quat_to_matrix3(posed))
+    goal = matrix3_to_quat(world[3])
+    plan = fabrik_plan(tree, [Effector(3, chain_length=2, use_rotation=True), Effector(5, chain_length=2)])
+    result = solve_fabrik(plan, start, tails[[3, 5]], np.stack([goal, [0, 0, 0, 1.0]]), max_iterations=60)
+    np.testing.assert_array_equal(result.rotations[:2], rest(2))
+    solved = tree_pose(tree, quat_to_matrix3(result.rotations))[0]
+    np.testing.assert_allclose(solved[3], quat_to_matrix3(goal), atol=1e-9)
+    assert result.converged, result.errors
+
+
+def test_determinism_and_degenerate_targets():
+    chain = straight_chain([0.5] * 6)
+    start = np.tile(quat_from_axis_angle([1.0, 0.2, 0], 0.1), (6, 1))
+    first = solve_fabrik_chain(chain, start, [0.4, 1.1, -0.5])
+    second = solve_fabrik_chain(chain, start, [0.4, 1.1, -0.5])
+    assert first.rotations.tobytes() == second.rotations.tobytes()
+    bad = solve_fabrik_chain(chain, start, [np.nan, 0, 0])
+    np.testing.assert_array_equal(bad.rotations, start)
+    assert not bad.converged
+    at_root = solve_fabrik_chain(chain, start, [0.0, 0.0, 0.0])
+    assert np.isfinite(at_root.rotations).all()
+
+
+def test_plan_validation():
+    tree = y_tree()
+    with pytest.raises(ValueError):
+        fabrik_plan(tree, [Effector(9)])
+    with pytest.raises(ValueError):
+        fabrik_plan(tree, [Effector(3, weight=0.0)])
+    with pytest.raises(ValueError):
+        fabrik_plan(tree, [Effector(3)], limits=[None] * 5)
