@@ -1,0 +1,83 @@
+"""Frame-time benchmark (not a test): the default rig at 1280x720 in the headless renderer.
+
+Measures a full frame (ImGui panels + solve + draw + ImGui draw + GL finish) while the left
+hand's IK handle is dragged around a circle, against idle frames of the same scene measured in
+the same run. Prints a table and a JSON line.
+
+    .venv/bin/python bench/bench_frame.py [--frames 200] [--size 1280x720]
+"""
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import app  # noqa: E402
+
+app.use_headless_gl()
+
+import numpy as np  # noqa: E402
+from pyglet.window import mouse  # noqa: E402
+
+from rig.rigfile import load_rig  # noqa: E402
+from ui.state import AppState  # noqa: E402
+from ui.window import PosekitWindow  # noqa: E402
+
+
+def percentile(values, q):
+    return float(np.percentile(values, q))
+
+
+def timed(posekit, frames, before_frame):
+    times = []
+    for i in range(frames):
+        before_frame(i)
+        start = time.perf_counter()
+        posekit.frame()
+        times.append((time.perf_counter() - start) * 1e3)
+    return times
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--frames", type=int, default=200)
+    parser.add_argument("--size", type=app.parse_size, default=(1280, 720))
+    args = parser.parse_args()
+    width, height = args.size
+    window = app.open_window(width, height, headless=True)
+    state = AppState.for_rig(load_rig(app.DEFAULT_RIG), app.DEFAULT_RIG, aspect=width / height)
+    posekit = PosekitWindow(window, state)
+    for _ in range(5):  # shader compilation and ImGui's first layouts
+        posekit.frame()
+    idle = timed(posekit, args.frames, lambda i: None)
+
+    skel = state.rig.skeleton
+    start = state.camera.world_to_window(state.world[skel.index["hand_ik.L"], :3, 3][None], width, height)[0]
+    window.dispatch_event("on_mouse_press", start[0], height - start[1], mouse.LEFT, 0)
+    window.dispatch_events()
+
+    def move(i):
+        angle = 2 * np.pi * i / 60
+        x, y = start + 80 * np.array([np.cos(angle) - 1, np.sin(angle)])
+        window.dispatch_event("on_mouse_drag", x, height - y, 0, 0, mouse.LEFT, 0)
+        window.dispatch_events()
+    dragging = timed(posekit, args.frames, move)
+    assert state.drag is not None, "the drag did not start on the hand handle"
+
+    rows = [("idle frame", idle), ("frame while dragging", dragging)]
+    print(f"{'case':<24}{'median ms':>12}{'p95 ms':>10}{'vs idle':>10}")
+    for name, times in rows:
+        print(f"{name:<24}{statistics.median(times):>12.2f}{percentile(times, 95):>10.2f}"
+              f"{statistics.median(times) / statistics.median(idle):>10.2f}")
+    print(json.dumps({"size": [width, height], "frames": args.frames, "renderer": posekit.ctx.info["GL_RENDERER"],
+                      **{name.replace(" ", "_") + "_median_ms": round(statistics.median(t), 3) for name, t in rows},
+                      **{name.replace(" ", "_") + "_p95_ms": round(percentile(t, 95), 3) for name, t in rows}}))
+    posekit.release()
+    window.close()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""User interface: application state, viewport tools and ImGui panels."""

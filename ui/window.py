@@ -1,0 +1,122 @@
+"""The app's window: one frame = panels, solve, viewport draw, ImGui on top.
+
+Wraps a pyglet window (a real one, or a hidden headless one for screenshots and tests). The
+scene is drawn 4x multisampled offscreen, resolved into a single-sample frame buffer, the ImGui
+panels are drawn over it, and the result is shown on screen or read back as a screenshot.
+Mouse events reach the viewport tools only when ImGui does not want them (want_capture_mouse).
+"""
+import time
+
+from imgui_bundle import imgui
+from imgui_bundle.python_backends import pyglet_backend
+from pyglet.window import key, mouse
+
+from render.capture import OffscreenTarget
+from render.context import context_for_window
+from render.rig_renderer import RigRenderer
+from ui.panels import main_panel
+from ui.viewport import begin_drag, cancel_drag, end_drag, update_drag
+
+FIXED_DT = 1.0 / 60.0
+
+
+class PosekitWindow:
+    """Owns the GL and ImGui resources of one pyglet window and runs frames for ``state``.
+
+    With ``state.deterministic`` ImGui's clock advances by exactly 1/60 s a frame, so headless
+    frames are repeatable byte for byte. ``ctx`` reuses the window's existing moderngl context.
+    """
+
+    def __init__(self, window, state, ctx=None):
+        self.window, self.state = window, state
+        self.ctx = ctx or context_for_window(window)
+        self.renderer = RigRenderer(self.ctx)
+        self.imgui_context = imgui.create_context()
+        imgui.get_io().set_ini_filename("")
+        imgui.style_colors_dark()
+        self.imgui = pyglet_backend.create_renderer(window)
+        self.scene_target = self.frame_target = None
+        window.push_handlers(self)
+
+    # Window pixels with a top-left origin, the convention of the viewport tools.
+    def _top_left(self, x, y):
+        return x, self.window.height - y
+
+    def _viewport_size(self):
+        return self.window.width, self.window.height
+
+    def on_mouse_press(self, x, y, button, modifiers):
+        if imgui.get_io().want_capture_mouse:
+            return
+        if button == mouse.RIGHT and self.state.drag is not None:
+            cancel_drag(self.state)
+        elif button == mouse.LEFT:
+            begin_drag(self.state, *self._top_left(x, y), *self._viewport_size())
+
+    def on_mouse_drag(self, x, y, dx, dy, buttons, modifiers):
+        if self.state.drag is not None and buttons & mouse.LEFT:
+            update_drag(self.state, *self._top_left(x, y), *self._viewport_size())
+
+    def on_mouse_release(self, x, y, button, modifiers):
+        if button == mouse.LEFT and self.state.drag is not None:
+            end_drag(self.state)
+
+    def on_key_press(self, symbol, modifiers):
+        if symbol == key.ESCAPE:
+            cancel_drag(self.state)
+            return True  # pyglet would otherwise close the window on Escape
+        return None
+
+    def on_draw(self):
+        self.frame()
+        self.frame_target.blit(self.ctx.screen)
+
+    def _ensure_targets(self, width, height):
+        if self.frame_target is not None and self.frame_target.size == (width, height):
+            return
+        for target in (self.scene_target, self.frame_target):
+            if target is not None:
+                target.release()
+        self.scene_target = OffscreenTarget(self.ctx, width, height, samples=4)
+        self.frame_target = OffscreenTarget(self.ctx, width, height, samples=0)
+
+    def frame(self):
+        """Run one frame into the frame target; returns nothing, updates state.stats.frame_ms."""
+        start = time.perf_counter()
+        self.window.switch_to()
+        width, height = self.window.get_framebuffer_size()
+        self._ensure_targets(width, height)
+        self.imgui.process_inputs()
+        if self.state.deterministic:
+            imgui.get_io().delta_time = FIXED_DT
+        imgui.new_frame()
+        if main_panel(self.state):
+            self.state.resolve()
+        self.state.view.active_chain = self._active_chain()
+        imgui.render()
+        self.scene_target.use()
+        self.renderer.draw(self.state.rig, self.state.world, self.state.view, self.state.camera, width, height)
+        self.scene_target.blit(self.frame_target.fbo)
+        self.frame_target.use()
+        self.imgui.render(imgui.get_draw_data())
+        self.ctx.finish()
+        self.state.stats.frame_ms = (time.perf_counter() - start) * 1e3
+
+    def _active_chain(self):
+        constraint = self.state.selected_constraint()
+        if constraint is None:
+            return set()
+        return {self.state.rig.skeleton.names[i] for i in self.state.rig.ik_chain(constraint)}
+
+    def read_rgb(self):
+        """The last frame as an (H, W, 3) uint8 array, top row first."""
+        return self.frame_target.read_rgb()
+
+    def release(self):
+        self.window.remove_handlers(self)
+        self.renderer.release()
+        for target in (self.scene_target, self.frame_target):
+            if target is not None:
+                target.release()
+        self.imgui.shutdown()
+        imgui.destroy_context(self.imgui_context)
