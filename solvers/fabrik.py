@@ -159,6 +159,8 @@ def _step(plan, targets, goal_rotations):
                 rotation = quat_to_matrix3(q)
             new_local[j] = rotation
             new_world[j] = parent_world @ tree.rest_matrices[j] @ rotation
+        # Re-orthonormalise through quaternions so rounding cannot compound across iterations.
+        new_local = quat_to_matrix3(matrix3_to_quat(new_local))
         return (new_local,) + tree_pose(tree, new_local) + (held,)
 
     return step

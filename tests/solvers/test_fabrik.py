@@ -149,3 +149,12 @@ def test_plan_validation():
         fabrik_plan(tree, [Effector(3, weight=0.0)])
     with pytest.raises(ValueError):
         fabrik_plan(tree, [Effector(3)], limits=[None] * 5)
+
+
+def test_long_chain_stays_rigid_over_many_iterations():
+    chain = straight_chain([0.1] * 50)
+    result = solve_fabrik_chain(chain, rest(50), [1.5, 2.0, -1.0], max_iterations=40, tolerance=1e-9)
+    points = chain_points(chain, result.rotations)
+    assert np.isfinite(result.rotations).all()
+    np.testing.assert_allclose(np.linalg.norm(result.rotations, axis=1), 1.0, atol=1e-12)
+    np.testing.assert_allclose(np.linalg.norm(np.diff(points, axis=0), axis=1), 0.1, atol=1e-9)

@@ -1,0 +1,76 @@
+"""Benchmark the IK solvers on seeded random reachable targets (not a test).
+
+Prints a table and a JSON line: median and p95 seconds per solve, mean iterations, and the
+share of solves whose tip ends within 1e-3 and 1e-2 of the chain's length; then the two-bone
+batch entry point's solves per second. Usage: python bench/bench_solvers.py [targets]
+"""
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from solvers.chain import chain_points, straight_chain  # noqa: E402
+from solvers.fabrik import solve_fabrik_chain  # noqa: E402
+from solvers.two_bone import TwoBoneLimbs, solve_two_bone, solve_two_bone_batch  # noqa: E402
+
+
+def reachable_targets(rng, count, reach):
+    directions = rng.normal(size=(count, 3))
+    directions /= np.linalg.norm(directions, axis=1, keepdims=True)
+    return directions * rng.uniform(0.2, 0.95, size=(count, 1)) * reach
+
+
+def run_case(name, chain, solve, targets):
+    rest = np.tile([0.0, 0.0, 0.0, 1.0], (len(chain), 1))
+    reach = chain.lengths.sum()
+    times, iterations, misses = [], [], []
+    for target in targets:
+        start = time.perf_counter()
+        result = solve(chain, rest, target)
+        times.append(time.perf_counter() - start)
+        iterations.append(result.iterations)
+        misses.append(np.linalg.norm(chain_points(chain, result.rotations, result.stretch)[-1] - target) / reach)
+    misses = np.array(misses)
+    return {"case": name, "median_s": float(np.median(times)), "p95_s": float(np.percentile(times, 95)),
+            "mean_iterations": float(np.mean(iterations)), "success_1e-3": float(np.mean(misses <= 1e-3)),
+            "success_1e-2": float(np.mean(misses <= 1e-2)), "targets": len(targets)}
+
+
+def batch_rate(limbs_count, repeats=20):
+    rng = np.random.default_rng(1)
+    limbs = TwoBoneLimbs.from_chains([straight_chain([1.0, 0.8])] * limbs_count)
+    rotations = np.tile([0.0, 0.0, 0.0, 1.0], (limbs_count, 2, 1))
+    targets = reachable_targets(rng, limbs_count, 1.8)
+    solve_two_bone_batch(limbs, rotations, targets)
+    start = time.perf_counter()
+    for _ in range(repeats):
+        solve_two_bone_batch(limbs, rotations, targets)
+    return limbs_count * repeats / (time.perf_counter() - start)
+
+
+def main():
+    count = int(sys.argv[1]) if len(sys.argv) > 1 else 1000
+    rng = np.random.default_rng(0)
+    fabrik = lambda chain, rest, target: solve_fabrik_chain(chain, rest, target, max_iterations=30,
+                                                            tolerance=1e-3 * chain.lengths.sum())
+    cases = [("two-bone arm (analytic)", straight_chain([1.0, 0.8]), solve_two_bone),
+             ("10-bone chain (FABRIK)", straight_chain([0.3] * 10), fabrik),
+             ("50-bone chain (FABRIK)", straight_chain([0.1] * 50), fabrik)]
+    rows = [run_case(name, chain, solve, reachable_targets(rng, count, chain.lengths.sum()))
+            for name, chain, solve in cases]
+    print(f"{'case':28s} {'median ms':>10s} {'p95 ms':>8s} {'iters':>6s} {'ok@1e-3':>8s} {'ok@1e-2':>8s}")
+    for row in rows:
+        print(f"{row['case']:28s} {row['median_s'] * 1e3:10.3f} {row['p95_s'] * 1e3:8.3f} "
+              f"{row['mean_iterations']:6.2f} {row['success_1e-3']:8.3f} {row['success_1e-2']:8.3f}")
+    rates = {n: batch_rate(n) for n in (1000, 100000)}
+    for n, rate in rates.items():
+        print(f"two-bone batch, {n} limbs: {rate:,.0f} solves/s")
+    print(json.dumps({"cases": rows, "batch_solves_per_second": rates}))
+
+
+if __name__ == "__main__":
+    main()
