@@ -14,8 +14,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_RIG = os.path.join(HERE, "assets", "humanoid.json")
 
 
-# ImGui lays out new windows on their first frame and draws them from the second.
-HEADLESS_FRAMES = 2
+# ImGui lays out new windows on their first frame, draws them from the second and settles
+# auto-sized ones on the third.
+HEADLESS_FRAMES = 3
 
 
 class UsageError(Exception):

@@ -9,15 +9,17 @@ from PIL import Image
 
 
 class OffscreenTarget:
-    """A ``width`` x ``height`` framebuffer with ``samples``-times multisampling (RGBA8 + depth),
-    resolved into a single-sample one for reading or for blitting to a window."""
+    """A ``width`` x ``height`` framebuffer with ``samples``-times multisampling (RGBA8, plus depth
+    unless ``depth`` is False), resolved into a single-sample one for reading or for blitting to a
+    window. Blit to a window's framebuffer only from a target without depth: moderngl blits depth
+    too, and a window's depth format differs (GL_INVALID_OPERATION)."""
 
-    def __init__(self, ctx, width, height, samples=4):
+    def __init__(self, ctx, width, height, samples=4, depth=True):
         self.ctx = ctx
         self.size = (width, height)
         samples = min(samples, ctx.max_samples)
         self.colour = ctx.renderbuffer((width, height), components=4, samples=samples)
-        self.depth = ctx.depth_renderbuffer((width, height), samples=samples)
+        self.depth = ctx.depth_renderbuffer((width, height), samples=samples) if depth else None
         self.fbo = ctx.framebuffer(color_attachments=[self.colour], depth_attachment=self.depth)
         self.resolved = ctx.renderbuffer((width, height), components=4)
         self.resolved_fbo = ctx.framebuffer(color_attachments=[self.resolved])
@@ -45,7 +47,8 @@ class OffscreenTarget:
         if self.ctx.fbo in (self.fbo, self.resolved_fbo):
             self.ctx.screen.use()
         for obj in (self.fbo, self.resolved_fbo, self.colour, self.depth, self.resolved):
-            obj.release()
+            if obj is not None:
+                obj.release()
 
 
 def save_png(image, path):

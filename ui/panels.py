@@ -94,8 +94,7 @@ def stats_panel(state):
 def main_panel(state):
     """The docked side panel; returns whether the pose needs a new solve."""
     imgui.set_next_window_pos(imgui.ImVec2(8, 8), imgui.Cond_.first_use_ever)
-    imgui.set_next_window_size(imgui.ImVec2(340, 0), imgui.Cond_.first_use_ever)
-    imgui.begin("Posekit")
+    imgui.begin("Posekit", None, imgui.WindowFlags_.always_auto_resize)
     dirty = False
     if imgui.collapsing_header("Solver", imgui.TreeNodeFlags_.default_open):
         dirty |= solver_panel(state)

@@ -78,7 +78,7 @@ class PosekitWindow:
             if target is not None:
                 target.release()
         self.scene_target = OffscreenTarget(self.ctx, width, height, samples=4)
-        self.frame_target = OffscreenTarget(self.ctx, width, height, samples=0)
+        self.frame_target = OffscreenTarget(self.ctx, width, height, samples=0, depth=False)
 
     def frame(self):
         """Run one frame into the frame target; returns nothing, updates state.stats.frame_ms."""

@@ -2,6 +2,7 @@
 import pytest
 from pyglet.window import mouse
 
+from app import HEADLESS_FRAMES
 from rig.rigfile import load_rig
 from tests.conftest import GL_WINDOW_SIZE
 from ui.state import AppState
@@ -62,8 +63,8 @@ def posekit_window(gl_session):
 
 @pytest.fixture
 def driver(posekit_window):
-    """The app on the default rig in its rest pose, two frames in (ImGui draws from the second)."""
+    """The app on the default rig in its rest pose, its panel laid out as a screenshot has it."""
     posekit_window.state = humanoid_state()
-    posekit_window.frame()
-    posekit_window.frame()
+    for _ in range(HEADLESS_FRAMES):
+        posekit_window.frame()
     return Driver(posekit_window)
