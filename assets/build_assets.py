@@ -108,7 +108,8 @@ def tail():
 
 
 def robot_arm():
-    """Three joints: a turntable (twists about its own Y only), shoulder and elbow hinges."""
+    """Three joints: a turntable (twists about its own Y only), shoulder and elbow hinges. The IK
+    handle sits on the wrist (the gripper's head); with use_tail off the chain is the 3 joints."""
     hinge = {"lock": [False, True, True], "use_limit": [True, False, False],
              "limit_min": [-2.0, -np.pi, -np.pi], "limit_max": [2.0, np.pi, np.pi]}
     bones = [
@@ -116,7 +117,7 @@ def robot_arm():
         bone("upper", "base", (0, 0.15, 0), (0, 0.55, 0.12), connected=True, ik=hinge),
         bone("lower", "upper", (0, 0.55, 0.12), (0, 0.60, 0.48), connected=True, ik=hinge),
         bone("gripper", "lower", (0, 0.60, 0.48), (0, 0.56, 0.58), connected=True),
-        bone("grip_ik", None, (0, 0.56, 0.58), (0, 0.52, 0.68)),
+        bone("grip_ik", None, (0, 0.60, 0.48), (0, 0.56, 0.58)),
     ]
     return {"name": "robot_arm", "bones": bones, "solver": {"type": "dls"},
             "ik_constraints": [{"bone": "gripper", "target": "grip_ik", "chain_count": 3, "use_tail": False}]}

@@ -20,9 +20,15 @@ class Rig:
         return self.bone_ik.get(bone_name, BoneIKSettings())
 
     def ik_chain(self, constraint):
-        """Bone indices of an IK constraint's chain, root first (chain_count 0 = up to the root)."""
+        """Bone indices an IK constraint rotates, root first (chain_count 0 = up to the root).
+
+        As in Blender, with ``use_tail`` off the constraint's own bone is left out and the count
+        starts at its parent, whose tail (the bone's head) then reaches for the target.
+        """
         skel = self.skeleton
         tip = skel.index[constraint.bone]
+        if not constraint.use_tail and skel.parents[tip] >= 0:
+            tip = int(skel.parents[tip])
         chain = [tip] + skel.ancestors(tip)
         if constraint.chain_count > 0:
             chain = chain[:constraint.chain_count]
