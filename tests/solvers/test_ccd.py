@@ -1,0 +1,175 @@
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from solvers.ccd import solve_ccd_chain
+from solvers.chain import Chain, chain_points, straight_chain
+from solvers.limits import Cone, Hinge
+from solvers.transforms import compose, quat_angle, quat_from_axis_angle, quat_normalize
+
+SETTINGS = settings(max_examples=30, derandomize=True, deadline=None)
+unit = st.floats(-1.0, 1.0)
+LENGTHS = [0.5, 0.4, 0.3, 0.3, 0.5]
+
+
+def rest(n):
+    return np.tile([0.0, 0.0, 0.0, 1.0], (n, 1))
+
+
+def direction_or_none(direction):
+    direction = np.asarray(direction)
+    norm = np.linalg.norm(direction)
+    return None if norm < 1e-3 else direction / norm
+
+
+def assert_lengths_kept(chain, rotations):
+    points = chain_points(chain, rotations)
+    np.testing.assert_allclose(np.linalg.norm(np.diff(points, axis=0), axis=1), chain.lengths, atol=1e-9,
+                               err_msg="bone lengths changed")
+
+
+@SETTINGS
+@given(st.tuples(unit, unit, unit), st.floats(0.3, 0.95), st.integers(4, 6))
+def test_reachable_targets_reached_lengths_kept(direction, fraction, bones):
+    direction = direction_or_none(direction)
+    if direction is None:
+        return
+    chain = straight_chain(([0.5, 0.4, 0.3, 0.3, 0.5, 0.4])[:bones])
+    target = direction * fraction * chain.lengths.sum()
+    result = solve_ccd_chain(chain, rest(bones), target, tolerance=1e-3)
+    assert_lengths_kept(chain, result.rotations)
+    tip = chain_points(chain, result.rotations)[-1]
+    assert result.converged, f"not converged: error {result.errors} after {result.iterations} iterations"
+    assert np.linalg.norm(tip - target) <= 1e-3
+    assert result.errors[0] == pytest.approx(np.linalg.norm(tip - target), abs=1e-12)
+
+
+@SETTINGS
+@given(st.tuples(unit, unit, unit), st.floats(1.1, 3.0))
+def test_unreachable_target_chain_points_at_it(direction, factor):
+    direction = direction_or_none(direction)
+    if direction is None:
+        return
+    chain = straight_chain(LENGTHS)
+    reach = chain.lengths.sum()
+    target = direction * factor * reach
+    result = solve_ccd_chain(chain, rest(5), target)
+    assert not result.converged
+    distance = np.linalg.norm(target)
+    assert result.errors[0] == pytest.approx(distance - reach, rel=0.03)
+    points = chain_points(chain, result.rotations)
+    assert_lengths_kept(chain, result.rotations)
+    tip_direction = points[-1] / np.linalg.norm(points[-1])
+    assert np.dot(tip_direction, direction) > np.cos(np.radians(3)), "chain does not point at the target"
+
+
+@SETTINGS
+@given(st.lists(unit, min_size=12, max_size=12))
+def test_bent_rest_pose_and_moved_base_reach_a_posed_tip(values):
+    rng = np.random.default_rng(7)
+    n = 5
+    rest_rotations = quat_normalize(rng.normal(size=(n, 4)))
+    offsets = np.vstack([[0.1, 0.0, 0.2], rng.normal(size=(n - 1, 3)) * 0.3 + [0.0, 0.4, 0.0]])
+    base = compose(np.array([1.0, -2.0, 0.5]), quat_normalize(np.array([0.3, -0.2, 0.5, 0.8])))
+    chain = Chain(base, offsets, rest_rotations, np.array([0.4, 0.3, 0.5, 0.3, 0.4]))
+    pose = quat_from_axis_angle(np.reshape(values[:9], (3, 3)) + 1e-3, np.asarray(values[9:]) * 1.5)
+    pose = np.vstack([pose, np.tile([0.0, 0.0, 0.0, 1.0], (2, 1))])
+    target = chain_points(chain, pose)[-1]
+    result = solve_ccd_chain(chain, rest(n), target, max_iterations=100)
+    assert result.converged, f"error {result.errors} after {result.iterations} iterations"
+    assert np.linalg.norm(chain_points(chain, result.rotations)[-1] - target) <= 1e-3
+    np.testing.assert_allclose(np.linalg.norm(result.rotations, axis=1), 1.0, atol=1e-12)
+
+
+def test_straight_chain_toward_a_target_on_its_line_bends():
+    chain = straight_chain(LENGTHS)
+    target = np.array([0.0, 1.0, 0.0])
+    result = solve_ccd_chain(chain, rest(5), target)
+    assert result.converged
+    assert np.linalg.norm(chain_points(chain, result.rotations)[-1] - target) <= 1e-3
+
+
+def test_target_behind_the_base_reached():
+    chain = straight_chain(LENGTHS)
+    target = np.array([0.0, -1.0, 0.0])
+    result = solve_ccd_chain(chain, rest(5), target)
+    assert result.converged
+    assert_lengths_kept(chain, result.rotations)
+
+
+@SETTINGS
+@given(st.tuples(unit, unit, unit), st.floats(0.2, 1.5))
+def test_hinge_limits_held(direction, fraction):
+    direction = direction_or_none(direction)
+    if direction is None:
+        return
+    chain = straight_chain([0.5, 0.5, 0.5, 0.5])
+    low, high = -0.3, 0.8
+    limits = [Cone(1.0)] + [Hinge((1.0, 0.0, 0.0), low, high)] * 3
+    result = solve_ccd_chain(chain, rest(4), direction * fraction * 2.0, limits=limits)
+    assert_lengths_kept(chain, result.rotations)
+    for q in result.rotations[1:]:
+        assert abs(q[1]) < 1e-12 and abs(q[2]) < 1e-12, f"hinge turned off its axis: {q}"
+        angle = 2.0 * np.arctan2(q[0], q[3])
+        assert low - 1e-9 <= angle <= high + 1e-9, f"hinge angle {angle} outside [{low}, {high}]"
+
+
+def test_hinge_limit_reports_at_limit():
+    chain = straight_chain([1.0, 1.0])
+    limits = [Hinge((1.0, 0.0, 0.0), 0.0, 0.0), Hinge((1.0, 0.0, 0.0), 0.0, 0.5)]
+    result = solve_ccd_chain(chain, rest(2), [0.0, 1.2, 1.5], limits=limits)
+    assert not result.converged
+    assert result.at_limit[1, 0], "bone 1 pushed against its hinge but at_limit is not set"
+    assert not result.at_limit[:, 1:].any()
+    np.testing.assert_allclose(result.rotations[1], quat_from_axis_angle([1.0, 0.0, 0.0], 0.5), atol=1e-12)
+
+
+@SETTINGS
+@given(st.tuples(unit, unit, unit), st.floats(0.01, 0.3))
+def test_one_iteration_never_turns_a_joint_more_than_max_step(direction, max_step):
+    direction = direction_or_none(direction)
+    if direction is None:
+        return
+    chain = straight_chain(LENGTHS)
+    start = quat_from_axis_angle([[1.0, 0.0, 0.0]] * 5, np.full(5, 0.2))
+    result = solve_ccd_chain(chain, start, direction * 1.2, max_step=max_step, max_iterations=1)
+    assert result.iterations <= 1
+    turned = quat_angle(start, result.rotations)
+    assert np.all(turned <= max_step + 1e-9), f"turned {turned} with max_step {max_step}"
+
+
+def test_max_step_still_converges_with_more_iterations():
+    chain = straight_chain(LENGTHS)
+    target = np.array([0.8, 0.9, 0.3])
+    result = solve_ccd_chain(chain, rest(5), target, max_step=0.1, max_iterations=200)
+    assert result.converged
+
+
+def test_deterministic_to_the_bit():
+    chain = straight_chain(LENGTHS)
+    limits = [None, Hinge((1.0, 0.0, 0.0), -1.0, 1.0), Cone(0.7), None, None]
+    runs = [solve_ccd_chain(chain, rest(5), [0.7, 0.6, -0.4], limits=limits, max_step=0.2) for _ in range(2)]
+    assert runs[0].rotations.tobytes() == runs[1].rotations.tobytes()
+    assert runs[0].errors.tobytes() == runs[1].errors.tobytes()
+    assert runs[0].iterations == runs[1].iterations
+
+
+@pytest.mark.parametrize("target", [[np.nan, 0.0, 0.0], [0.0, np.inf, 1.0]])
+def test_non_finite_target_leaves_pose_unchanged(target):
+    chain = straight_chain(LENGTHS)
+    start = quat_from_axis_angle([[0.0, 0.0, 1.0]] * 5, np.full(5, 0.1))
+    result = solve_ccd_chain(chain, start, target)
+    np.testing.assert_array_equal(result.rotations, start)
+    assert result.rotations is not start
+    assert not result.converged and result.iterations == 0
+    assert np.isinf(result.errors).all()
+
+
+def test_bad_arguments_raise():
+    chain = straight_chain(LENGTHS)
+    with pytest.raises(ValueError, match="max_step"):
+        solve_ccd_chain(chain, rest(5), [0.0, 1.0, 1.0], max_step=0.0)
+    with pytest.raises(ValueError, match="limits"):
+        solve_ccd_chain(chain, rest(5), [0.0, 1.0, 1.0], limits=[None])
+    with pytest.raises(ValueError, match="rotations"):
+        solve_ccd_chain(chain, rest(4), [0.0, 1.0, 1.0])
