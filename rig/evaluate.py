@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from rig.pose import Pose, world_matrices
+from solvers.ccd import solve_ccd_chain
 from solvers.chain import Chain
 from solvers.fabrik import solve_fabrik_chain
 from solvers.limits import EulerLimit
@@ -83,6 +84,9 @@ SOLVERS = {
     "two_bone": lambda rig, c, arrays, start, target, pole, chain: solve_two_bone(
         arrays, start, target, pole, c.pole_angle, stretch=_stretch(rig, c, chain)),
     "fabrik": lambda rig, c, arrays, start, target, pole, chain: solve_fabrik_chain(
+        arrays, start, target, bone_limits(rig, chain), max_iterations=min(c.iterations, rig.solver.iterations),
+        tolerance=rig.solver.tolerance),
+    "ccd": lambda rig, c, arrays, start, target, pole, chain: solve_ccd_chain(
         arrays, start, target, bone_limits(rig, chain), max_iterations=min(c.iterations, rig.solver.iterations),
         tolerance=rig.solver.tolerance),
 }
