@@ -51,10 +51,14 @@ def parse_args(argv):
 def load_state(args):
     """Rig and pose from the command line, as the app's state; bad files raise UsageError."""
     from rig.jsonfields import FileFormatError
-    from rig.rigfile import load_pose, load_rig
+    from rig.formats import open_rig
+    from rig.rigfile import load_pose
     from ui.state import AppState
     try:
-        rig = load_rig(args.rig)
+        document = open_rig(args.rig)
+        for warning in document.warnings:
+            print(f"posekit: warning: {warning}", file=sys.stderr)
+        rig = document.rig
         pose = None
         if args.pose:
             pose, warnings = load_pose(args.pose, rig.skeleton)

@@ -1,0 +1,40 @@
+"""Opening rig files of every format we read, chosen by file extension.
+
+Each reader turns a file into a ``RigDocument``: the rig plus whatever else the file carried
+(a skinned mesh, animation clips) and warnings about what it had to guess or drop. Readers raise
+``FileFormatError`` with a one-line message when a file cannot be read.
+"""
+import os
+from dataclasses import dataclass, field
+
+from rig.jsonfields import FileFormatError
+from rig.rig import Rig
+from rig.rigfile import load_rig
+
+
+@dataclass
+class RigDocument:
+    """A rig as opened from a file. ``clips`` maps clip name -> list of Poses (one per frame);
+    ``mesh`` is the format's skinned-mesh data when the file had one, else None."""
+    rig: Rig
+    path: str
+    warnings: list = field(default_factory=list)
+    clips: dict = field(default_factory=dict)
+    mesh: object = None
+
+
+def _read_posekit_json(path):
+    return RigDocument(load_rig(path), str(path))
+
+
+READERS = {".json": _read_posekit_json}
+
+
+def open_rig(path):
+    """Read a rig file of any supported format; raises FileFormatError on failure."""
+    extension = os.path.splitext(str(path))[1].lower()
+    reader = READERS.get(extension)
+    if reader is None:
+        known = ", ".join(sorted(READERS))
+        raise FileFormatError(path, "", f"a rig file ending in one of {known}, not '{extension}'")
+    return reader(path)
