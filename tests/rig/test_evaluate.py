@@ -2,7 +2,8 @@
 import numpy as np
 import pytest
 
-from rig.evaluate import choose_solver, evaluate
+from rig.evaluate import evaluate
+from rig.ik import choose_solver
 from rig.pose import Pose, heads_tails, location_for_head
 from rig.rigfile import load_rig
 

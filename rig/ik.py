@@ -1,0 +1,208 @@
+"""IK goals on a skeleton: which bones each constraint moves, which constraints solve together,
+and the solver calls that turn world-space goals into pose rotations.
+
+An ``IKGoal`` is an IK constraint with its target, target rotation and pole resolved to world
+space, so the same code serves the app (targets are handle bones) and scripted solves (targets
+are points from a file). Constraints whose chains share bones are solved together as one tree,
+as Blender does; a lone chain goes to the solver its length and settings choose.
+"""
+from dataclasses import dataclass
+
+import numpy as np
+
+from rig.constraints import IKConstraint
+from rig.pose import Pose
+from solvers.ccd import solve_ccd_chain
+from solvers.chain import Chain
+from solvers.fabrik import Effector, fabrik_plan, solve_fabrik, solve_fabrik_chain
+from solvers.limits import EulerLimit
+from solvers.one_bone import solve_one_bone
+from solvers.transforms import matrix3_to_quat, quat_slerp, quat_to_matrix3
+from solvers.tree import Tree
+from solvers.two_bone import solve_two_bone
+
+
+@dataclass
+class IKGoal:
+    """``constraint`` with world-space goals: ``target`` (3,), ``rotation`` (4,) xyzw for the
+    chain's last bone (None: position only), ``pole`` (3,) or None."""
+    constraint: IKConstraint
+    target: np.ndarray
+    rotation: np.ndarray = None
+    pole: np.ndarray = None
+
+
+@dataclass
+class ChainReport:
+    """What one IK constraint's solve did (for the stats panel, scripted solves and tests)."""
+    bone: str
+    solver: str
+    iterations: int
+    error: float
+    converged: bool
+    at_limit: int = 0
+
+
+def goal_from_handles(rig, constraint, world):
+    """The constraint's goal read from its target and pole bones in ``world`` (N, 4, 4)."""
+    index = rig.skeleton.index
+    target = world[index[constraint.target]]
+    rotation = matrix3_to_quat(target[:3, :3]) if constraint.use_rotation else None
+    pole = world[index[constraint.pole_target], :3, 3] if constraint.pole_target else None
+    return IKGoal(constraint, target[:3, 3].copy(), rotation, pole)
+
+
+def _rigid(matrix):
+    """``matrix`` with the scale taken out of its rotation: solvers hang chains from rigid frames,
+    and a stretched parent's scale is not the chain's business."""
+    rigid = matrix.copy()
+    basis = matrix[:3, :3] / np.linalg.norm(matrix[:3, :3], axis=0)
+    rigid[:3, :3] = quat_to_matrix3(matrix3_to_quat(basis))
+    return rigid
+
+
+def _hanging_arrays(skeleton, pose, world, bones):
+    """Base frame (the first bone's parent, rigid), head offsets, rest rotations and lengths of
+    ``bones`` (ascending indices) as the solvers see them."""
+    parent = skeleton.parents[bones[0]]
+    base = _rigid(world[parent]) if parent >= 0 else np.eye(4)
+    rest = skeleton.rest_local[bones]
+    offsets = rest[:, :3, 3] + np.einsum("nij,nj->ni", rest[:, :3, :3], pose.locations[bones])
+    return base, offsets, matrix3_to_quat(rest[:, :3, :3]), skeleton.lengths[bones]
+
+
+def chain_arrays(skeleton, pose, world, chain):
+    """The solver's view of bones ``chain`` (root first): a Chain hanging from the root's parent."""
+    return Chain(*_hanging_arrays(skeleton, pose, world, chain))
+
+
+def tree_arrays(skeleton, pose, world, bones):
+    """The solver's view of ``bones`` (ascending, one connected subtree such as a union of
+    overlapping chains, which always has a single top bone): a Tree hanging from its parent."""
+    position = {bone: i for i, bone in enumerate(bones)}
+    parents = [position.get(int(skeleton.parents[b]), -1) for b in bones]
+    base, offsets, rest_rotations, lengths = _hanging_arrays(skeleton, pose, world, bones)
+    return Tree(base, parents, offsets, rest_rotations, lengths)
+
+
+def constraint_groups(rig, constraints):
+    """Split ``constraints`` into groups whose chains share bones (transitively); each group is
+    (constraints, bones ascending). Groups come parents first, so a chain hanging from another
+    group's bones is solved after them."""
+    groups = []
+    for constraint in constraints:
+        bones = set(rig.ik_chain(constraint))
+        members = [constraint]
+        for group in [g for g in groups if g[1] & bones]:
+            groups.remove(group)
+            members = group[0] + members
+            bones |= group[1]
+        groups.append((members, bones))
+    ordered = [(members, sorted(bones)) for members, bones in groups]
+    return sorted(ordered, key=lambda group: group[1][0])
+
+
+# Solvers that need a chain of an exact length, and what auto picks for the others.
+EXACT_LENGTH = {"one_bone": 1, "two_bone": 2}
+ITERATIVE_FALLBACK = "fabrik"
+
+
+def choose_solver(constraint, rig, chain_length):
+    """Auto picks by chain length: one bone -> one_bone, two -> two_bone, longer -> fabrik. A
+    forced solver that cannot take this chain (two_bone on three bones, or one not built yet)
+    falls back to FABRIK."""
+    requested = constraint.solver if constraint.solver != "auto" else rig.solver.type
+    if requested == "auto":
+        requested = {1: "one_bone", 2: "two_bone"}.get(chain_length, ITERATIVE_FALLBACK)
+    if requested not in CHAIN_SOLVERS or EXACT_LENGTH.get(requested, chain_length) != chain_length:
+        return ITERATIVE_FALLBACK
+    return requested
+
+
+def bone_limits(rig, bones):
+    """Per-bone EulerLimit from the bone IK panel (locks and limits), None for free bones."""
+    limits = []
+    for i in bones:
+        settings = rig.ik_settings(rig.skeleton.names[i])
+        if any(settings.lock) or any(settings.use_limit):
+            low = [lo if on else -np.pi for lo, on in zip(settings.limit_min, settings.use_limit)]
+            high = [hi if on else np.pi for hi, on in zip(settings.limit_max, settings.use_limit)]
+            limits.append(EulerLimit(tuple(low), tuple(high), tuple(settings.lock)))
+        else:
+            limits.append(None)
+    return limits if any(limits) else None
+
+
+def _stretch(rig, constraint, chain):
+    if not constraint.use_stretch:
+        return None
+    amounts = np.array([rig.ik_settings(rig.skeleton.names[i]).stretch for i in chain])
+    return amounts if amounts.any() else None
+
+
+def _iterations(rig, constraint):
+    return min(constraint.iterations, rig.solver.iterations)
+
+
+CHAIN_SOLVERS = {
+    "one_bone": lambda rig, goal, arrays, start, chain: solve_one_bone(
+        arrays, start, goal.target, goal.pole, goal.constraint.pole_angle),
+    "two_bone": lambda rig, goal, arrays, start, chain: solve_two_bone(
+        arrays, start, goal.target, goal.pole, goal.constraint.pole_angle, stretch=_stretch(rig, goal.constraint, chain),
+        end_rotation=goal.rotation, end_weight=goal.constraint.orient_weight),
+    "fabrik": lambda rig, goal, arrays, start, chain: solve_fabrik_chain(
+        arrays, start, goal.target, bone_limits(rig, chain), target_rotation=goal.rotation,
+        max_iterations=_iterations(rig, goal.constraint), tolerance=rig.solver.tolerance),
+    "ccd": lambda rig, goal, arrays, start, chain: solve_ccd_chain(
+        arrays, start, goal.target, bone_limits(rig, chain), max_iterations=_iterations(rig, goal.constraint),
+        tolerance=rig.solver.tolerance),
+}
+
+
+def _start(rig, pose, bones):
+    """Where an iterative solve starts: the current pose, or the rest pose in original-pose mode."""
+    return pose.rotations[bones] if rig.solver.mode == "continuous" else Pose.rest(len(bones)).rotations
+
+
+def _solve_chain(rig, pose, world, goal):
+    chain = rig.ik_chain(goal.constraint)
+    solver = choose_solver(goal.constraint, rig, len(chain))
+    arrays = chain_arrays(rig.skeleton, pose, world, chain)
+    result = CHAIN_SOLVERS[solver](rig, goal, arrays, _start(rig, pose, chain), chain)
+    _write(pose, chain, result.rotations, result.stretch, goal.constraint.influence)
+    return [ChainReport(goal.constraint.bone, solver, result.iterations, float(result.errors[0]), result.converged,
+                        int(result.at_limit.any(axis=1).sum()))]
+
+
+def _solve_tree(rig, pose, world, goals, bones):
+    """FABRIK on the union of the goals' chains, one effector per goal weighted by its weight."""
+    position = {bone: i for i, bone in enumerate(bones)}
+    effectors, rotations = [], []
+    for goal in goals:
+        chain = rig.ik_chain(goal.constraint)
+        use_rotation = goal.rotation is not None
+        effectors.append(Effector(position[chain[-1]], len(chain), max(goal.constraint.weight, 1e-3), use_rotation))
+        rotations.append(goal.rotation if use_rotation else [0.0, 0.0, 0.0, 1.0])
+    plan = fabrik_plan(tree_arrays(rig.skeleton, pose, world, bones), effectors, bone_limits(rig, bones))
+    result = solve_fabrik(plan, _start(rig, pose, bones), np.array([g.target for g in goals]), np.array(rotations),
+                          max(_iterations(rig, g.constraint) for g in goals), rig.solver.tolerance)
+    # One influence for the shared bones: the strongest goal's, so a goal at full influence is met.
+    _write(pose, bones, result.rotations, result.stretch, max(g.constraint.influence for g in goals))
+    at_limit = int(result.at_limit.any(axis=1).sum())
+    return [ChainReport(g.constraint.bone, "fabrik", result.iterations, float(error), bool(error <= rig.solver.tolerance),
+                        at_limit) for g, error in zip(goals, result.errors)]
+
+
+def _write(pose, bones, rotations, stretch, influence):
+    if influence < 1.0:
+        rotations = quat_slerp(pose.rotations[bones], rotations, influence)
+    pose.rotations[bones] = rotations
+    pose.scales[bones, 1] = stretch
+
+
+def solve_goals(rig, pose, world, goals, bones):
+    """Solve one group of goals (their chains cover ``bones``) into ``pose`` in place; returns
+    [ChainReport], one per goal."""
+    if len(goals) == 1:
+        return _solve_chain(rig, pose, world, goals[0])
+    return _solve_tree(rig, pose, world, goals, bones)
