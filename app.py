@@ -3,6 +3,8 @@
     python app.py [RIG]                                   open a window (default rig if none)
     python app.py --headless --screenshot OUT.png [--size 1280x720] [--pose POSE.json] [RIG]
                                                           render one frame offscreen and exit
+    python app.py solve RIG GOALS.json -o OUT.json        solve every case of a goals file from the
+                                                          rig's rest pose and write the results
 
 Exit status 0 on success; 2 with a one-line message for a bad argument or file.
 """
@@ -70,6 +72,30 @@ def load_state(args):
     return AppState.for_rig(rig, args.rig, pose, aspect=width / height)
 
 
+def solve_command(argv):
+    """``solve RIG GOALS.json -o OUT.json``: scripted posing, no GL."""
+    from rig.formats import open_rig
+    from rig.jsonfields import FileFormatError, save_json_atomic
+    from rig.scripted_solve import read_goals, run_job
+    parser = argparse.ArgumentParser(prog="posekit solve", description="Solve every case of a goals file.")
+    parser.add_argument("rig", help="rig file")
+    parser.add_argument("goals", metavar="GOALS.json", help="goals file")
+    parser.add_argument("-o", "--output", metavar="OUT.json", required=True, help="where to write the results")
+    args = parser.parse_args(argv)
+    try:
+        rig = open_rig(args.rig).rig
+        result = run_job(rig, read_goals(args.goals, rig))
+    except FileFormatError as error:
+        raise UsageError(str(error)) from None
+    try:
+        save_json_atomic(args.output, result)
+    except OSError as error:
+        raise UsageError(f"cannot write {args.output}: {error}") from None
+
+
+COMMANDS = {"solve": solve_command}
+
+
 def use_headless_gl():
     """EGL without a display, for pyglet and for PyOpenGL (ImGui's renderer); must run before
     anything imports pyglet.window or OpenGL."""
@@ -118,7 +144,15 @@ def run_window(args, state):
 
 
 def main(argv=None):
-    args = parse_args(sys.argv[1:] if argv is None else argv)
+    argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] in COMMANDS:
+        try:
+            COMMANDS[argv[0]](argv[1:])
+        except UsageError as error:
+            print(f"posekit: error: {error}", file=sys.stderr)
+            return 2
+        return 0
+    args = parse_args(argv)
     if args.headless:
         use_headless_gl()
     try:

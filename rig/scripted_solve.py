@@ -1,0 +1,87 @@
+"""Scripted posing: solve every case of a goals file from the rig's rest pose.
+
+A goals file (JSON) names the solver settings and a list of cases; each case is a list of goals
+(bone, chain length, use tail, world target, optional rotation / pole / pole angle / weight).
+Each case solves on its own from the rest pose with only its goals (the rig's own IK
+constraints are not used), and reports every bone's world head and tail, the worst residual
+error (metres), the iterations and the seconds the solve took.
+"""
+import copy
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from rig.constraints import SOLVER_TYPES, IKConstraint, SolverSettings
+from rig.ik import IKGoal, constraint_groups, solve_goals
+from rig.jsonfields import Reader, load_json
+from rig.pose import Pose, heads_tails, world_matrices
+from solvers.transforms import normalize
+
+
+@dataclass
+class SolveJob:
+    """A parsed goals file: solver ``settings`` and ``cases``, each a list of IKGoal."""
+    settings: SolverSettings
+    cases: list
+
+
+def _read_goal(reader, rig, solver):
+    bone = reader.string("bone")
+    if bone not in rig.skeleton.index:
+        reader.fail("bone", "the name of a bone in this rig", bone)
+    rotation = reader.vector("rotation", 4) if "rotation" in reader.obj else None
+    if rotation is not None:
+        if np.linalg.norm(rotation) < 1e-6:
+            reader.fail("rotation", "a non-zero quaternion [x, y, z, w]", list(rotation))
+        rotation = normalize(np.array(rotation))
+    pole = np.array(reader.vector("pole", 3)) if "pole" in reader.obj else None
+    constraint = IKConstraint(
+        bone=bone, chain_count=reader.integer("chain_length", 0, 0, 255),
+        use_tail=reader.boolean("use_tail", True), pole_angle=reader.number("pole_angle", 0.0, -np.pi, np.pi),
+        weight=reader.number("weight", 1.0, 0.01, 1.0), use_rotation=rotation is not None, solver=solver)
+    return IKGoal(constraint, np.array(reader.vector("target", 3)), rotation, pole)
+
+
+def read_goals(path, rig):
+    """Parse and check a goals file against ``rig``; raises FileFormatError naming the case and
+    field (``cases[2].goals[0].target``)."""
+    root = Reader(str(path), load_json(path))
+    settings = SolverSettings(type=root.string("solver", "auto", SOLVER_TYPES),
+                              iterations=root.integer("iterations", 100, 1, 10000),
+                              tolerance=root.number("tolerance", 1e-5, 0.0), mode="original_pose")
+    cases = []
+    for case in root.items("cases"):
+        goals = [_read_goal(g, rig, settings.type) for g in case.items("goals")]
+        if not goals:
+            case.fail("goals", "at least one goal", [])
+        cases.append(goals)
+    return SolveJob(settings, cases)
+
+
+def solve_case(rig, goals):
+    """Solve one case from the rest pose; returns (pose, world, [ChainReport], seconds)."""
+    start = time.perf_counter()
+    pose = Pose.rest(len(rig.skeleton))
+    world = world_matrices(rig.skeleton, pose)
+    reports = []
+    by_constraint = {id(g.constraint): g for g in goals}
+    for constraints, bones in constraint_groups(rig, [g.constraint for g in goals]):
+        reports += solve_goals(rig, pose, world, [by_constraint[id(c)] for c in constraints], bones)
+        world = world_matrices(rig.skeleton, pose)
+    return pose, world, reports, time.perf_counter() - start
+
+
+def run_job(rig, job):
+    """Solve every case of ``job`` on ``rig`` (not changed); returns the OUT.json document."""
+    rig = copy.copy(rig)
+    rig.solver = job.settings
+    out = []
+    for goals in job.cases:
+        _, world, reports, seconds = solve_case(rig, goals)
+        heads, tails = heads_tails(rig.skeleton, world)
+        bones = {name: {"head": heads[i].tolist(), "tail": tails[i].tolist()}
+                 for i, name in enumerate(rig.skeleton.names)}
+        out.append({"bones": bones, "error": max(r.error for r in reports),
+                    "iterations": max(r.iterations for r in reports), "seconds": seconds})
+    return {"cases": out}

@@ -1,0 +1,107 @@
+"""`python app.py solve RIG GOALS.json -o OUT.json`: scripted posing from the rest pose."""
+import json
+
+import numpy as np
+import pytest
+
+import app
+from rig.rigfile import load_rig
+
+RIG = "assets/humanoid.json"
+
+
+def run(tmp_path, document, rig=RIG):
+    goals = tmp_path / "goals.json"
+    goals.write_text(json.dumps(document))
+    out = tmp_path / "out.json"
+    status = app.main(["solve", rig, str(goals), "-o", str(out)])
+    return status, (json.loads(out.read_text()) if status == 0 else None)
+
+
+def arm_goal(**extra):
+    return {"bone": "forearm.L", "chain_length": 2, "target": [0.45, 1.15, 0.25], **extra}
+
+
+def test_each_case_reaches_its_target_and_reports_error_iterations_and_time(tmp_path):
+    status, out = run(tmp_path, {"cases": [{"goals": [arm_goal()]}, {"goals": [arm_goal(target=[0.5, 1.3, 0.1])]}]})
+    assert status == 0 and len(out["cases"]) == 2
+    for case, target in zip(out["cases"], ([0.45, 1.15, 0.25], [0.5, 1.3, 0.1])):
+        assert np.linalg.norm(np.array(case["bones"]["forearm.L"]["tail"]) - target) < 1e-9
+        assert case["error"] < 1e-9 and case["iterations"] >= 1 and 0 < case["seconds"] < 1
+    rig = load_rig(RIG)
+    bones = out["cases"][0]["bones"]
+    assert set(bones) == set(rig.skeleton.names)
+    lengths = [np.linalg.norm(np.subtract(bones[n]["tail"], bones[n]["head"])) for n in rig.skeleton.names]
+    np.testing.assert_allclose(lengths, rig.skeleton.lengths, atol=1e-12)
+    # Each case starts from rest: bones outside the chain did not move.
+    rest_tail = rig.skeleton.rest_tails[rig.skeleton.index["forearm.R"]]
+    np.testing.assert_allclose(out["cases"][1]["bones"]["forearm.R"]["tail"], rest_tail, atol=1e-12)
+
+
+def test_pole_swings_the_elbow_toward_it(tmp_path):
+    # The rig's own pole angle for this arm is the one that makes the elbow face the pole.
+    pole_angle = next(c.pole_angle for c in load_rig(RIG).ik if c.bone == "forearm.L")
+    for pole in ([0.3, 1.2, -0.6], [0.3, 1.2, 0.8]):
+        _, out = run(tmp_path, {"cases": [{"goals": [arm_goal(pole=pole, pole_angle=pole_angle)]}]})
+        bones = out["cases"][0]["bones"]
+        shoulder, elbow = np.array(bones["upper_arm.L"]["head"]), np.array(bones["upper_arm.L"]["tail"])
+        axis = np.array([0.45, 1.15, 0.25]) - shoulder
+        axis /= np.linalg.norm(axis)
+
+        def off_axis(p):
+            v = np.asarray(p) - shoulder
+            return v - axis * (v @ axis)
+        assert off_axis(elbow) @ off_axis(pole) > 0
+
+
+def test_unreachable_target_straightens_the_chain_toward_it(tmp_path):
+    far = [2.0, 1.4, 0.0]
+    _, out = run(tmp_path, {"solver": "fabrik", "cases": [{"goals": [arm_goal(target=far)]}]})
+    bones = out["cases"][0]["bones"]
+    shoulder = np.array(bones["upper_arm.L"]["head"])
+    reach = sum(np.linalg.norm(np.subtract(bones[n]["tail"], bones[n]["head"])) for n in ("upper_arm.L", "forearm.L"))
+    assert out["cases"][0]["error"] == pytest.approx(np.linalg.norm(far - shoulder) - reach, abs=1e-6)
+    direction = (far - shoulder) / np.linalg.norm(far - shoulder)
+    np.testing.assert_allclose(bones["forearm.L"]["tail"], shoulder + direction * reach, atol=1e-6)
+
+
+@pytest.mark.parametrize("solver", ["auto", "two_bone", "fabrik", "ccd", "dls"])
+def test_every_solver_name_solves_and_repeats_bit_for_bit(tmp_path, solver):
+    document = {"solver": solver, "iterations": 200, "tolerance": 1e-6, "cases": [{"goals": [arm_goal()]}]}
+    _, first = run(tmp_path, document)
+    _, second = run(tmp_path, document)
+    assert first["cases"][0]["error"] < 1e-4
+    assert first["cases"][0]["bones"] == second["cases"][0]["bones"]
+
+
+def test_goals_sharing_bones_solve_as_one_tree(tmp_path):
+    goals = [{"bone": "forearm.L", "target": [0.4, 1.5, 0.3]},
+             {"bone": "forearm.R", "target": [-0.4, 1.5, 0.3]}]
+    _, out = run(tmp_path, {"cases": [{"goals": goals}]})
+    bones = out["cases"][0]["bones"]
+    assert out["cases"][0]["error"] < 1e-4
+    for goal in goals:
+        assert np.linalg.norm(np.subtract(bones[goal["bone"]]["tail"], goal["target"])) < 1e-4
+
+
+@pytest.mark.parametrize("case, field", [
+    ({"goals": [{"bone": "nope", "target": [0, 1, 0]}]}, "cases[0].goals[0].bone"),
+    ({"goals": [{"bone": "forearm.L"}]}, "cases[0].goals[0].target"),
+    ({"goals": [{"bone": "forearm.L", "target": [0, "x", 0]}]}, "cases[0].goals[0].target"),
+    ({"goals": [{"bone": "forearm.L", "target": [0, 1, 0], "rotation": [0, 0, 0, 0]}]}, "cases[0].goals[0].rotation"),
+    ({"goals": [{"bone": "forearm.L", "target": [0, 1, 0], "weight": -1}]}, "cases[0].goals[0].weight"),
+    ({"goals": []}, "cases[0].goals"),
+])
+def test_bad_goals_exit_2_naming_the_case_and_field(tmp_path, capsys, case, field):
+    status, _ = run(tmp_path, {"cases": [case]})
+    assert status == 2
+    message = capsys.readouterr().err
+    assert f"field '{field}'" in message and message.count("\n") == 1
+
+
+def test_non_finite_numbers_are_rejected(tmp_path, capsys):
+    goals = tmp_path / "goals.json"
+    goals.write_text('{"cases": [{"goals": [{"bone": "forearm.L", "target": [NaN, 1, 0]}]}]}')
+    assert app.main(["solve", RIG, str(goals), "-o", str(tmp_path / "out.json")]) == 2
+    assert "cases[0].goals[0].target" in capsys.readouterr().err
+    assert not (tmp_path / "out.json").exists()
