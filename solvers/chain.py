@@ -9,10 +9,11 @@ the bone's head in the previous bone's frame, ``rest_rotations`` (n, 4) its rest
 its children's offsets) without shearing its children: scale is not inherited.
 """
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
-from solvers.transforms import quat_mul, quat_to_matrix3
+from solvers.transforms import matrix3_to_quat, quat_mul, quat_to_matrix3
 
 
 @dataclass
@@ -47,6 +48,14 @@ class Chain:
 
     def __len__(self):
         return len(self.lengths)
+
+    @cached_property
+    def floats(self):
+        """The chain as plain Python floats for the per-limb fast paths: (base rotation quat,
+        base origin, offsets, rest rotations, lengths), tuples throughout."""
+        return (tuple(matrix3_to_quat(self.base[:3, :3]).tolist()), tuple(self.base[:3, 3].tolist()),
+                tuple(map(tuple, self.offsets.tolist())), tuple(map(tuple, self.rest_rotations.tolist())),
+                tuple(self.lengths.tolist()))
 
 
 def straight_chain(lengths, base=None):

@@ -3,7 +3,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from solvers.chain import Chain, chain_pose, straight_chain
-from solvers.transforms import compose, quat_from_axis_angle, quat_angle, quat_mul, quat_normalize
+from solvers.transforms import compose, quat_from_axis_angle, quat_angle, quat_mul, quat_normalize, quat_to_matrix3
 from solvers.two_bone import TwoBoneLimbs, solve_two_bone, solve_two_bone_batch, validate_two_bone
 
 IDENTITY = np.tile([0.0, 0.0, 0.0, 1.0], (2, 1))
@@ -164,6 +164,34 @@ def test_batch_matches_single_solves_and_is_deterministic():
         np.testing.assert_allclose(batch.stretch[i], single.stretch, atol=1e-9)
         assert batch.converged[i] == single.converged
     np.testing.assert_array_equal(batch.rotations[3], rotations[3])
+
+
+@pytest.mark.parametrize("use_pole, stretchy, soft", [(False, False, 0.0), (True, False, 0.0), (True, True, 0.1),
+                                                     (False, True, 0.0)])
+def test_single_limb_float_path_matches_the_batch(use_pole, stretchy, soft):
+    """Single solves run on plain floats; they must agree with the vectorised batch."""
+    rng = np.random.default_rng(11)
+    chains = [arm(), straight_chain([0.5, 1.5]), straight_chain([1.0, 1.0])] * 20
+    count = len(chains)
+    rotations = quat_normalize(np.tile(IDENTITY, (count, 1, 1)) + 0.3 * rng.normal(size=(count, 2, 4)))
+    rotations[:3] = IDENTITY  # straight limbs: the hinge falls back to the rest bend or X
+    targets = rng.normal(size=(count, 3)) * 1.5
+    targets[4] = chain_pose(chains[4], rotations[4])[1][0]  # at the root
+    targets[5] = np.inf
+    poles = rng.normal(size=(count, 3)) * 3 if use_pole else None
+    if use_pole:
+        poles[6] = targets[6]  # pole on the root-to-target line
+    stretch = rng.uniform(0, 1, size=(count, 2)) if stretchy else None
+    batch = solve_two_bone_batch(TwoBoneLimbs.from_chains(chains), rotations, targets, poles, 0.4, stretch=stretch,
+                                 soft=soft)
+    for i, chain in enumerate(chains):
+        single = solve_two_bone(chain, rotations[i], targets[i], None if poles is None else poles[i], 0.4,
+                                stretch=None if stretch is None else stretch[i], soft=soft)
+        np.testing.assert_allclose(quat_to_matrix3(single.rotations), quat_to_matrix3(batch.rotations[i]), atol=1e-9)
+        np.testing.assert_allclose(single.stretch, batch.stretch[i], atol=1e-12)
+        assert single.converged == batch.converged[i]
+        assert single.errors[0] == pytest.approx(batch.errors[i, 0], abs=1e-9) or not np.isfinite(batch.errors[i, 0])
+    assert np.isfinite(batch.rotations).all()
 
 
 def test_validation():

@@ -1,0 +1,97 @@
+"""Plain-float vector and quaternion helpers for single small solves.
+
+On a two-bone limb or a short chain, one numpy call costs more than the arithmetic it does, so
+the per-limb fast paths work on tuples of Python floats. Conventions match ``transforms``:
+vectors are 3-tuples, quaternions ``(x, y, z, w)`` 4-tuples acting on column vectors, and
+degenerate input never gives NaN (zero vectors normalise to the given fallback).
+"""
+import math
+
+EPS = 1e-12
+
+
+def sub(a, b):
+    return (a[0] - b[0], a[1] - b[1], a[2] - b[2])
+
+
+def add(a, b):
+    return (a[0] + b[0], a[1] + b[1], a[2] + b[2])
+
+
+def scale(a, s):
+    return (a[0] * s, a[1] * s, a[2] * s)
+
+
+def dot(a, b):
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+
+
+def cross(a, b):
+    return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
+
+
+def length(a):
+    return math.sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2])
+
+
+def normalize(a, fallback=(0.0, 1.0, 0.0)):
+    n = math.sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2])
+    return (a[0] / n, a[1] / n, a[2] / n) if n > EPS else fallback
+
+
+def any_perpendicular(v):
+    """A unit vector perpendicular to unit ``v`` (the same choice as ``transforms``)."""
+    helper = (1.0, 0.0, 0.0) if abs(v[0]) < 0.9 else (0.0, 1.0, 0.0)
+    return normalize(cross(v, helper), (0.0, 0.0, 1.0))
+
+
+def qmul(a, b):
+    ax, ay, az, aw = a
+    bx, by, bz, bw = b
+    return (aw * bx + ax * bw + ay * bz - az * by,
+            aw * by - ax * bz + ay * bw + az * bx,
+            aw * bz + ax * by - ay * bx + az * bw,
+            aw * bw - ax * bx - ay * by - az * bz)
+
+
+def qconj(q):
+    return (-q[0], -q[1], -q[2], q[3])
+
+
+def qrotate(q, v):
+    """``v`` rotated by unit quaternion ``q``."""
+    x, y, z, w = q
+    tx = 2.0 * (y * v[2] - z * v[1])
+    ty = 2.0 * (z * v[0] - x * v[2])
+    tz = 2.0 * (x * v[1] - y * v[0])
+    return (v[0] + w * tx + y * tz - z * ty, v[1] + w * ty + z * tx - x * tz, v[2] + w * tz + x * ty - y * tx)
+
+
+def qnormalize(q):
+    n = math.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
+    if n <= EPS:
+        return (0.0, 0.0, 0.0, 1.0)
+    s = (1.0 if q[3] >= 0.0 else -1.0) / n  # w >= 0, as transforms.matrix3_to_quat gives
+    return (q[0] * s, q[1] * s, q[2] * s, q[3] * s)
+
+
+def qaxis_angle(axis, angle):
+    """Rotation by ``angle`` about unit ``axis``."""
+    s = math.sin(0.5 * angle)
+    return (axis[0] * s, axis[1] * s, axis[2] * s, math.cos(0.5 * angle))
+
+
+def qbetween(a, b):
+    """Shortest arc taking unit ``a`` onto unit ``b`` (minimal twist); opposite vectors turn by
+    pi about an arbitrary perpendicular."""
+    d = dot(a, b)
+    if 1.0 + d < 1e-9:
+        p = any_perpendicular(a)
+        return (p[0], p[1], p[2], 0.0)
+    c = cross(a, b)
+    return qnormalize((c[0], c[1], c[2], 1.0 + d))
+
+
+def signed_angle(a, b, axis):
+    """Angle from ``a`` to ``b`` about unit ``axis`` (both taken perpendicular to it)."""
+    return math.atan2(dot(cross(a, b), axis), dot(a, b))
