@@ -7,7 +7,7 @@ parents are final, so a hand that copies its IK handle's rotation sits on the so
 import numpy as np
 
 from rig.ik import constraint_groups, goal_from_handles, solve_goals
-from rig.pose import world_matrices
+from rig.pose import update_world, world_matrices
 from solvers.transforms import matrix3_to_quat, quat_slerp
 
 
@@ -39,10 +39,10 @@ def evaluate(rig, pose):
     for constraints, bones in constraint_groups(rig, active_ik(rig)):
         goals = [goal_from_handles(rig, c, world) for c in constraints]
         reports += solve_goals(rig, solved, world, goals, bones)
-        world = world_matrices(rig.skeleton, solved)
+        update_world(rig.skeleton, solved, world, bones[:1])
     order = sorted((c for c in rig.copy_rotation if c.enabled), key=lambda c: rig.skeleton.index[c.bone])
     for constraint in order:
         i, rotation = _copy_rotation(rig, constraint, solved, world)
         solved.rotations[i] = rotation
-        world = world_matrices(rig.skeleton, solved)
+        update_world(rig.skeleton, solved, world, [i])
     return solved, world, reports

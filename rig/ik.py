@@ -57,7 +57,9 @@ def _rigid(matrix):
     and a stretched parent's scale is not the chain's business."""
     rigid = matrix.copy()
     basis = matrix[:3, :3] / np.linalg.norm(matrix[:3, :3], axis=0)
-    rigid[:3, :3] = quat_to_matrix3(matrix3_to_quat(basis))
+    if np.abs(basis.T @ basis - np.eye(3)).max() > 1e-9:  # sheared by an inherited stretch
+        basis = quat_to_matrix3(matrix3_to_quat(basis))
+    rigid[:3, :3] = basis
     return rigid
 
 
@@ -68,7 +70,7 @@ def _hanging_arrays(skeleton, pose, world, bones):
     base = _rigid(world[parent]) if parent >= 0 else np.eye(4)
     rest = skeleton.rest_local[bones]
     offsets = rest[:, :3, 3] + np.einsum("nij,nj->ni", rest[:, :3, :3], pose.locations[bones])
-    return base, offsets, matrix3_to_quat(rest[:, :3, :3]), skeleton.lengths[bones]
+    return base, offsets, skeleton.rest_local_rotations[bones], skeleton.lengths[bones]
 
 
 def chain_arrays(skeleton, pose, world, chain):

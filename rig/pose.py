@@ -40,19 +40,26 @@ def local_matrices(skeleton, pose):
 
 
 def world_matrices(skeleton, pose):
-    """Forward kinematics: every bone's armature-space matrix (N, 4, 4).
-
-    Vectorised per depth level of the hierarchy: all bones of one depth in one batched matmul.
-    """
-    local = local_matrices(skeleton, pose)
-    world = np.empty_like(local)
-    for level in skeleton.depth_levels:
-        parents = skeleton.parents[level]
-        roots = parents < 0
-        world[level[roots]] = local[level[roots]]
-        inner = level[~roots]
-        world[inner] = world[skeleton.parents[inner]] @ local[inner]
+    """Forward kinematics: every bone's armature-space matrix (N, 4, 4)."""
+    world = np.empty((len(skeleton), 4, 4))
+    update_world(skeleton, pose, world, np.flatnonzero(skeleton.parents < 0))
     return world
+
+
+def update_world(skeleton, pose, world, changed):
+    """Recompute ``world`` (N, 4, 4) in place for the bones ``changed`` and all bones below
+    them, the rest as they are; for solvers that move a few chains of a large rig.
+
+    Local matrices are built in one batch; the walk down the hierarchy is a plain loop, which
+    beats batching per depth level on rigs of tens of bones.
+    """
+    changed = list(changed)
+    if not changed:
+        return
+    bones = np.unique(np.concatenate([skeleton.subtrees[i] for i in changed]))
+    local = skeleton.rest_local[bones] @ compose(pose.locations[bones], pose.rotations[bones], pose.scales[bones])
+    for k, (bone, parent) in enumerate(zip(bones.tolist(), skeleton.parents[bones].tolist())):
+        world[bone] = world[parent] @ local[k] if parent >= 0 else local[k]
 
 
 def heads_tails(skeleton, world):

@@ -15,7 +15,7 @@ import numpy as np
 from rig.constraints import SOLVER_TYPES, IKConstraint, SolverSettings
 from rig.ik import IKGoal, constraint_groups, solve_goals
 from rig.jsonfields import Reader, load_json
-from rig.pose import Pose, heads_tails, world_matrices
+from rig.pose import Pose, heads_tails, update_world, world_matrices
 from solvers.transforms import normalize
 
 
@@ -68,7 +68,7 @@ def solve_case(rig, goals):
     by_constraint = {id(g.constraint): g for g in goals}
     for constraints, bones in constraint_groups(rig, [g.constraint for g in goals]):
         reports += solve_goals(rig, pose, world, [by_constraint[id(c)] for c in constraints], bones)
-        world = world_matrices(rig.skeleton, pose)
+        update_world(rig.skeleton, pose, world, bones[:1])
     return pose, world, reports, time.perf_counter() - start
 
 

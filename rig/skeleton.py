@@ -3,7 +3,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from solvers.transforms import normalize, quat_between, quat_from_axis_angle, quat_mul, quat_rotate, \
+from solvers.transforms import matrix3_to_quat, normalize, quat_between, quat_from_axis_angle, quat_mul, quat_rotate, \
     quat_to_matrix3, rigid_inverse, signed_angle
 
 Y_AXIS = np.array([0.0, 1.0, 0.0])
@@ -40,7 +40,8 @@ class Skeleton:
 
     ``rest_world`` holds each bone's rest frame in armature space, shape (N, 4, 4), rigid.
     ``rest_local[i] = inverse(rest_world[parent]) @ rest_world[i]`` (the armature frame for roots).
-    ``lengths`` (N,) is head-to-tail distance; ``connected`` (N,) marks bones whose head sits on
+    ``subtrees[i]`` holds ``i`` and every bone below it (ascending); ``rest_local_rotations`` (N, 4)
+    are the rest_local rotations as quaternions. ``lengths`` (N,) is head-to-tail distance; ``connected`` (N,) marks bones whose head sits on
     the parent's tail (Blender's "Connected", followed by Auto IK).
     """
     names: list
@@ -50,7 +51,8 @@ class Skeleton:
     connected: np.ndarray
     rest_local: np.ndarray = field(init=False)
     index: dict = field(init=False)
-    depth_levels: list = field(init=False)
+    subtrees: list = field(init=False)
+    rest_local_rotations: np.ndarray = field(init=False)
 
     def __post_init__(self):
         self.parents = np.asarray(self.parents, dtype=np.int64)
@@ -68,10 +70,12 @@ class Skeleton:
         self.index = {name: i for i, name in enumerate(self.names)}
         parent_world = np.where((self.parents >= 0)[:, None, None], self.rest_world[self.parents], np.eye(4))
         self.rest_local = rigid_inverse(parent_world) @ self.rest_world
-        depth = np.zeros(n, dtype=np.int64)
-        for i, p in enumerate(self.parents):
-            depth[i] = depth[p] + 1 if p >= 0 else 0
-        self.depth_levels = [np.flatnonzero(depth == d) for d in range(int(depth.max(initial=-1)) + 1)]
+        below = [[i] for i in range(n)]
+        for i in range(n - 1, -1, -1):
+            if self.parents[i] >= 0:
+                below[self.parents[i]] += below[i]
+        self.subtrees = [np.array(sorted(b)) for b in below]
+        self.rest_local_rotations = matrix3_to_quat(self.rest_local[:, :3, :3])
 
     @classmethod
     def from_bones(cls, names, parents, heads, tails, rolls, connected):
