@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from solvers import scalar as sc
 from solvers.chain import Chain, SolveResult
 from solvers.iterate import iterate
 from solvers.limits import clamp_rotation, validate_limits
@@ -202,7 +203,16 @@ def solve_fabrik(plan: FabrikPlan, rotations, targets, target_rotations=None, ma
 def solve_fabrik_chain(chain: Chain, rotations, target, limits=None, target_rotation=None, max_iterations=20,
                        tolerance=1e-3):
     """FABRIK on a serial chain whose last bone's tail reaches for ``target`` (3,); ``limits`` per
-    bone as in ``validate_limits``; ``target_rotation`` (4,) optionally orients the last bone."""
+    bone as in ``validate_limits``; ``target_rotation`` (4,) optionally orients the last bone.
+
+    A chain without limits or target rotation runs on plain floats (``_solve_free_chain``): the
+    joints move as points and turn into rotations once, at the end.
+    """
+    if limits is None and target_rotation is None:
+        result = _solve_free_chain(chain, np.asarray(rotations, dtype=float), np.asarray(target, dtype=float),
+                                   max_iterations, tolerance)
+        if result is not None:
+            return result
     plan = fabrik_plan(Tree.from_chain(chain), [Effector(len(chain) - 1, use_rotation=target_rotation is not None)],
                        limits)
     return solve_fabrik(plan, rotations, np.asarray(target, dtype=float)[None],
@@ -221,3 +231,79 @@ def _straight_toward_targets(plan, heads, tails, targets):
 
 def _unchanged(rotations, count):
     return SolveResult(rotations.copy(), 0, np.full(count, np.inf), False)
+
+
+def _free_chain_points(chain, rotations):
+    """World rotations (quats) and joint points (n + 1) of ``chain`` on plain floats."""
+    base_q, origin, offsets, rest, lengths = chain.floats
+    world, points = [], [sc.add(origin, sc.qrotate(base_q, offsets[0]))]
+    current = base_q
+    for i, q in enumerate(rotations):
+        current = sc.qmul(current, sc.qmul(rest[i], q))
+        segment = offsets[i + 1] if i + 1 < len(offsets) else (0.0, lengths[-1], 0.0)
+        world.append(current)
+        points.append(sc.add(points[-1], sc.qrotate(current, segment)))
+    return world, points
+
+
+def _reach_toward(points, anchor, anchor_index, step, spans):
+    """One FABRIK pass: pin ``points[anchor_index]`` at ``anchor`` and pull each following joint
+    (in direction ``step``) back onto its span; a joint on its neighbour keeps the span's old
+    direction."""
+    points = list(points)
+    points[anchor_index] = anchor
+    i = anchor_index
+    while 0 <= i + step < len(points):
+        span = spans[min(i, i + step)]
+        away = sc.sub(points[i + step], points[i])
+        distance = sc.length(away)
+        if distance > sc.EPS:
+            points[i + step] = sc.add(points[i], sc.scale(away, span / distance))
+        i += step
+    return points
+
+
+def _solve_free_chain(chain, rotations, target, max_iterations, tolerance):
+    """Positional FABRIK for a chain without limits; None when the chain and target lie on one
+    line (the passes could not bend it: the general solver unfolds it first)."""
+    target = tuple(target.tolist())
+    if not all(np.isfinite(target)):
+        return SolveResult(rotations.copy(), 0, np.array([np.inf]), False)
+    world, start = _free_chain_points(chain, rotations.tolist())
+    spans = [sc.length(sc.sub(b, a)) for a, b in zip(start, start[1:])]
+    root, reach = start[0], sum(spans)
+    to_target = sc.sub(target, root)
+    if all(sc.length(sc.cross(sc.sub(p, root), to_target)) <= 1e-9 * max(reach, sc.EPS) ** 2 for p in start):
+        return None
+    tip = len(start) - 1
+
+    def rotations_for(points):
+        return _rotations_from_points(chain, rotations.tolist(), world, start, points), None, None
+
+    if sc.length(to_target) >= reach:
+        # Out of reach: the chain lies straight toward the target, as one forward pass puts it.
+        straight = [root]
+        direction = sc.normalize(to_target)
+        for span in spans:
+            straight.append(sc.add(straight[-1], sc.scale(direction, span)))
+        error = sc.length(sc.sub(straight[-1], target))
+        return SolveResult(rotations_for(straight)[0], 1, np.array([error]), error <= tolerance)
+    return iterate(start, lambda points: _reach_toward(_reach_toward(points, target, tip, -1, spans), root, 0, 1, spans),
+                   lambda points: (sc.length(sc.sub(points[-1], target)),), rotations_for,
+                   max_iterations=max_iterations, tolerance=tolerance)
+
+
+def _rotations_from_points(chain, rotations, world, start, points):
+    """Pose rotations (n, 4) that move joints ``start`` to ``points``: each bone turns by the
+    shortest arc from where it points once its parent has turned, so bone roll stays put."""
+    base_q, _, _, rest, _ = chain.floats
+    parent, solved = base_q, []
+    for i, q in enumerate(rotations):
+        bone_world = sc.qmul(parent, sc.qmul(rest[i], q))
+        old_dir = sc.qrotate(sc.qmul(bone_world, sc.qconj(world[i])), sc.sub(start[i + 1], start[i]))
+        new_dir = sc.sub(points[i + 1], points[i])
+        if sc.length(old_dir) > sc.EPS and sc.length(new_dir) > sc.EPS:
+            bone_world = sc.qmul(sc.qbetween(sc.normalize(old_dir), sc.normalize(new_dir)), bone_world)
+        solved.append(sc.qnormalize(sc.qmul(sc.qconj(rest[i]), sc.qmul(sc.qconj(parent), bone_world))))
+        parent = bone_world
+    return np.array(solved)

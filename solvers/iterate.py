@@ -4,9 +4,16 @@ A solver supplies its state, one ``step`` and a ``measure``; the driver owns the
 when every goal is within tolerance, at the iteration cap, or when ``patience`` iterations in a row
 no longer lower the summed error, and it always hands back the best state it has seen.
 """
+import math
+
 import numpy as np
 
 from solvers.chain import SolveResult
+
+
+def _cost(errors):
+    """Summed error, or inf when any error is not finite (such a state never counts as better)."""
+    return sum(errors) if all(math.isfinite(e) for e in errors) else math.inf
 
 
 def iterate(state, step, measure, finish, max_iterations=20, tolerance=1e-3, patience=3, min_gain=None):
@@ -23,16 +30,17 @@ def iterate(state, step, measure, finish, max_iterations=20, tolerance=1e-3, pat
     if max_iterations < 0 or tolerance < 0 or patience < 1:
         raise ValueError("max_iterations and tolerance must be >= 0 and patience >= 1")
     min_gain = tolerance * 1e-3 if min_gain is None else min_gain
+    # Errors as Python floats: a handful of goals, where numpy calls would cost more than the sums.
     best = state
-    best_errors = np.asarray(measure(state), dtype=float)
-    best_cost = float(np.sum(best_errors)) if np.isfinite(best_errors).all() else np.inf
+    best_errors = [float(e) for e in measure(state)]
+    best_cost = _cost(best_errors)
     iterations = 0
     stalled = 0
-    while iterations < max_iterations and not np.all(best_errors <= tolerance):
+    while iterations < max_iterations and not all(e <= tolerance for e in best_errors):
         state = step(state)
         iterations += 1
-        errors = np.asarray(measure(state), dtype=float)
-        cost = float(np.sum(errors)) if np.isfinite(errors).all() else np.inf
+        errors = [float(e) for e in measure(state)]
+        cost = _cost(errors)
         if cost < best_cost - min_gain:
             stalled = 0
         else:
@@ -42,5 +50,5 @@ def iterate(state, step, measure, finish, max_iterations=20, tolerance=1e-3, pat
         if stalled >= patience:
             break
     rotations, stretch, at_limit = finish(best)
-    return SolveResult(rotations, iterations, best_errors, bool(np.all(best_errors <= tolerance)),
+    return SolveResult(rotations, iterations, np.array(best_errors), all(e <= tolerance for e in best_errors),
                        stretch, at_limit)

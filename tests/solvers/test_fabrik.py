@@ -158,3 +158,28 @@ def test_long_chain_stays_rigid_over_many_iterations():
     assert np.isfinite(result.rotations).all()
     np.testing.assert_allclose(np.linalg.norm(result.rotations, axis=1), 1.0, atol=1e-12)
     np.testing.assert_allclose(np.linalg.norm(np.diff(points, axis=0), axis=1), 0.1, atol=1e-9)
+
+
+def test_target_on_the_line_of_a_straight_chain_still_bends_it():
+    chain = straight_chain([0.5] * 4)
+    result = solve_fabrik_chain(chain, rest(4), [0.0, 1.2, 0.0], max_iterations=60, tolerance=1e-4)
+    assert result.converged
+    assert np.linalg.norm(chain_points(chain, result.rotations)[-1] - [0.0, 1.2, 0.0]) <= 1e-4
+
+
+def test_chain_with_offset_joints_and_tilted_base_reaches_and_keeps_its_shape():
+    """Bones whose children hang off their axis (unconnected joints) keep those offsets."""
+    from solvers.chain import Chain
+    base = np.eye(4)
+    base[:3, :3] = quat_to_matrix3(quat_from_axis_angle([0.3, 0.2, 1.0], 0.7))
+    base[:3, 3] = [0.2, 1.0, -0.4]
+    offsets = [[0.0, 0.0, 0.0], [0.05, 0.5, 0.0], [0.0, 0.45, -0.06], [0.0, 0.4, 0.0]]
+    rotations = np.stack([quat_from_axis_angle([1.0, 0.0, 0.0], 0.1 * i) for i in range(4)])
+    chain = Chain(base, offsets, rotations[::-1], [0.5, 0.45, 0.4, 0.3])
+    start = chain_points(chain, rest(4))
+    target = start[0] + np.array([0.6, 0.9, 0.5])
+    result = solve_fabrik_chain(chain, rest(4), target, max_iterations=60, tolerance=1e-5)
+    points = chain_points(chain, result.rotations)
+    assert result.converged and np.linalg.norm(points[-1] - target) <= 1e-5
+    np.testing.assert_allclose(np.linalg.norm(np.diff(points, axis=0), axis=1),
+                               np.linalg.norm(np.diff(start, axis=0), axis=1), atol=1e-9)
