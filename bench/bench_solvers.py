@@ -1,8 +1,10 @@
 """Benchmark the IK solvers on seeded random reachable targets (not a test).
 
 Prints a table and a JSON line: median and p95 seconds per solve, mean iterations, and the
-share of solves whose tip ends within 1e-3 and 1e-2 of the chain's length; then the two-bone
-batch entry point's solves per second. Usage: python bench/bench_solvers.py [targets]
+share of solves whose tip ends within 1e-3 and 1e-2 of the chain's length; the default humanoid
+with hand, foot and head goals at once (through the rig evaluation, as ``app.py solve`` runs
+it); then the two-bone batch entry point's solves per second.
+Usage: python bench/bench_solvers.py [targets]
 """
 import json
 import sys
@@ -13,6 +15,12 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from rig.ik import IKGoal  # noqa: E402
+from rig.constraints import IKConstraint  # noqa: E402
+from rig.pose import heads_tails  # noqa: E402
+from rig.rigfile import load_rig  # noqa: E402
+from rig.scripted_solve import solve_case  # noqa: E402
+from solvers.ccd import solve_ccd_chain  # noqa: E402
 from solvers.chain import chain_points, straight_chain  # noqa: E402
 from solvers.fabrik import solve_fabrik_chain  # noqa: E402
 from solvers.two_bone import TwoBoneLimbs, solve_two_bone, solve_two_bone_batch  # noqa: E402
@@ -40,6 +48,55 @@ def run_case(name, chain, solve, targets):
             "success_1e-2": float(np.mean(misses <= 1e-2)), "targets": len(targets)}
 
 
+HUMANOID_GOALS = [("forearm.L", 2, "elbow_pole.L"), ("forearm.R", 2, "elbow_pole.R"),
+                  ("shin.L", 2, "knee_pole.L"), ("shin.R", 2, "knee_pole.R"), ("head", 1, None)]
+
+
+def humanoid_case(rng, count):
+    """Seeded reachable goals for both hands, both feet and the head at once, each within its
+    chain's reach of the chain's root (the head's at its length: it aims); poles and pole angles
+    as the rig's own constraints."""
+    rig = load_rig(str(Path(__file__).resolve().parents[1] / "assets" / "humanoid.json"))
+    skel = rig.skeleton
+    pole_angles = {c.bone: c.pole_angle for c in rig.ik}
+    heads, tails = skel.rest_heads, skel.rest_tails
+    cases = []
+    for _ in range(count):
+        goals = []
+        for bone, length, pole in HUMANOID_GOALS:
+            chain = rig.ik_chain(IKConstraint(bone, chain_count=length))
+            reach = skel.lengths[chain].sum()
+            offset = reachable_targets(rng, 1, reach)[0]
+            if length == 1:  # one bone only aims: its tail reaches points at its own length
+                offset *= reach / np.linalg.norm(offset)
+            target = heads[chain[0]] + offset
+            constraint = IKConstraint(bone, chain_count=length, pole_angle=pole_angles.get(bone, 0.0))
+            goals.append(IKGoal(constraint, target, None, None if pole is None else heads[skel.index[pole]]))
+        cases.append(goals)
+    return rig, cases
+
+
+def run_humanoid(rng, count):
+    rig, cases = humanoid_case(rng, count)
+    times, iterations, misses = [], [], []
+    for goals in cases:
+        _, world, reports, seconds = solve_case(rig, goals)
+        tails = heads_tails(rig.skeleton, world)[1]
+        times.append(seconds)
+        iterations.append(sum(r.iterations for r in reports))
+        worst = 0.0
+        for goal in goals:
+            chain = rig.ik_chain(goal.constraint)
+            reach = rig.skeleton.lengths[chain].sum()
+            worst = max(worst, np.linalg.norm(tails[chain[-1]] - goal.target) / reach)
+        misses.append(worst)
+    misses = np.array(misses)
+    return {"case": "humanoid: 2 hands, 2 feet, head", "median_s": float(np.median(times)),
+            "p95_s": float(np.percentile(times, 95)), "mean_iterations": float(np.mean(iterations)),
+            "success_1e-3": float(np.mean(misses <= 1e-3)), "success_1e-2": float(np.mean(misses <= 1e-2)),
+            "targets": count}
+
+
 def batch_rate(limbs_count, repeats=20):
     rng = np.random.default_rng(1)
     limbs = TwoBoneLimbs.from_chains([straight_chain([1.0, 0.8])] * limbs_count)
@@ -57,14 +114,18 @@ def main():
     rng = np.random.default_rng(0)
     fabrik = lambda chain, rest, target: solve_fabrik_chain(chain, rest, target, max_iterations=30,
                                                             tolerance=1e-3 * chain.lengths.sum())
+    ccd = lambda chain, rest, target: solve_ccd_chain(chain, rest, target, max_iterations=30,
+                                                      tolerance=1e-3 * chain.lengths.sum())
     cases = [("two-bone arm (analytic)", straight_chain([1.0, 0.8]), solve_two_bone),
              ("10-bone chain (FABRIK)", straight_chain([0.3] * 10), fabrik),
-             ("50-bone chain (FABRIK)", straight_chain([0.1] * 50), fabrik)]
+             ("50-bone chain (FABRIK)", straight_chain([0.1] * 50), fabrik),
+             ("10-bone chain (CCD)", straight_chain([0.3] * 10), ccd)]
     rows = [run_case(name, chain, solve, reachable_targets(rng, count, chain.lengths.sum()))
             for name, chain, solve in cases]
-    print(f"{'case':28s} {'median ms':>10s} {'p95 ms':>8s} {'iters':>6s} {'ok@1e-3':>8s} {'ok@1e-2':>8s}")
+    rows.append(run_humanoid(rng, count))
+    print(f"{'case':34s} {'median ms':>10s} {'p95 ms':>8s} {'iters':>6s} {'ok@1e-3':>8s} {'ok@1e-2':>8s}")
     for row in rows:
-        print(f"{row['case']:28s} {row['median_s'] * 1e3:10.3f} {row['p95_s'] * 1e3:8.3f} "
+        print(f"{row['case']:34s} {row['median_s'] * 1e3:10.3f} {row['p95_s'] * 1e3:8.3f} "
               f"{row['mean_iterations']:6.2f} {row['success_1e-3']:8.3f} {row['success_1e-2']:8.3f}")
     rates = {n: batch_rate(n) for n in (1000, 100000)}
     for n, rate in rates.items():
