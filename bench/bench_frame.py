@@ -1,8 +1,8 @@
 """Frame-time benchmark (not a test): the default rig at 1280x720 in the headless renderer.
 
-Measures a full frame (ImGui panels + solve + draw + ImGui draw + GL finish) while the left
-hand's IK handle is dragged around a circle, against idle frames of the same scene measured in
-the same run. Prints a table and a JSON line.
+Measures a full frame (input events with the drag's solve + ImGui panels + draw + ImGui draw +
+GL finish) while the left hand's IK handle is dragged around a circle, against idle frames of
+the same scene measured in the same run. Prints a table and a JSON line.
 
     .venv/bin/python bench/bench_frame.py [--frames 200] [--size 1280x720]
 """
@@ -34,8 +34,8 @@ def percentile(values, q):
 def timed(posekit, frames, before_frame):
     times = []
     for i in range(frames):
-        before_frame(i)
         start = time.perf_counter()
+        before_frame(i)  # the frame's input events, the drag's solve included
         posekit.frame()
         times.append((time.perf_counter() - start) * 1e3)
     return times

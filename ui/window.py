@@ -1,8 +1,13 @@
 """The app's window: one frame = panels, solve, viewport draw, ImGui on top.
 
 Wraps a pyglet window (a real one, or a hidden headless one for screenshots and tests). The
-scene is drawn 4x multisampled offscreen, resolved into a single-sample frame buffer, the ImGui
-panels are drawn over it, and the result is shown on screen or read back as a screenshot.
+scene is drawn offscreen into a single-sample frame buffer, the ImGui panels are drawn over it,
+and the result is shown on screen or read back as a screenshot.
+
+Anti-aliasing is progressive, as in Blender's viewport: while the scene changes from frame to
+frame (a drag, an orbit) it is drawn without multisampling, which keeps a software renderer
+within a frame; once it holds still for a frame it is drawn once 4x multisampled and that
+picture is reused until something changes.
 Mouse events reach the viewport tools only when ImGui does not want them (want_capture_mouse).
 """
 import time
@@ -35,7 +40,8 @@ class PosekitWindow:
         imgui.get_io().set_ini_filename("")
         imgui.style_colors_dark()
         self.imgui = pyglet_backend.create_renderer(window)
-        self.scene_target = self.frame_target = None
+        self.live_target = self.scene_target = self.still_target = self.frame_target = None
+        self.last_scene = self.still_scene = None
         window.push_handlers(self)
 
     # Window pixels with a top-left origin, the convention of the viewport tools.
@@ -71,14 +77,47 @@ class PosekitWindow:
         self.frame()
         self.frame_target.blit(self.ctx.screen)
 
+    def _targets(self):
+        return (self.live_target, self.scene_target, self.still_target, self.frame_target)
+
     def _ensure_targets(self, width, height):
         if self.frame_target is not None and self.frame_target.size == (width, height):
             return
-        for target in (self.scene_target, self.frame_target):
+        for target in self._targets():
             if target is not None:
                 target.release()
+        self.live_target = OffscreenTarget(self.ctx, width, height, samples=0)
         self.scene_target = OffscreenTarget(self.ctx, width, height, samples=4)
+        self.still_target = OffscreenTarget(self.ctx, width, height, samples=0, depth=False)
         self.frame_target = OffscreenTarget(self.ctx, width, height, samples=0, depth=False)
+        self.last_scene = self.still_scene = None
+
+    def _scene_key(self, width, height):
+        """Everything the scene's picture depends on, to tell a moving scene from a still one."""
+        state = self.state
+        camera = state.camera
+        constraints = [(c.bone, c.target, c.pole_target) for c in state.rig.ik]
+        return (width, height, state.world.tobytes(), camera.view_matrix().tobytes(),
+                camera.projection_matrix(width / height).tobytes(), repr(state.view), repr(constraints), id(state.rig))
+
+    def _draw_scene(self, width, height):
+        """Into the frame target: a fast single-sample picture while the scene moves, the cached
+        multisampled one once it holds still."""
+        key = self._scene_key(width, height)
+        draw = lambda: self.renderer.draw(self.state.rig, self.state.world, self.state.view, self.state.camera,
+                                          width, height)
+        if key != self.last_scene:
+            self.last_scene, self.still_scene = key, None
+            self.live_target.use()
+            draw()
+            self.live_target.blit(self.frame_target.fbo)
+            return
+        if key != self.still_scene:
+            self.scene_target.use()
+            draw()
+            self.scene_target.blit(self.still_target.fbo)
+            self.still_scene = key
+        self.still_target.blit(self.frame_target.fbo)
 
     def frame(self):
         """Run one frame into the frame target; returns nothing, updates state.stats.frame_ms."""
@@ -94,9 +133,7 @@ class PosekitWindow:
             self.state.resolve()
         self.state.view.active_chain = self._active_chain()
         imgui.render()
-        self.scene_target.use()
-        self.renderer.draw(self.state.rig, self.state.world, self.state.view, self.state.camera, width, height)
-        self.scene_target.blit(self.frame_target.fbo)
+        self._draw_scene(width, height)
         self.frame_target.use()
         self.imgui.render(imgui.get_draw_data())
         self.ctx.finish()
@@ -115,7 +152,7 @@ class PosekitWindow:
     def release(self):
         self.window.remove_handlers(self)
         self.renderer.release()
-        for target in (self.scene_target, self.frame_target):
+        for target in self._targets():
             if target is not None:
                 target.release()
         self.imgui.shutdown()
