@@ -9,6 +9,7 @@ from render.camera import OrbitCamera
 from render.view_state import ViewState
 from rig.evaluate import evaluate
 from rig.pose import Pose, heads_tails
+from ui.history import History
 
 
 @dataclass
@@ -44,6 +45,7 @@ class AppState:
     stats: Stats = field(default_factory=Stats)
     message: str = ""
     deterministic: bool = False
+    history: History = None
 
     @classmethod
     def for_rig(cls, rig, rig_path, pose=None, aspect=16 / 9):
@@ -52,6 +54,7 @@ class AppState:
         state.resolve()
         heads, tails = heads_tails(rig.skeleton, state.world)
         state.camera.frame_points(np.vstack([heads, tails]), aspect=aspect)
+        state.history = History(state)
         return state
 
     def resolve(self):

@@ -14,6 +14,7 @@ from pyglet.window import key, mouse
 from render.capture import OffscreenTarget
 from render.context import context_for_window
 from render.rig_renderer import RigRenderer
+from ui.editor import Editor
 from ui.panels import main_panel
 from ui.viewport import begin_drag, cancel_drag, end_drag, update_drag
 
@@ -36,6 +37,7 @@ class PosekitWindow:
         imgui.style_colors_dark()
         self.imgui = pyglet_backend.create_renderer(window)
         self.scene_target = self.frame_target = None
+        self.editor = Editor(self)
         window.push_handlers(self)
 
     # Window pixels with a top-left origin, the convention of the viewport tools.
@@ -65,7 +67,9 @@ class PosekitWindow:
         if symbol == key.ESCAPE:
             cancel_drag(self.state)
             return True  # pyglet would otherwise close the window on Escape
-        return None
+        if imgui.get_io().want_capture_keyboard:
+            return None
+        return self.editor.on_key_press(symbol, modifiers)
 
     def on_draw(self):
         self.frame()
@@ -90,9 +94,11 @@ class PosekitWindow:
         if self.state.deterministic:
             imgui.get_io().delta_time = FIXED_DT
         imgui.new_frame()
+        self.editor.draw()
         if main_panel(self.state):
             self.state.resolve()
         self.state.view.active_chain = self._active_chain()
+        self.editor.end_frame()
         imgui.render()
         self.scene_target.use()
         self.renderer.draw(self.state.rig, self.state.world, self.state.view, self.state.camera, width, height)
