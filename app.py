@@ -44,6 +44,8 @@ def parse_args(argv):
     parser.add_argument("--pose", metavar="POSE.json", help="pose file to apply to the rig")
     parser.add_argument("--replay", metavar="EVENTS.json", help="input events to replay (with --headless)")
     parser.add_argument("--save-pose", metavar="POSE.json", help="write the pose when done (on exit for a window)")
+    parser.add_argument("--no-recover", action="store_true",
+                        help="do not offer to restore an autosaved session after a crash (and keep its file)")
     parser.add_argument("--dump-scene", metavar="SCENE.json",
                         help="write the camera and every bone's world and window-pixel position when done")
     args = parser.parse_args(argv)
@@ -142,7 +144,29 @@ def run_headless(args, state, events):
         window.close()
 
 
-def run_window(args, state, events):
+def start_autosave(app, args):
+    """Autosave the session, first offering an earlier one that did not end cleanly; with
+    --no-recover neither (the earlier file stays for a later start). Returns the Autosaver."""
+    from rig.jsonfields import FileFormatError
+    from ui.autosave import Autosaver, read_recovery, recovery_path
+    from ui.recovery import RecoveryOffer
+    if args.no_recover:
+        return None
+    path = recovery_path()
+    try:
+        data = read_recovery(path)
+    except FileFormatError as error:
+        print(f"posekit: warning: ignoring a damaged recovery file: {error}", file=sys.stderr)
+        data = None
+    autosaver = Autosaver(path)
+    autosaver.start(app.state)
+    app.editor.autosaver = autosaver
+    if data is not None:
+        app.editor.recovery = RecoveryOffer(path, data)
+    return autosaver
+
+
+def run_window(args, state):
     import signal
 
     import pyglet
@@ -155,11 +179,14 @@ def run_window(args, state, events):
         return True
 
     window.push_handlers(on_close=on_close)
+    autosaver = start_autosave(app, args)
     signal.signal(signal.SIGTERM, lambda *_: pyglet.app.exit())
     pyglet.clock.schedule_interval(lambda dt: None, 1.0 / 60.0)
     try:
         pyglet.app.run()
         write_outputs(args, app)
+        if autosaver is not None:
+            autosaver.clear()  # a clean exit: nothing to recover
     finally:
         app.release()
         window.close()
@@ -171,8 +198,10 @@ def main(argv=None):
         use_headless_gl()
     try:
         state = load_state(args)
-        events = load_events(args)
-        (run_headless if args.headless else run_window)(args, state, events)
+        if args.headless:
+            run_headless(args, state, load_events(args))
+        else:
+            run_window(args, state)
     except UsageError as error:
         print(f"posekit: error: {error}", file=sys.stderr)
         return 2

@@ -68,6 +68,8 @@ class Editor:
         self.clipboard = None
         self.pose_path = ""
         self.quit_requested = False
+        self.autosaver = None  # an ui.autosave.Autosaver in interactive sessions
+        self.recovery = None  # an ui.recovery.RecoveryOffer while one awaits an answer
 
     @property
     def state(self):
@@ -94,6 +96,19 @@ class Editor:
                     imgui.end_menu()
             imgui.end_main_menu_bar()
         self.files.draw()
+        if self.recovery is not None:
+            self._answer_recovery(self.recovery.draw(self.app))
+
+    def _answer_recovery(self, answer):
+        if answer is None:
+            return
+        if answer == "restore":
+            self.recovery.restore(self.app)
+        else:
+            self.recovery.discard()
+        self.recovery = None
+        if self.autosaver is not None:
+            self.autosaver.start(self.state)
 
     def _menu_items(self, menu):
         enabled = {"undo": self.state.history.can_undo(), "redo": self.state.history.can_redo(),
@@ -107,6 +122,8 @@ class Editor:
         """Record finished edits as an undo step: not while a viewport drag or a widget is held."""
         if self.state.drag is None and not imgui.is_any_item_active():
             self.state.history.commit(self.state)
+        if self.autosaver is not None and self.recovery is None:
+            self.autosaver.tick(self.state)
 
     # Commands -------------------------------------------------------------------------------
     def _set_pose(self, pose, message):

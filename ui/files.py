@@ -72,9 +72,11 @@ class FileAsker:
             imgui.set_keyboard_focus_here()
         imgui.set_next_item_width(420)
         entered, self.path = imgui.input_text("##path", self.path, imgui.InputTextFlags_.enter_returns_true)
+        # The field takes Escape for itself (it stops editing); it still means "cancel" here.
+        escaped = imgui.is_item_deactivated() and imgui.is_key_down(imgui.Key.escape)
         done = entered or imgui.button("OK") or imgui.is_key_pressed(imgui.Key.enter)
         imgui.same_line()
-        cancelled = imgui.button("Cancel") or imgui.is_key_pressed(imgui.Key.escape)
+        cancelled = imgui.button("Cancel") or escaped or imgui.is_key_pressed(imgui.Key.escape)
         if done or cancelled:
             imgui.close_current_popup()
             self._finish(self.path.strip() if done else "")

@@ -65,7 +65,10 @@ class PosekitWindow:
 
     def on_key_press(self, symbol, modifiers):
         if symbol == key.ESCAPE:
-            cancel_drag(self.state)
+            if imgui.get_io().want_capture_keyboard:
+                self.imgui.on_key_press(symbol, modifiers)  # closes ImGui's popups
+            else:
+                cancel_drag(self.state)
             return True  # pyglet would otherwise close the window on Escape
         if imgui.get_io().want_capture_keyboard:
             return None

@@ -124,3 +124,16 @@ def test_shortcuts_wait_while_dragging(driver):
     driver.key("Z", ["ctrl"])
     assert state.drag is not None and state.pose == dragged
     driver.release(start[0] - 30, start[1])
+
+
+def test_escape_cancels_the_path_popup_without_touching_the_pose(driver, tmp_path):
+    state = driver.state
+    drag_hand(driver)
+    posed = state.pose.copy()
+    driver.key("S", ["ctrl", "shift"])
+    assert driver.app.editor.files.active
+    driver.frames(1)  # the popup opens during a frame; ImGui claims the keyboard from the next
+    driver.key("ESCAPE")
+    driver.frames(1)
+    assert not driver.app.editor.files.active
+    assert state.pose == posed and driver.app.editor.pose_path == ""
