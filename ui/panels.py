@@ -93,8 +93,8 @@ def stats_panel(state):
 
 def main_panel(state):
     """The docked side panel; returns whether the pose needs a new solve."""
-    work = imgui.get_main_viewport().work_pos  # below the menu bar
-    imgui.set_next_window_pos(imgui.ImVec2(work.x + 8, work.y + 8), imgui.Cond_.first_use_ever)
+    menu_bar = imgui.get_frame_height()  # the main menu bar's height (its work area starts a frame late)
+    imgui.set_next_window_pos(imgui.ImVec2(8, menu_bar + 8), imgui.Cond_.first_use_ever)
     imgui.begin("Posekit", None, imgui.WindowFlags_.always_auto_resize)
     dirty = False
     if imgui.collapsing_header("Solver", imgui.TreeNodeFlags_.default_open):
