@@ -47,6 +47,10 @@ class AppState:
     deterministic: bool = False
     history: History = None
 
+    def __post_init__(self):
+        if self.history is None:
+            self.history = History(self)
+
     @classmethod
     def for_rig(cls, rig, rig_path, pose=None, aspect=16 / 9):
         """State for a freshly opened rig, solved once and framed for a view of ``aspect``."""
@@ -54,7 +58,7 @@ class AppState:
         state.resolve()
         heads, tails = heads_tails(rig.skeleton, state.world)
         state.camera.frame_points(np.vstack([heads, tails]), aspect=aspect)
-        state.history = History(state)
+        state.history.reset(state)  # the solved pose is where undo stops
         return state
 
     def resolve(self):
