@@ -1,10 +1,13 @@
 """Posekit: interactive 3D posing for character rigs.
 
-    python app.py [RIG]                                   open a window (default rig if none)
-    python app.py --headless --screenshot OUT.png [--size 1280x720] [--pose POSE.json] [RIG]
-                                                          render one frame offscreen and exit
-    python app.py solve RIG GOALS.json -o OUT.json        solve every case of a goals file from the
-                                                          rig's rest pose and write the results
+    python app.py [--save-pose POSE.json] [--dump-scene SCENE.json] [RIG]
+                                  open a window (default rig if none); write the outputs on exit
+    python app.py --headless [--replay EVENTS.json] [--screenshot OUT.png] [--save-pose POSE.json]
+                  [--dump-scene SCENE.json] [--size 1280x720] [--pose POSE.json] [RIG]
+                                  replay input events offscreen, write the outputs and exit
+    python app.py solve RIG GOALS.json -o OUT.json
+                                  solve every case of a goals file from the rig's rest pose
+                                  and write the results
 
 Exit status 0 on success; 2 with a one-line message for a bad argument or file.
 """
@@ -42,12 +45,30 @@ def parse_args(argv):
     parser.add_argument("--screenshot", metavar="OUT.png", help="write one rendered frame to this PNG")
     parser.add_argument("--size", type=parse_size, default=(1280, 720), metavar="WxH", help="window size")
     parser.add_argument("--pose", metavar="POSE.json", help="pose file to apply to the rig")
+    parser.add_argument("--replay", metavar="EVENTS.json", help="input events to replay (with --headless)")
+    parser.add_argument("--save-pose", metavar="POSE.json", help="write the pose when done (on exit for a window)")
+    parser.add_argument("--no-recover", action="store_true",
+                        help="do not offer to restore an autosaved session after a crash (and keep its file)")
+    parser.add_argument("--dump-scene", metavar="SCENE.json",
+                        help="write the camera and every bone's world and window-pixel position when done")
     args = parser.parse_args(argv)
     if args.screenshot and not args.headless:
         parser.error("--screenshot needs --headless")
-    if args.headless and not args.screenshot:
-        parser.error("--headless needs something to write, such as --screenshot OUT.png")
+    if args.replay and not args.headless:
+        parser.error("--replay needs --headless")
+    if args.headless and not (args.screenshot or args.save_pose or args.dump_scene):
+        parser.error("--headless needs something to write: --screenshot, --save-pose or --dump-scene")
     return args
+
+
+def load_events(args):
+    """The --replay events, validated before any window opens; bad files raise UsageError."""
+    from rig.jsonfields import FileFormatError
+    from ui.replay import load_events as read_events
+    try:
+        return read_events(args.replay) if args.replay else []
+    except FileFormatError as error:
+        raise UsageError(str(error)) from None
 
 
 def load_state(args):
@@ -113,8 +134,29 @@ def open_window(width, height, headless, title="Posekit"):
                                 config=config)
 
 
-def run_headless(args, state):
+def write_outputs(args, app):
+    """Write what the command line asked for: screenshot, pose, scene; UsageError if one fails."""
     from render.capture import save_png
+    from render.scene_dump import scene_dict
+    from rig.jsonfields import save_json_atomic
+    from rig.rigfile import save_pose
+    state = app.state
+    writers = [
+        (args.screenshot, lambda path: save_png(app.read_rgb(), path)),
+        (args.save_pose, lambda path: save_pose(state.rig.skeleton, state.pose, path, state.rig.name)),
+        (args.dump_scene, lambda path: save_json_atomic(
+            path, scene_dict(state.rig, state.world, state.camera, app.window.width, app.window.height))),
+    ]
+    for path, write in writers:
+        if path:
+            try:
+                write(path)
+            except (OSError, ValueError) as error:
+                raise UsageError(f"cannot write {path}: {error}") from None
+
+
+def run_headless(args, state, events):
+    from ui.replay import InputSender
     from ui.window import PosekitWindow
     window = open_window(*args.size, headless=True)
     state.deterministic = True
@@ -122,25 +164,59 @@ def run_headless(args, state):
     try:
         for _ in range(HEADLESS_FRAMES):
             app.frame()
-        try:
-            save_png(app.read_rgb(), args.screenshot)
-        except (OSError, ValueError) as error:
-            raise UsageError(f"cannot write {args.screenshot}: {error}") from None
+        InputSender(app).play(events)
+        write_outputs(args, app)
     finally:
         app.release()
         window.close()
 
 
+def start_autosave(app, args):
+    """Autosave the session, first offering an earlier one that did not end cleanly; with
+    --no-recover neither (the earlier file stays for a later start). Returns the Autosaver."""
+    from rig.jsonfields import FileFormatError
+    from ui.autosave import Autosaver, read_recovery, recovery_path
+    from ui.recovery import RecoveryOffer
+    if args.no_recover:
+        return None
+    path = recovery_path()
+    try:
+        data = read_recovery(path)
+    except FileFormatError as error:
+        print(f"posekit: warning: ignoring a damaged recovery file: {error}", file=sys.stderr)
+        data = None
+    autosaver = Autosaver(path)
+    autosaver.start(app.state)
+    app.editor.autosaver = autosaver
+    if data is not None:
+        app.editor.recovery = RecoveryOffer(path, data)
+    return autosaver
+
+
 def run_window(args, state):
+    import signal
+
     import pyglet
     from ui.window import PosekitWindow
     window = open_window(*args.size, headless=False)
     app = PosekitWindow(window, state)
+
+    def on_close():
+        pyglet.app.exit()  # leave the loop with the window open, so outputs can still be written
+        return True
+
+    window.push_handlers(on_close=on_close)
+    autosaver = start_autosave(app, args)
+    signal.signal(signal.SIGTERM, lambda *_: pyglet.app.exit())
     pyglet.clock.schedule_interval(lambda dt: None, 1.0 / 60.0)
     try:
         pyglet.app.run()
+        write_outputs(args, app)
+        if autosaver is not None:
+            autosaver.clear()  # a clean exit: nothing to recover
     finally:
         app.release()
+        window.close()
 
 
 def main(argv=None):
@@ -157,7 +233,10 @@ def main(argv=None):
         use_headless_gl()
     try:
         state = load_state(args)
-        (run_headless if args.headless else run_window)(args, state)
+        if args.headless:
+            run_headless(args, state, load_events(args))
+        else:
+            run_window(args, state)
     except UsageError as error:
         print(f"posekit: error: {error}", file=sys.stderr)
         return 2

@@ -91,9 +91,16 @@ def stats_panel(state):
     imgui.text(f"iterations {stats.iterations}   residual {stats.error:.2e} m")
 
 
+PANEL_WIDTH = 330
+
+
 def main_panel(state):
     """The docked side panel; returns whether the pose needs a new solve."""
-    imgui.set_next_window_pos(imgui.ImVec2(8, 8), imgui.Cond_.first_use_ever)
+    menu_bar = imgui.get_frame_height()  # the main menu bar's height (its work area starts a frame late)
+    imgui.set_next_window_pos(imgui.ImVec2(8, menu_bar + 8), imgui.Cond_.first_use_ever)
+    # A fixed width: wrapped text in an auto-sized window would otherwise make its width depend
+    # on the width it had before, so the same scene could lay the panel out two ways.
+    imgui.set_next_window_size_constraints(imgui.ImVec2(PANEL_WIDTH, 0), imgui.ImVec2(PANEL_WIDTH, 1e6))
     imgui.begin("Posekit", None, imgui.WindowFlags_.always_auto_resize)
     dirty = False
     if imgui.collapsing_header("Solver", imgui.TreeNodeFlags_.default_open):

@@ -9,6 +9,7 @@ from render.camera import OrbitCamera
 from render.view_state import ViewState
 from rig.evaluate import evaluate
 from rig.pose import Pose, heads_tails
+from ui.history import History
 
 
 @dataclass
@@ -44,6 +45,11 @@ class AppState:
     stats: Stats = field(default_factory=Stats)
     message: str = ""
     deterministic: bool = False
+    history: History = None
+
+    def __post_init__(self):
+        if self.history is None:
+            self.history = History(self)
 
     @classmethod
     def for_rig(cls, rig, rig_path, pose=None, aspect=16 / 9):
@@ -52,6 +58,7 @@ class AppState:
         state.resolve()
         heads, tails = heads_tails(rig.skeleton, state.world)
         state.camera.frame_points(np.vstack([heads, tails]), aspect=aspect)
+        state.history.reset(state)  # the solved pose is where undo stops
         return state
 
     def resolve(self):

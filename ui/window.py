@@ -19,6 +19,7 @@ from pyglet.window import key, mouse
 from render.capture import OffscreenTarget
 from render.context import context_for_window
 from render.rig_renderer import RigRenderer
+from ui.editor import Editor
 from ui.panels import main_panel
 from ui.viewport import begin_drag, cancel_drag, end_drag, update_drag
 
@@ -42,6 +43,7 @@ class PosekitWindow:
         self.imgui = pyglet_backend.create_renderer(window)
         self.live_target = self.scene_target = self.still_target = self.frame_target = None
         self.last_scene = self.still_scene = None
+        self.editor = Editor(self)
         window.push_handlers(self)
 
     # Window pixels with a top-left origin, the convention of the viewport tools.
@@ -69,9 +71,14 @@ class PosekitWindow:
 
     def on_key_press(self, symbol, modifiers):
         if symbol == key.ESCAPE:
-            cancel_drag(self.state)
+            if imgui.get_io().want_capture_keyboard:
+                self.imgui.on_key_press(symbol, modifiers)  # closes ImGui's popups
+            else:
+                cancel_drag(self.state)
             return True  # pyglet would otherwise close the window on Escape
-        return None
+        if imgui.get_io().want_capture_keyboard:
+            return None
+        return self.editor.on_key_press(symbol, modifiers)
 
     def on_draw(self):
         self.frame()
@@ -129,9 +136,11 @@ class PosekitWindow:
         if self.state.deterministic:
             imgui.get_io().delta_time = FIXED_DT
         imgui.new_frame()
+        self.editor.draw()
         if main_panel(self.state):
             self.state.resolve()
         self.state.view.active_chain = self._active_chain()
+        self.editor.end_frame()
         imgui.render()
         self._draw_scene(width, height)
         self.frame_target.use()

@@ -1,47 +1,25 @@
 """A headless Posekit window for driving the real app with simulated input."""
 import pytest
-from pyglet.window import mouse
+from imgui_bundle import imgui
 
 from app import HEADLESS_FRAMES
 from rig.rigfile import load_rig
 from tests.conftest import GL_WINDOW_SIZE
+from ui.editor import Editor
+from ui.replay import InputSender
 from ui.state import AppState
 from ui.window import PosekitWindow
 
 SIZE = GL_WINDOW_SIZE
 
 
-class Driver:
-    """Sends pyglet events in top-left window pixels and runs one frame after each, like a user."""
+class Driver(InputSender):
+    """The app's own input replay (top-left window pixels, a frame after each event), plus the
+    questions tests ask about the scene."""
 
     def __init__(self, app):
-        self.app = app
+        super().__init__(app)
         self.state = app.state
-        self.height = app.window.height
-
-    def _y(self, y):
-        return self.height - y
-
-    def _send(self, event, *args):
-        """Queue the event as the OS would, let the window dispatch it, then run a frame."""
-        self.app.window.dispatch_event(event, *args)
-        self.app.window.dispatch_events()
-        self.app.frame()
-
-    def move(self, x, y):
-        self._send("on_mouse_motion", x, self._y(y), 0, 0)
-
-    def press(self, x, y, button=mouse.LEFT):
-        self._send("on_mouse_press", x, self._y(y), button, 0)
-
-    def drag(self, x, y, button=mouse.LEFT):
-        self._send("on_mouse_drag", x, self._y(y), 0, 0, button, 0)
-
-    def release(self, x, y, button=mouse.LEFT):
-        self._send("on_mouse_release", x, self._y(y), button, 0)
-
-    def key(self, symbol):
-        self._send("on_key_press", symbol, 0)
 
     def pixel_of(self, bone):
         head = self.state.world[self.state.rig.skeleton.index[bone], :3, 3]
@@ -61,10 +39,18 @@ def posekit_window(gl_session):
     app.release()
 
 
+def start_app(app, state):
+    """Give the session's window a new state as a fresh start would: a new editor, no ImGui
+    window focused (earlier tests' clicks must not change the panels' look), first frames run."""
+    app.state = state
+    app.editor = Editor(app)
+    imgui.set_window_focus(None)
+    for _ in range(HEADLESS_FRAMES):
+        app.frame()
+
+
 @pytest.fixture
 def driver(posekit_window):
     """The app on the default rig in its rest pose, its panel laid out as a screenshot has it."""
-    posekit_window.state = humanoid_state()
-    for _ in range(HEADLESS_FRAMES):
-        posekit_window.frame()
+    start_app(posekit_window, humanoid_state())
     return Driver(posekit_window)

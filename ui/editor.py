@@ -1,0 +1,213 @@
+"""Editing commands (undo, redo, pose files, clipboard, mirror, reset) with their shortcuts and
+the File / Edit menus. The window calls ``on_key_press`` for keys ImGui does not want, ``draw``
+inside each ImGui frame and ``end_frame`` after the panels, where finished edits become undo steps.
+
+Shortcuts follow Blender: Ctrl+Z / Ctrl+Shift+Z (or Ctrl+Y) undo / redo, Ctrl+C / Ctrl+V /
+Ctrl+Shift+V copy, paste and paste flipped, Alt+R / Alt+G clear rotation / location of the
+selected bones (all bones when none is selected), Ctrl+S / Ctrl+Shift+S / Ctrl+O save, save as and
+open a pose, Ctrl+Q quit.
+"""
+import os
+from dataclasses import dataclass
+
+import numpy as np
+from imgui_bundle import imgui
+from pyglet.window import key
+
+from rig.jsonfields import FileFormatError
+from rig.pose_ops import clear_channels, mirror_pose
+from rig.rigfile import load_pose, pose_from_dict, pose_to_dict, save_pose
+from ui.files import FileAsker, native_dialogs_available
+
+MODIFIER_MASK = key.MOD_CTRL | key.MOD_SHIFT | key.MOD_ALT
+
+
+@dataclass(frozen=True)
+class Command:
+    label: str
+    method: str
+    shortcuts: tuple  # of (pyglet key symbol, modifier bits)
+    menu: str
+
+    def shortcut_text(self):
+        if not self.shortcuts:
+            return ""
+        symbol, mods = self.shortcuts[0]
+        names = [n for bit, n in ((key.MOD_CTRL, "Ctrl"), (key.MOD_SHIFT, "Shift"), (key.MOD_ALT, "Alt")) if mods & bit]
+        return "+".join(names + [key.symbol_string(symbol)])
+
+
+CTRL, SHIFT, ALT = key.MOD_CTRL, key.MOD_SHIFT, key.MOD_ALT
+COMMANDS = (
+    Command("Open pose...", "open_pose", ((key.O, CTRL),), "File"),
+    Command("Save pose", "save_pose", ((key.S, CTRL),), "File"),
+    Command("Save pose as...", "save_pose_as", ((key.S, CTRL | SHIFT),), "File"),
+    Command("Quit", "quit", ((key.Q, CTRL),), "File"),
+    Command("Undo", "undo", ((key.Z, CTRL),), "Edit"),
+    Command("Redo", "redo", ((key.Z, CTRL | SHIFT), (key.Y, CTRL)), "Edit"),
+    Command("Copy pose", "copy_pose", ((key.C, CTRL),), "Edit"),
+    Command("Paste pose", "paste_pose", ((key.V, CTRL),), "Edit"),
+    Command("Paste pose flipped", "paste_flipped", ((key.V, CTRL | SHIFT),), "Edit"),
+    Command("Mirror pose", "mirror", ((key.M, CTRL),), "Edit"),
+    Command("Clear rotation", "clear_rotation", ((key.R, ALT),), "Edit"),
+    Command("Clear location", "clear_location", ((key.G, ALT),), "Edit"),
+    Command("Reset pose", "reset_pose", (), "Edit"),
+)
+SHORTCUTS = {shortcut: command for command in COMMANDS for shortcut in command.shortcuts}
+
+
+class Editor:
+    """Runs editing commands on ``app.state`` (read anew each time: tests swap states) and holds
+    what outlives one state: the pose clipboard, the pose file path and the file question."""
+
+    def __init__(self, app, native_dialogs=None):
+        self.app = app
+        if native_dialogs is None:
+            native_dialogs = native_dialogs_available() and not app.state.deterministic
+        self.files = FileAsker(native_dialogs)
+        self.clipboard = None
+        self.pose_path = ""
+        self.quit_requested = False
+        self.autosaver = None  # an ui.autosave.Autosaver in interactive sessions
+        self.recovery = None  # an ui.recovery.RecoveryOffer while one awaits an answer
+
+    @property
+    def state(self):
+        return self.app.state
+
+    # Dispatch -------------------------------------------------------------------------------
+    def on_key_press(self, symbol, modifiers):
+        command = SHORTCUTS.get((symbol, modifiers & MODIFIER_MASK))
+        if command is None or self.files.active:
+            return None
+        self.run(command)
+        return True
+
+    def run(self, command):
+        if self.state.drag is None:  # mid-drag, as in Blender, edits wait for the drag to end
+            getattr(self, command.method)()
+
+    def draw(self):
+        """The menu bar and any open file question; call between new_frame and render."""
+        if imgui.begin_main_menu_bar():
+            for menu in ("File", "Edit"):
+                if imgui.begin_menu(menu):
+                    self._menu_items(menu)
+                    imgui.end_menu()
+            imgui.end_main_menu_bar()
+        self.files.draw()
+        if self.recovery is not None:
+            self._answer_recovery(self.recovery.draw(self.app))
+
+    def _answer_recovery(self, answer):
+        if answer is None:
+            return
+        if answer == "restore":
+            self.recovery.restore(self.app)
+        else:
+            self.recovery.discard()
+        self.recovery = None
+        if self.autosaver is not None:
+            self.autosaver.start(self.state)
+
+    def _menu_items(self, menu):
+        enabled = {"undo": self.state.history.can_undo(), "redo": self.state.history.can_redo(),
+                   "paste_pose": self.clipboard is not None, "paste_flipped": self.clipboard is not None}
+        for command in COMMANDS:
+            if command.menu == menu and imgui.menu_item(command.label, command.shortcut_text(), False,
+                                                        enabled.get(command.method, True))[0]:
+                self.run(command)
+
+    def end_frame(self):
+        """Record finished edits as an undo step: not while a viewport drag or a widget is held."""
+        if self.state.drag is None and not imgui.is_any_item_active():
+            self.state.history.commit(self.state)
+        if self.autosaver is not None and self.recovery is None:
+            self.autosaver.tick(self.state)
+
+    # Commands -------------------------------------------------------------------------------
+    def _set_pose(self, pose, message):
+        self.state.pose = pose
+        self.state.resolve()
+        self.state.message = message
+
+    def undo(self):
+        self.state.message = "Undo" if self.state.history.undo(self.state) else "Nothing to undo"
+
+    def redo(self):
+        self.state.message = "Redo" if self.state.history.redo(self.state) else "Nothing to redo"
+
+    def copy_pose(self):
+        self.clipboard = pose_to_dict(self.state.rig.skeleton, self.state.pose, self.state.rig.name)
+        self.state.message = "Pose copied"
+
+    def _clipboard_pose(self):
+        pose, _ = pose_from_dict(self.clipboard, self.state.rig.skeleton, "clipboard")
+        return pose
+
+    def paste_pose(self):
+        if self.clipboard is not None:
+            self._set_pose(self._clipboard_pose(), "Pose pasted")
+
+    def paste_flipped(self):
+        if self.clipboard is not None:
+            self._set_pose(mirror_pose(self.state.rig.skeleton, self._clipboard_pose()), "Pose pasted flipped")
+
+    def mirror(self):
+        self._set_pose(mirror_pose(self.state.rig.skeleton, self.state.pose), "Pose mirrored")
+
+    def _selected_bones(self):
+        index = self.state.rig.skeleton.index
+        chosen = [index[name] for name in self.state.view.selected if name in index]
+        return chosen if chosen else np.arange(len(index))
+
+    def clear_rotation(self):
+        self._set_pose(clear_channels(self.state.pose, self._selected_bones(), rotation=True), "Rotation cleared")
+
+    def clear_location(self):
+        self._set_pose(clear_channels(self.state.pose, self._selected_bones(), location=True), "Location cleared")
+
+    def reset_pose(self):
+        bones = np.arange(len(self.state.rig.skeleton))
+        self._set_pose(clear_channels(self.state.pose, bones, rotation=True, location=True, scale=True), "Pose reset")
+
+    def write_pose(self, path):
+        """Save the pose to ``path`` (atomically); failures become the status message."""
+        try:
+            save_pose(self.state.rig.skeleton, self.state.pose, path, self.state.rig.name)
+        except (OSError, ValueError) as error:
+            self.state.message = f"Cannot save {path}: {error}"
+            return False
+        self.pose_path = path
+        self.state.message = f"Saved {path}"
+        return True
+
+    def read_pose(self, path):
+        """Open a pose file; a bad file leaves the pose alone and says why."""
+        try:
+            pose, warnings = load_pose(path, self.state.rig.skeleton)
+        except FileFormatError as error:
+            self.state.message = str(error)
+            return False
+        self.pose_path = path
+        self._set_pose(pose, "; ".join([f"Opened {path}"] + warnings))
+        return True
+
+    def _default_path(self):
+        return self.pose_path or os.path.join(os.getcwd(), "pose.json")
+
+    def save_pose(self):
+        if self.pose_path:
+            self.write_pose(self.pose_path)
+        else:
+            self.save_pose_as()
+
+    def save_pose_as(self):
+        self.files.ask("Save pose", True, self._default_path(), self.write_pose)
+
+    def open_pose(self):
+        self.files.ask("Open pose", False, self._default_path(), self.read_pose)
+
+    def quit(self):
+        self.quit_requested = True
+        self.app.window.dispatch_event("on_close")

@@ -1,0 +1,99 @@
+"""Undo / redo: snapshots of everything the user edits (pose and rig settings), one per step.
+
+A step is whatever changed between two quiet moments: the app calls ``History.commit`` at the end
+of every frame in which no viewport drag is running and no panel widget is held, so a drag of a
+handle or of a slider over many frames becomes one step. Snapshots are deep copies and
+``restore`` puts them back bit for bit (no re-solve: the stored pose is the solved one).
+The camera and the selection are views, not edits, and are not recorded (as in Blender).
+"""
+import copy
+from dataclasses import dataclass
+
+from rig.pose import Pose, world_matrices
+
+HISTORY_LIMIT = 256
+
+
+@dataclass
+class Snapshot:
+    """Copies of the pose and of every rig setting a panel can change."""
+    pose: Pose
+    ik: list
+    copy_rotation: list
+    bone_ik: dict
+    solver: object
+
+    @classmethod
+    def of(cls, state):
+        rig = state.rig
+        return cls(state.pose.copy(), copy.deepcopy(rig.ik), copy.deepcopy(rig.copy_rotation),
+                   copy.deepcopy(rig.bone_ik), copy.deepcopy(rig.solver))
+
+    def matches(self, state):
+        """Whether ``state`` still holds exactly this snapshot's values (no copies made)."""
+        rig = state.rig
+        return (self.pose == state.pose and self.ik == rig.ik and self.copy_rotation == rig.copy_rotation
+                and self.bone_ik == rig.bone_ik and self.solver == rig.solver)
+
+    def restore(self, state):
+        """Put the snapshot's values (fresh copies, so later edits cannot reach the history) into
+        ``state`` and recompute the world matrices by FK."""
+        rig = state.rig
+        state.pose = self.pose.copy()
+        rig.ik, rig.copy_rotation = copy.deepcopy(self.ik), copy.deepcopy(self.copy_rotation)
+        rig.bone_ik, rig.solver = copy.deepcopy(self.bone_ik), copy.deepcopy(self.solver)
+        state.world = world_matrices(rig.skeleton, state.pose)
+
+
+class History:
+    """Undo and redo stacks around ``current``, the snapshot of the last committed state.
+
+    ``version`` counts changes of the committed state (commits, undos, redos), for autosave.
+    """
+
+    def __init__(self, state, limit=HISTORY_LIMIT):
+        self.limit = limit
+        self.version = 0
+        self.reset(state)
+
+    def reset(self, state):
+        """Forget every step; ``state`` becomes the base (after opening a rig or a recovery)."""
+        self.current = Snapshot.of(state)
+        self.undo_stack, self.redo_stack = [], []
+        self.version += 1
+
+    def commit(self, state):
+        """Record ``state`` as a new step if it differs from the last one; returns whether it did."""
+        if self.current.matches(state):
+            return False
+        self.undo_stack.append(self.current)
+        del self.undo_stack[:-self.limit]
+        self.redo_stack.clear()
+        self.current = Snapshot.of(state)
+        self.version += 1
+        return True
+
+    def can_undo(self):
+        return bool(self.undo_stack)
+
+    def can_redo(self):
+        return bool(self.redo_stack)
+
+    def undo(self, state):
+        """Go back one step (first committing any edit not yet recorded); returns whether it did."""
+        self.commit(state)
+        return self._step(state, self.undo_stack, self.redo_stack)
+
+    def redo(self, state):
+        if not self.current.matches(state):
+            return False  # an unrecorded edit would be lost; it becomes a step at the frame's end
+        return self._step(state, self.redo_stack, self.undo_stack)
+
+    def _step(self, state, source, destination):
+        if not source:
+            return False
+        destination.append(self.current)
+        self.current = source.pop()
+        self.current.restore(state)
+        self.version += 1
+        return True

@@ -1,0 +1,140 @@
+"""Deterministic input: events sent to the window as the OS would send them, one frame after each.
+
+Positions are window pixels with the origin at the top left (as xdotool and screenshots count
+them); pyglet's bottom-left convention is applied here. ``load_events`` reads an events file:
+
+    {"events": [{"type": "move" | "press" | "drag" | "release", "x": px, "y": px,
+                 "button": "left" | "middle" | "right", "mods": ["ctrl", "shift", "alt"]},
+                {"type": "scroll", "x": px, "y": px, "dy": clicks, "mods": [...]},
+                {"type": "key", "key": "Z", "mods": [...]},
+                {"type": "frame", "count": n}]}
+"""
+from pyglet.window import key, mouse
+
+from rig.jsonfields import Reader, load_json
+
+EVENT_TYPES = ("move", "press", "drag", "release", "scroll", "key", "frame")
+BUTTONS = {"left": mouse.LEFT, "middle": mouse.MIDDLE, "right": mouse.RIGHT}
+MODIFIERS = {"ctrl": key.MOD_CTRL, "shift": key.MOD_SHIFT, "alt": key.MOD_ALT}
+MAX_FRAMES = 10000
+
+
+def key_symbol(name):
+    """pyglet's key symbol for a key name ("Z", "ESCAPE", "F1", "1"), or None."""
+    attribute = name.upper() if not name.isdigit() else f"_{name}"
+    symbol = getattr(key, attribute, None)
+    return symbol if isinstance(symbol, int) and name.isalnum() else None
+
+
+def _button(button):
+    """A button by name ("left") or as pyglet's constant (mouse.LEFT)."""
+    return BUTTONS.get(button, button)
+
+
+def _modifier_bits(mods):
+    bits = 0
+    for name in mods:
+        bits |= MODIFIERS[name]
+    return bits
+
+
+class InputSender:
+    """Sends input events to a PosekitWindow ``app`` and runs one frame after each event."""
+
+    def __init__(self, app):
+        self.app = app
+        self.position = (0.0, 0.0)
+        self.buttons = 0
+
+    def _pyglet_y(self, y):
+        return self.app.window.height - y
+
+    def _send(self, event, *args):
+        """Queue the event as the OS would, let the window dispatch it, then run a frame."""
+        self.app.window.dispatch_event(event, *args)
+        self.app.window.dispatch_events()
+        self.app.frame()
+
+    def _moved(self, x, y):
+        dx, dy = x - self.position[0], self.position[1] - y
+        self.position = (x, y)
+        return dx, dy
+
+    def move(self, x, y, mods=()):
+        self._send("on_mouse_motion", x, self._pyglet_y(y), *self._moved(x, y))
+
+    def press(self, x, y, button="left", mods=()):
+        self._moved(x, y)
+        self.buttons |= _button(button)
+        self._send("on_mouse_press", x, self._pyglet_y(y), _button(button), _modifier_bits(mods))
+
+    def drag(self, x, y, button="left", mods=()):
+        buttons = self.buttons or _button(button)
+        self._send("on_mouse_drag", x, self._pyglet_y(y), *self._moved(x, y), buttons, _modifier_bits(mods))
+
+    def release(self, x, y, button="left", mods=()):
+        self._moved(x, y)
+        self.buttons &= ~_button(button)
+        self._send("on_mouse_release", x, self._pyglet_y(y), _button(button), _modifier_bits(mods))
+
+    def scroll(self, x, y, dy, mods=()):
+        self._moved(x, y)
+        self._send("on_mouse_scroll", x, self._pyglet_y(y), 0.0, dy)
+
+    def key(self, name, mods=()):
+        """Press and release a key (by name, "Z", or pyglet symbol) with modifiers held, then run
+        a frame."""
+        symbol, bits = key_symbol(name) if isinstance(name, str) else name, _modifier_bits(mods)
+        self.app.window.dispatch_event("on_key_press", symbol, bits)
+        self._send("on_key_release", symbol, bits)
+
+    def frames(self, count=1):
+        for _ in range(count):
+            self.app.frame()
+
+    def play(self, events):
+        """Send events as ``load_events`` returns them."""
+        for event in events:
+            kind = event["type"]
+            if kind == "frame":
+                self.frames(event["count"])
+            elif kind == "key":
+                self.key(event["key"], event["mods"])
+            elif kind == "scroll":
+                self.scroll(event["x"], event["y"], event["dy"], event["mods"])
+            elif kind == "move":
+                self.move(event["x"], event["y"], event["mods"])
+            else:
+                getattr(self, kind)(event["x"], event["y"], event["button"], event["mods"])
+
+
+def _read_event(reader):
+    kind = reader.string("type", choices=EVENT_TYPES)
+    event = {"type": kind}
+    if kind == "frame":
+        event["count"] = reader.integer("count", 1, low=1, high=MAX_FRAMES)
+        return event
+    mods = reader.get("mods", [])
+    if not isinstance(mods, list) or any(m not in MODIFIERS for m in mods):
+        reader.fail("mods", f"a list of modifiers from {', '.join(MODIFIERS)}", mods)
+    event["mods"] = list(mods)
+    if kind == "key":
+        event["key"] = reader.string("key")
+        if key_symbol(event["key"]) is None:
+            reader.fail("key", "a key name such as Z, ESCAPE, F1 or 1", event["key"])
+        return event
+    event["x"], event["y"] = reader.number("x"), reader.number("y")
+    if kind == "scroll":
+        event["dy"] = reader.number("dy")
+    else:
+        event["button"] = reader.string("button", "left", choices=tuple(BUTTONS))
+    return event
+
+
+def events_from_dict(data, path="<events>"):
+    return [_read_event(r) for r in Reader(path, data).items("events")]
+
+
+def load_events(path):
+    """Read and validate an events file; raises FileFormatError naming the event and field."""
+    return events_from_dict(load_json(path), str(path))
