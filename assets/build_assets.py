@@ -13,6 +13,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from rig.jsonfields import save_json_atomic  # noqa: E402
 from rig.rigfile import RIG_FORMAT, RIG_VERSION  # noqa: E402
+from rig.autorig import pole_angle  # noqa: E402
 from rig.skeleton import bone_frame  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -24,21 +25,6 @@ def bone(name, parent, head, tail, connected=False, roll=0.0, ik=None):
     if ik:
         b["ik"] = ik
     return b
-
-
-def pole_angle(root_bone, tip_tail, pole_head):
-    """Blender pole angle that leaves the chain as it is: the angle a about the root bone's Y
-    axis for which X cos a + Z sin a, made perpendicular to the root-to-tip line, faces the pole."""
-    frame = bone_frame(root_bone["head"], root_bone["tail"], root_bone["roll"])
-    head = np.array(root_bone["head"])
-    d = np.array(tip_tail) - head
-    d /= np.linalg.norm(d)
-
-    def perp(v):
-        return v - d * np.dot(v, d)
-    px, pz, pole = perp(frame[:3, 0]), perp(frame[:3, 2]), perp(np.array(pole_head) - head)
-    (c, s), *_ = np.linalg.lstsq(np.column_stack([px, pz]), pole, rcond=None)
-    return float(np.arctan2(s, c))
 
 
 def mirror(b):
@@ -86,7 +72,8 @@ def humanoid():
                                                 ("thigh", "shin", "foot_ik", "knee_pole", "foot")):
             u, lo = named[f"{upper}.{side}"], named[f"{lower}.{side}"]
             ik.append({"bone": lo["name"], "target": f"{handle}.{side}", "pole_target": f"{pole}.{side}",
-                       "pole_angle": round(pole_angle(u, lo["tail"], named[f"{pole}.{side}"]["head"]), 6),
+                       "pole_angle": round(pole_angle(bone_frame(u["head"], u["tail"], u["roll"]), lo["tail"],
+                                                      named[f"{pole}.{side}"]["head"]), 6),
                        "chain_count": 2})
             copy_rotation.append({"bone": f"{end}.{side}", "target": f"{handle}.{side}"})
     return {"name": "humanoid", "bones": bones, "ik_constraints": ik, "copy_rotation_constraints": copy_rotation,

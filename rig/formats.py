@@ -14,20 +14,28 @@ from rig.rigfile import load_rig
 
 @dataclass
 class RigDocument:
-    """A rig as opened from a file. ``clips`` maps clip name -> list of Poses (one per frame);
+    """A rig as opened from a file. ``clips`` maps clip name -> list of Poses (one per frame),
+    ``frame_times`` clip name -> seconds per frame; ``pose`` is the Pose to show first (None: rest);
     ``mesh`` is the format's skinned-mesh data when the file had one, else None."""
     rig: Rig
     path: str
     warnings: list = field(default_factory=list)
     clips: dict = field(default_factory=dict)
     mesh: object = None
+    pose: object = None
+    frame_times: dict = field(default_factory=dict)
 
 
 def _read_posekit_json(path):
     return RigDocument(load_rig(path), str(path))
 
 
-READERS = {".json": _read_posekit_json}
+def _read_bvh(path):
+    from rig.bvh import load_bvh  # imports this module: load it when a BVH is opened
+    return load_bvh(path)
+
+
+READERS = {".json": _read_posekit_json, ".bvh": _read_bvh}
 
 
 def open_rig(path):

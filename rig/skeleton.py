@@ -15,23 +15,29 @@ def bone_frame(head, tail, roll):
 
     The basis is the shortest-arc rotation taking +Y onto the head->tail direction, preceded by a
     rotation of ``roll`` radians about the bone's own Y axis. A bone pointing along -Y turns by
-    pi about Z, as Blender's ``vec_roll_to_mat3`` does.
+    pi about Z, as Blender's ``vec_roll_to_mat3`` does. Stacks work too: heads and tails (..., 3)
+    and rolls (...) give frames (..., 4, 4).
     """
     head = np.asarray(head, dtype=float)
     direction = normalize(np.asarray(tail, dtype=float) - head)
-    q = quat_mul(quat_between(Y_AXIS, direction), quat_from_axis_angle(Y_AXIS, roll))
-    m = np.eye(4)
-    m[:3, :3] = quat_to_matrix3(q)
-    m[:3, 3] = head
+    y_axis = np.broadcast_to(Y_AXIS, direction.shape)
+    q = quat_mul(quat_between(y_axis, direction), quat_from_axis_angle(y_axis, roll))
+    m = np.zeros(head.shape[:-1] + (4, 4))
+    m[..., :3, :3] = quat_to_matrix3(q)
+    m[..., :3, 3] = head
+    m[..., 3, 3] = 1.0
     return m
 
 
 def roll_from_frame(frame):
-    """Inverse of ``bone_frame`` for the roll: the angle about +Y from the zero-roll X axis."""
+    """Inverse of ``bone_frame`` for the roll: the angle about +Y from the zero-roll X axis.
+    A frame (4, 4) gives a float, a stack (..., 4, 4) an array (...)."""
     frame = np.asarray(frame, dtype=float)
-    direction = normalize(frame[:3, 1])
-    zero_roll_x = quat_rotate(quat_between(Y_AXIS, direction), np.array([1.0, 0.0, 0.0]))
-    return float(signed_angle(zero_roll_x, frame[:3, 0], direction))
+    direction = normalize(frame[..., :3, 1])
+    zero_roll_x = quat_rotate(quat_between(np.broadcast_to(Y_AXIS, direction.shape), direction),
+                              np.array([1.0, 0.0, 0.0]))
+    roll = signed_angle(zero_roll_x, frame[..., :3, 0], direction)
+    return float(roll) if frame.ndim == 2 else roll
 
 
 @dataclass
@@ -83,7 +89,7 @@ class Skeleton:
         heads = np.asarray(heads, dtype=float)
         tails = np.asarray(tails, dtype=float)
         lengths = np.linalg.norm(tails - heads, axis=1)
-        rest = np.stack([bone_frame(h, t, r) for h, t, r in zip(heads, tails, rolls)]) if len(names) else np.zeros((0, 4, 4))
+        rest = bone_frame(heads, tails, np.asarray(rolls, dtype=float)) if len(names) else np.zeros((0, 4, 4))
         return cls(list(names), parents, rest, lengths, connected)
 
     def __len__(self):
@@ -111,4 +117,4 @@ class Skeleton:
 
     @property
     def rest_rolls(self):
-        return np.array([roll_from_frame(m) for m in self.rest_world])
+        return roll_from_frame(self.rest_world)

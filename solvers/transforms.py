@@ -271,3 +271,37 @@ def aim_matrix(basis, pose, local_dir, target_dir, pole_dir=None, up_local=None)
     posed = ok_local & ok_world
     poled = basis_t @ world_frame @ np.swapaxes(local_frame, -1, -2)
     return np.where(posed[:, None, None], poled, swung), posed
+
+
+_AXIS_INDEX = {"X": 0, "Y": 1, "Z": 2}
+
+
+def quat_from_euler(angles, order):
+    """Unit quaternions (..., 4) for intrinsic Euler angles (..., len(order)) in radians.
+
+    ``order`` names the axes in the order they turn, each about the frame the earlier turns left
+    (BVH's CHANNELS order): "ZXY" gives ``R = Rz @ Rx @ Ry``. Any number of axes, repeats allowed.
+    """
+    angles = np.asarray(angles, dtype=float)
+    q = np.broadcast_to(IDENTITY_QUAT, angles.shape[:-1] + (4,))
+    for k, axis in enumerate(order.upper()):
+        q = quat_mul(q, quat_from_axis_angle(np.eye(3)[_AXIS_INDEX[axis]], angles[..., k]))
+    return q
+
+
+def euler_from_matrix3(m, order):
+    """Intrinsic Euler angles (..., 3), radians, of rotation matrices (..., 3, 3) for a
+    three-axis ``order`` such as "ZXY" or "XYZ" (see ``quat_from_euler``). The middle angle lies
+    in [-pi/2, pi/2]; at gimbal lock the last angle is 0."""
+    i, j, k = (_AXIS_INDEX[a] for a in order.upper())
+    if len({i, j, k}) != 3:
+        raise ValueError(f"Euler order must name three different axes, got '{order}'")
+    s = 1.0 if (j - i) % 3 == 1 else -1.0  # +1 for cyclic orders (XYZ, YZX, ZXY)
+    m = np.asarray(m, dtype=float)
+    middle = np.arcsin(np.clip(s * m[..., i, k], -1.0, 1.0))
+    first = np.arctan2(-s * m[..., j, k], m[..., k, k])
+    last = np.arctan2(-s * m[..., i, j], m[..., i, i])
+    gimbal = np.abs(m[..., i, k]) > 1.0 - 1e-12
+    first = np.where(gimbal, np.arctan2(s * m[..., k, j], m[..., j, j]), first)
+    last = np.where(gimbal, 0.0, last)
+    return np.stack([first, middle, last], axis=-1)

@@ -51,3 +51,11 @@ def test_bad_arguments_exit_non_zero_with_one_line(tmp_path, args, message):
     assert message in lines[-1]
     assert "Traceback" not in result.stderr
     assert not (tmp_path / "x.png").exists()
+
+
+def test_opens_a_bvh_file_showing_its_first_frame(tmp_path):
+    out = tmp_path / "bvh.png"
+    result = run_app("--headless", "--screenshot", str(out), "--size", "320x200", "tests/data/cmu_01_02_excerpt.bvh")
+    assert result.returncode == 0, result.stderr
+    assert "units guessed as CMU mocap units" in result.stderr
+    assert len(np.unique(load_png(out).reshape(-1, 3), axis=0)) > 50

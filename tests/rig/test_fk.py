@@ -109,3 +109,15 @@ def test_connected_bones_start_at_their_parents_tail_in_any_pose(humanoid):
 def test_skeleton_rejects_parents_after_children():
     with pytest.raises(ValueError, match="topological"):
         Skeleton.from_bones(["a", "b"], [1, -1], [[0, 0, 0]] * 2, [[0, 1, 0]] * 2, [0, 0], [False, False])
+
+
+def test_bone_frame_and_roll_work_on_stacks_as_one_by_one():
+    rng = np.random.default_rng(8)
+    heads, tails = rng.normal(size=(12, 3)), rng.normal(size=(12, 3))
+    tails[:3] = heads[:3] + [[0, -1, 0], [0, 1, 0], [1, 0, 0]]  # the special and simple directions
+    rolls = rng.uniform(-3, 3, 12)
+    frames = bone_frame(heads, tails, rolls)
+    for i in range(12):
+        np.testing.assert_allclose(frames[i], bone_frame(heads[i], tails[i], rolls[i]), atol=1e-15)
+        assert roll_from_frame(frames)[i] == pytest.approx(roll_from_frame(frames[i]), abs=1e-15)
+    np.testing.assert_allclose(roll_from_frame(frames), rolls, atol=1e-9)
