@@ -15,19 +15,28 @@ from rig.rigfile import load_rig
 @dataclass
 class RigDocument:
     """A rig as opened from a file. ``clips`` maps clip name -> list of Poses (one per frame);
-    ``mesh`` is the format's skinned-mesh data when the file had one, else None."""
+    ``mesh`` is the format's skinned-mesh data when the file had one, else None; ``pose`` is the
+    pose the file itself holds (None: rest); ``source`` is format-specific data a reader keeps
+    (for glTF: the map between poses and node transforms)."""
     rig: Rig
     path: str
     warnings: list = field(default_factory=list)
     clips: dict = field(default_factory=dict)
     mesh: object = None
+    pose: object = None
+    source: object = None
 
 
 def _read_posekit_json(path):
     return RigDocument(load_rig(path), str(path))
 
 
-READERS = {".json": _read_posekit_json}
+def _read_gltf(path):
+    from rig.gltf import read_gltf  # pygltflib loads only when a glTF file is opened
+    return read_gltf(path)
+
+
+READERS = {".json": _read_posekit_json, ".gltf": _read_gltf, ".glb": _read_gltf}
 
 
 def open_rig(path):
