@@ -5,6 +5,8 @@ a ``RigDocument``: the skin's joints as bones (see ``rig.gltf_skin``), the pose 
 hold, the skinned mesh and every animation sampled at ``fps`` frames a second. Its ``source``
 (a ``GltfSource``) keeps the exact map between our poses and the glTF nodes and the clips
 themselves, so a clip can be sampled at any time. Every failure is a ``FileFormatError``.
+
+Writing: ``write_glb(path, rig, pose, mesh, clip)`` (see ``rig.gltf_export``).
 """
 import math
 from dataclasses import dataclass, field
@@ -13,14 +15,15 @@ from dataclasses import dataclass, field
 from rig.formats import RigDocument
 from rig.gltf_anim import read_clips
 from rig.gltf_buffers import GltfFile, is_int
+from rig.gltf_export import glb_bytes, node_trs, write_glb
 from rig.gltf_mesh import read_skinned_mesh
 from rig.gltf_nodes import read_nodes
-from rig.gltf_skin import EXTRAS_KEY, NodeMap, node_map, read_skin_bones
+from rig.gltf_skin import EXTRAS_KEY, RIG_EXTRAS, NodeMap, node_map, read_skin_bones
 from rig.jsonfields import FileFormatError
 from rig.rigfile import RIG_FORMAT, RIG_VERSION, rig_from_dict
 
+__all__ = ["GltfSource", "read_gltf", "write_glb", "glb_bytes", "node_trs"]
 DEFAULT_FPS = 30.0
-RIG_EXTRAS = ("name", "solver", "ik_constraints", "copy_rotation_constraints")
 
 
 @dataclass

@@ -35,13 +35,6 @@ class NodeTree:
     names: list
     order: list
 
-    def depth(self, node):
-        d = 0
-        while self.parents[node] >= 0:
-            node = self.parents[node]
-            d += 1
-        return d
-
 
 def read_nodes(file):
     nodes = file.gltf.nodes

@@ -18,6 +18,8 @@ from rig.skeleton import MIN_BONE_LENGTH, roll_from_frame
 from solvers.transforms import compose, normalize
 
 EXTRAS_KEY = "posekit"
+# Rig fields a file we wrote keeps in its root extras (with "bone_ik": bone name -> IK settings).
+RIG_EXTRAS = ("name", "solver", "ik_constraints", "copy_rotation_constraints")
 
 
 @dataclass
@@ -69,7 +71,7 @@ def read_skin_bones(file, nodes, skin_index):
     _check_invertible(file, nodes, joints)
     mesh_world = _mesh_world(file, nodes, skin_index)
     bind_by_slot = _bind_world(file, skin, field, nodes, joints, mesh_world)
-    slots = sorted(range(len(joints)), key=lambda k: (nodes.depth(joints[k]), k))
+    slots = _parents_first(nodes, joints)
     bone_nodes = np.array([joints[k] for k in slots], dtype=np.int64)
     joint_to_bone = np.empty(len(joints), dtype=np.int64)
     joint_to_bone[slots] = np.arange(len(slots))
@@ -131,6 +133,22 @@ def _bind_world(file, skin, field, nodes, joints, mesh_world):
     if not np.isfinite(matrices).all() or np.any(np.abs(np.linalg.det(matrices[:, :3, :3])) < 1e-12):
         file.fail(f"{field}.inverseBindMatrices", "finite invertible matrices")
     return mesh_world @ np.linalg.inv(matrices)
+
+
+def _parents_first(nodes, joints):
+    """Skin slots reordered so every joint comes after its joint ancestors, otherwise in the
+    skin's order (so a skin that is already parents-first keeps its order)."""
+    slot_of = {node: k for k, node in enumerate(joints)}
+    order, placed = [], set()
+    for k in range(len(joints)):
+        chain, node = [], joints[k]
+        while node >= 0:
+            if node in slot_of and slot_of[node] not in placed:
+                chain.append(slot_of[node])
+                placed.add(slot_of[node])
+            node = nodes.parents[node]
+        order.extend(reversed(chain))
+    return order
 
 
 def _joint_parents(nodes, bone_nodes):

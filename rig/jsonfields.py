@@ -114,14 +114,18 @@ def check_header(reader, format_name, supported_version):
 
 
 def save_json_atomic(path, data):
-    """Write JSON to a temporary file beside ``path``, then rename over it, so a crash never
+    """Write JSON atomically (see ``save_bytes_atomic``)."""
+    save_bytes_atomic(path, (json.dumps(data, indent=1) + "\n").encode("utf-8"), suffix=".json")
+
+
+def save_bytes_atomic(path, data, suffix=""):
+    """Write ``data`` to a temporary file beside ``path``, then rename over it, so a crash never
     leaves a half-written file."""
     directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=directory)
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=suffix, dir=directory)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(data, f, indent=1)
-            f.write("\n")
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)

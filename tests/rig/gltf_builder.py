@@ -7,31 +7,11 @@ import json
 import numpy as np
 import pygltflib
 
+from rig.gltf_export import BinaryChunk
 from solvers.transforms import quat_from_axis_angle
 
 ARMATURE_ROTATION = quat_from_axis_angle([1.0, 0.0, 0.0], -np.pi / 2)  # a Z-up file, as from COLLADA
 ARMATURE_SCALE = 0.5
-
-
-class _Blob:
-    def __init__(self):
-        self.data = bytearray()
-        self.views, self.accessors = [], []
-
-    def add(self, array, component, kind, normalized=False, minmax=False):
-        array = np.ascontiguousarray(array)
-        while len(self.data) % 4:
-            self.data.append(0)
-        self.views.append({"buffer": 0, "byteOffset": len(self.data), "byteLength": array.nbytes})
-        self.data += array.tobytes()
-        accessor = {"bufferView": len(self.views) - 1, "componentType": component, "count": len(array), "type": kind}
-        if normalized:
-            accessor["normalized"] = True
-        if minmax:
-            accessor["min"] = array.reshape(len(array), -1).min(axis=0).tolist()
-            accessor["max"] = array.reshape(len(array), -1).max(axis=0).tolist()
-        self.accessors.append(accessor)
-        return len(self.accessors) - 1
 
 
 def strip_mesh(segments=4, length=2.0, width=0.2):
@@ -56,12 +36,12 @@ def document(weights_scale=1.0, second_skin=False, names=True, twist=0.0):
     """JSON dict and binary data of the test arm; joints are named 'upper', 'lower', 'hand'
     (unnamed when ``names`` is False), listed in the skin out of hierarchy order. ``twist``
     turns the upper joint (and so all three) about the arm's own axis."""
-    blob = _Blob()
+    blob = BinaryChunk()
     positions, indices, joints, weights = strip_mesh()
     # Mesh positions are in the armature's frame (Z-up, half scale): convert from armature space.
     inverse_rotation = np.linalg.inv(_rotation_matrix())
     mesh_positions = (positions @ inverse_rotation.T / ARMATURE_SCALE).astype(np.float32)
-    p = blob.add(mesh_positions, 5126, "VEC3", minmax=True)
+    p = blob.add(mesh_positions, 5126, "VEC3", bounds=True)
     i = blob.add(indices, 5123, "SCALAR")
     skin_slots = [2, 0, 1]  # the skin lists hand, upper, lower
     slot_of_bone = np.argsort(skin_slots).astype(np.uint16)
@@ -76,7 +56,7 @@ def document(weights_scale=1.0, second_skin=False, names=True, twist=0.0):
     times = np.array([0.0, 0.5, 1.0], np.float32)
     angles = [0.0, np.pi / 4, np.pi / 2]
     rotations = np.array([quat_from_axis_angle([1, 0, 0], a) for a in angles], np.float32)
-    t_index = blob.add(times, 5126, "SCALAR", minmax=True)
+    t_index = blob.add(times, 5126, "SCALAR", bounds=True)
     r_index = blob.add(rotations, 5126, "VEC4")
     step_index = blob.add(np.array([[0, 0, 2], [0, 0, 3], [0, 0, 4]], np.float32), 5126, "VEC3")
     cubic = np.repeat(np.array([[1, 1, 1], [1, 2, 1], [1, 3, 1]], np.float32), 3, axis=0)

@@ -1,15 +1,19 @@
-"""glTF import: containers, skins, bind pose, mesh, animation, and bad files."""
+"""glTF import (containers, skins, bind pose, mesh, animation, bad files) and export (round trips,
+the Khronos validator on every file written)."""
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from rig.formats import open_rig
-from rig.gltf import read_gltf
+from rig.gltf import read_gltf, write_glb
 from rig.jsonfields import FileFormatError
 from rig.pose import Pose, heads_tails, world_matrices
+from rig.rigfile import load_rig
 from solvers.transforms import compose, quat_from_axis_angle
+from tests.gltf_validator import assert_valid
 from tests.rig import gltf_builder as gb
 
 HEADS = [[0.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 2.0, 0.0]]
@@ -279,3 +283,100 @@ def test_fuzzed_glb_bytes_give_a_document_or_a_file_format_error(tmp_path, flips
     path = tmp_path / "fuzz.glb"
     path.write_bytes(bytes(data))
     _read_or_format_error(path)
+
+
+# --- export ---------------------------------------------------------------------------------------
+
+ASSETS = Path(__file__).resolve().parents[2] / "assets"
+
+
+def _random_pose(count, seed):
+    rng = np.random.default_rng(seed)
+    return Pose(quat_from_axis_angle(rng.normal(size=(count, 3)), rng.uniform(-1.5, 1.5, count)),
+                rng.normal(size=(count, 3)) * 0.1, rng.uniform(0.8, 1.25, (count, 3)))
+
+
+def _assert_same_rig(read, original):
+    a, b = read.skeleton, original.skeleton
+    assert a.names == b.names and a.parents.tolist() == b.parents.tolist()
+    assert a.connected.tolist() == b.connected.tolist()
+    np.testing.assert_allclose(a.rest_heads, b.rest_heads, atol=1e-6)
+    np.testing.assert_allclose(a.rest_tails, b.rest_tails, atol=1e-6)
+    np.testing.assert_allclose(a.rest_world, b.rest_world, atol=1e-6)  # the rolls
+    assert read.ik == original.ik and read.copy_rotation == original.copy_rotation
+    assert read.bone_ik == original.bone_ik and read.solver == original.solver and read.name == original.name
+
+
+@pytest.mark.parametrize("posed", [False, True], ids=["rest", "posed"])
+def test_humanoid_round_trips_through_glb(tmp_path, posed):
+    rig = load_rig(ASSETS / "humanoid.json")
+    skeleton = rig.skeleton
+    pose = _random_pose(len(skeleton), 5) if posed else Pose.rest(len(skeleton))
+    path = tmp_path / "humanoid.glb"
+    write_glb(path, rig, pose)
+    assert_valid(path)
+    document = read_gltf(path)
+    _assert_same_rig(document.rig, rig)
+    assert document.mesh is None and document.clips == {} and document.warnings == []
+    np.testing.assert_allclose(world_matrices(skeleton, document.pose), world_matrices(skeleton, pose), atol=1e-6)
+
+
+def test_pose_list_round_trips_as_an_animation_clip(tmp_path):
+    rig = load_rig(ASSETS / "humanoid.json")
+    count = len(rig.skeleton)
+    clip = [Pose.rest(count), _random_pose(count, 1), _random_pose(count, 2)]
+    path = tmp_path / "clip.glb"
+    write_glb(path, rig, clip[1], clip=clip, fps=24.0, clip_name="take")
+    assert_valid(path)
+    document = read_gltf(path, fps=24.0)
+    assert list(document.clips) == ["take"] and len(document.clips["take"]) == 3
+    for read, written in zip(document.clips["take"], clip):
+        np.testing.assert_allclose(world_matrices(rig.skeleton, read), world_matrices(rig.skeleton, written),
+                                   atol=1e-6)
+
+
+def test_skinned_humanoid_asset_is_valid_and_reads_back(tmp_path):
+    path = ASSETS / "humanoid_skinned.glb"
+    assert_valid(path)
+    document = read_gltf(path)
+    _assert_same_rig(document.rig, load_rig(ASSETS / "humanoid.json"))
+    mesh, skeleton = document.mesh, document.rig.skeleton
+    assert mesh.vertex_count > 1000 and document.warnings == []
+    np.testing.assert_allclose(mesh.weights.sum(axis=1), 1.0, atol=1e-6)
+    targets, poles = document.rig.handle_bones()
+    used = {skeleton.names[j] for j in np.unique(mesh.joints[mesh.weights > 0])}
+    assert not used & (targets | poles | {"root"})  # only deforming bones move the body
+    world = world_matrices(skeleton, Pose.rest(len(skeleton)))
+    np.testing.assert_allclose(mesh.skinned_positions(world), mesh.positions, atol=1e-5)
+    # Re-exported with its mesh, it is still valid and the same mesh.
+    again = tmp_path / "again.glb"
+    write_glb(again, document.rig, mesh=mesh)
+    assert_valid(again)
+    np.testing.assert_allclose(read_gltf(again).mesh.positions, mesh.positions, atol=1e-6)
+
+
+def test_a_foreign_file_exports_as_our_own_with_the_same_pose_and_mesh(tmp_path, arm):
+    gltf, data = gb.document(twist=0.3)
+    gltf["nodes"][2]["rotation"] = quat_from_axis_angle([1, 0, 0], 0.7).tolist()
+    document = read_gltf(gb.write_glb(tmp_path, gltf, data))
+    path = tmp_path / "ours.glb"
+    write_glb(path, document.rig, document.pose, document.mesh, clip=document.clips["wave"])
+    assert_valid(path)
+    again = read_gltf(path)
+    skeleton = document.rig.skeleton
+    _assert_same_rig(again.rig, document.rig)
+    world, world_again = world_matrices(skeleton, document.pose), world_matrices(skeleton, again.pose)
+    np.testing.assert_allclose(world_again, world, atol=1e-6)
+    np.testing.assert_allclose(again.mesh.skinned_positions(world_again), document.mesh.skinned_positions(world),
+                               atol=1e-5)
+    np.testing.assert_allclose(world_matrices(skeleton, again.clips["posekit"][20]),
+                               world_matrices(skeleton, document.clips["wave"][20]), atol=1e-5)
+
+
+def test_writing_a_nan_pose_is_refused_and_leaves_no_file(tmp_path):
+    rig = load_rig(ASSETS / "humanoid.json")
+    pose = Pose.rest(len(rig.skeleton))
+    pose.locations[3, 1] = np.nan
+    with pytest.raises(ValueError, match="non-finite"):
+        write_glb(tmp_path / "nan.glb", rig, pose)
+    assert list(tmp_path.iterdir()) == []
