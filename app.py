@@ -35,7 +35,8 @@ def parse_size(text):
 
 def parse_args(argv):
     parser = argparse.ArgumentParser(prog="posekit", description="Interactive 3D posing for character rigs.")
-    parser.add_argument("rig", nargs="?", default=DEFAULT_RIG, help="rig file (posekit JSON); default: the humanoid")
+    parser.add_argument("rig", nargs="?", default=DEFAULT_RIG,
+                        help="rig file (posekit JSON, glTF .gltf/.glb); default: the humanoid")
     parser.add_argument("--headless", action="store_true", help="no window: render offscreen (EGL), then exit")
     parser.add_argument("--screenshot", metavar="OUT.png", help="write one rendered frame to this PNG")
     parser.add_argument("--size", type=parse_size, default=(1280, 720), metavar="WxH", help="window size")
@@ -59,7 +60,7 @@ def load_state(args):
         for warning in document.warnings:
             print(f"posekit: warning: {warning}", file=sys.stderr)
         rig = document.rig
-        pose = None
+        pose = document.pose
         if args.pose:
             pose, warnings = load_pose(args.pose, rig.skeleton)
             for warning in warnings:
@@ -67,7 +68,7 @@ def load_state(args):
     except FileFormatError as error:
         raise UsageError(str(error)) from None
     width, height = args.size
-    return AppState.for_rig(rig, args.rig, pose, aspect=width / height)
+    return AppState.for_rig(rig, args.rig, pose, aspect=width / height, mesh=document.mesh)
 
 
 def use_headless_gl():

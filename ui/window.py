@@ -95,7 +95,8 @@ class PosekitWindow:
         self.state.view.active_chain = self._active_chain()
         imgui.render()
         self.scene_target.use()
-        self.renderer.draw(self.state.rig, self.state.world, self.state.view, self.state.camera, width, height)
+        self.renderer.draw(self.state.rig, self.state.world, self.state.view, self.state.camera, width, height,
+                           mesh=self.state.mesh)
         self.scene_target.blit(self.frame_target.fbo)
         self.frame_target.use()
         self.imgui.render(imgui.get_draw_data())
