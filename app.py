@@ -41,7 +41,7 @@ def parse_size(text):
 def parse_args(argv):
     parser = argparse.ArgumentParser(prog="posekit", description="Interactive 3D posing for character rigs.")
     parser.add_argument("rig", nargs="?", default=DEFAULT_RIG,
-                        help="rig file (posekit JSON or BVH); default: the humanoid")
+                        help="rig file (posekit JSON, BVH, glTF .gltf/.glb); default: the humanoid")
     parser.add_argument("--headless", action="store_true", help="no window: render offscreen (EGL), then exit")
     parser.add_argument("--screenshot", metavar="OUT.png", help="write one rendered frame to this PNG")
     parser.add_argument("--size", type=parse_size, default=(1280, 720), metavar="WxH", help="window size")
@@ -91,7 +91,7 @@ def load_state(args):
     except FileFormatError as error:
         raise UsageError(str(error)) from None
     width, height = args.size
-    return AppState.for_rig(rig, args.rig, pose, aspect=width / height)
+    return AppState.for_rig(rig, args.rig, pose, aspect=width / height, mesh=document.mesh)
 
 
 def solve_command(argv):

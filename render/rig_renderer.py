@@ -7,6 +7,7 @@ import moderngl
 import numpy as np
 
 from render import shaders, shapes
+from render.mesh_renderer import MeshRenderer
 from render.style import DEFAULT_STYLE
 from rig.pose import heads_tails
 
@@ -97,6 +98,7 @@ class RigRenderer:
         self.ground = self._line_array(self.ground_vbo)
         self.dash_vbo = ctx.buffer(reserve=LINE_FLOATS * 4 * 16)
         self.dashes = self._line_array(self.dash_vbo)
+        self.mesh_renderer = MeshRenderer(ctx, style)
 
     def _mesh(self, mesh):
         return _InstancedMesh(self.ctx, mesh, self.solid_program, self.wire_program)
@@ -115,8 +117,9 @@ class RigRenderer:
         rows = np.c_[np.r_[points, axes], np.r_[colours, axis_colours], np.zeros(len(points) + 6)]
         return ctx.buffer(rows.astype("f4").tobytes()), len(points), len(axes)
 
-    def draw(self, rig, world, view_state, camera, width, height):
-        """Clear and draw one frame of ``rig`` posed by ``world`` (N, 4, 4) bone matrices.
+    def draw(self, rig, world, view_state, camera, width, height, mesh=None):
+        """Clear and draw one frame of ``rig`` posed by ``world`` (N, 4, 4) bone matrices, with
+        its skinned ``mesh`` (a ``rig.skinned_mesh.SkinnedMesh``) when given.
 
         ``camera`` is a ``render.camera.OrbitCamera``; ``width``/``height`` are the framebuffer's
         size in pixels. Leaves depth test and blending disabled.
@@ -128,12 +131,16 @@ class RigRenderer:
         self.background.render(moderngl.TRIANGLES, vertices=3)
         view = camera.view_matrix().T.astype("f4").tobytes()
         proj = camera.projection_matrix(width / height).T.astype("f4").tobytes()
-        for program in (self.solid_program, self.wire_program, self.line_program):
+        for program in (self.solid_program, self.wire_program, self.line_program, self.mesh_renderer.program):
             program["u_view"].write(view)
             program["u_proj"].write(proj)
         ctx.enable(moderngl.DEPTH_TEST | moderngl.BLEND)
         ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
         self._draw_ground(view_state)
+        if mesh is not None and view_state.show_mesh:
+            self.mesh_renderer.draw(mesh, world)
+            if view_state.xray_bones:
+                self._reset_depth()
         skeleton = rig.skeleton
         heads, tails = heads_tails(skeleton, world)
         targets, poles = rig.handle_bones()
@@ -163,6 +170,16 @@ class RigRenderer:
         if view_state.show_axes:
             self.ground.render(moderngl.LINES, vertices=self.axes_count, first=self.grid_count)
         fbo.depth_mask = True
+
+    def _reset_depth(self):
+        """Depth back to the far plane, colours untouched, so what follows draws over the mesh:
+        the background triangle lies at the far plane, drawn with depth test 'always' and a blend
+        that keeps the colour already there."""
+        self.ctx.blend_func = moderngl.ZERO, moderngl.ONE
+        self.ctx.depth_func = "1"
+        self.background.render(moderngl.TRIANGLES, vertices=3)
+        self.ctx.depth_func = "<"
+        self.ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
 
     def _draw_bones(self, skeleton, world, heads, tails, index, view_state):
         lengths = skeleton.lengths[index]
@@ -202,7 +219,7 @@ class RigRenderer:
         return fills, wires
 
     def release(self):
-        for mesh in (self.bones, self.joints, self.handles, self.poles):
+        for mesh in (self.bones, self.joints, self.handles, self.poles, self.mesh_renderer):
             mesh.release()
         for obj in (self.ground, self.ground_vbo, self.dashes, self.dash_vbo, self.background,
                     self.solid_program, self.wire_program, self.line_program, self.background_program):

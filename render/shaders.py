@@ -42,16 +42,23 @@ void main() {
 }
 """
 
+# The viewport's one light, shared by bones and meshes: a view-space key light from the upper
+# left, behind the eye, plus ambient and a little light facing the viewer.
+SHADE = """
+float shade(vec3 n) {
+    vec3 key = normalize(vec3(-0.35, 0.6, 0.72));
+    return 0.42 + 0.5 * max(dot(n, key), 0.0) + 0.13 * max(n.z, 0.0);
+}
+"""
+
 SOLID_FRAGMENT = """
 #version 330
 in vec3 v_normal;
 in vec3 v_color;
 out vec4 f_color;
+""" + SHADE + """
 void main() {
-    vec3 n = normalize(v_normal);
-    vec3 key = normalize(vec3(-0.35, 0.6, 0.72));  // view space: from upper left, behind the eye
-    float shade = 0.42 + 0.5 * max(dot(n, key), 0.0) + 0.13 * max(n.z, 0.0);
-    f_color = vec4(v_color * shade, 1.0);
+    f_color = vec4(v_color * shade(normalize(v_normal)), 1.0);
 }
 """
 
@@ -112,5 +119,42 @@ void main() {
     float alpha = v_color.a;
     if (u_fade_radius > 0.0) alpha *= 1.0 - smoothstep(0.4 * u_fade_radius, u_fade_radius, length(v_world.xz));
     f_color = vec4(v_color.rgb, alpha);
+}
+"""
+
+# Linear-blend skinning: each bone's skinning matrix (world @ inverse rest) is one row of an
+# RGBA32F texture, 4 texels = its 4 columns, so any bone count fits (uniform arrays hold ~64).
+SKIN_VERTEX = """
+#version 330
+uniform mat4 u_view;
+uniform mat4 u_proj;
+uniform sampler2D u_joints;
+in vec3 in_pos;
+in vec3 in_normal;
+in vec4 in_joints;
+in vec4 in_weights;
+out vec3 v_normal;
+mat4 joint_matrix(float joint) {
+    int row = int(joint + 0.5);
+    return mat4(texelFetch(u_joints, ivec2(0, row), 0), texelFetch(u_joints, ivec2(1, row), 0),
+                texelFetch(u_joints, ivec2(2, row), 0), texelFetch(u_joints, ivec2(3, row), 0));
+}
+void main() {
+    mat4 skin = in_weights.x * joint_matrix(in_joints.x) + in_weights.y * joint_matrix(in_joints.y)
+              + in_weights.z * joint_matrix(in_joints.z) + in_weights.w * joint_matrix(in_joints.w);
+    v_normal = mat3(u_view) * (mat3(skin) * in_normal);
+    gl_Position = u_proj * u_view * skin * vec4(in_pos, 1.0);
+}
+"""
+
+SKIN_FRAGMENT = """
+#version 330
+uniform vec3 u_color;
+in vec3 v_normal;
+out vec4 f_color;
+""" + SHADE + """
+void main() {
+    vec3 n = normalize(v_normal);
+    f_color = vec4(u_color * shade(gl_FrontFacing ? n : -n), 1.0);
 }
 """

@@ -26,6 +26,8 @@ class Style:
     pole: tuple = (0.80, 0.40, 0.95)
     pole_selected: tuple = (0.93, 0.74, 1.0)
     pole_line: tuple = (0.85, 0.60, 1.0, 0.9)
+    mesh: tuple = (0.62, 0.58, 0.54)
+    """Skinned mesh base colour (lit in the shader)."""
     hover_mix: float = 0.3
     """How far a hovered item's fill moves toward white."""
     bone_waist: float = 0.1

@@ -9,7 +9,8 @@ class ViewState:
     ``selected``: bones drawn in the selection colour; ``active_chain``: bones of the IK chain
     being dragged or edited (drawn in the chain colour unless selected); ``hovered``: the bone under
     the mouse, lightened. ``show_*`` toggle bones (with their joints), IK handles and pole targets
-    (with pole lines), the ground grid and the axis lines.
+    (with pole lines), the ground grid and the axis lines, and the skinned mesh (when the rig has
+    one); with ``xray_bones`` bones and handles are drawn over the mesh instead of inside it.
     """
     selected: set = field(default_factory=set)
     active_chain: set = field(default_factory=set)
@@ -18,3 +19,5 @@ class ViewState:
     show_handles: bool = True
     show_grid: bool = True
     show_axes: bool = True
+    show_mesh: bool = True
+    xray_bones: bool = True

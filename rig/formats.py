@@ -15,8 +15,10 @@ from rig.rigfile import load_rig
 @dataclass
 class RigDocument:
     """A rig as opened from a file. ``clips`` maps clip name -> list of Poses (one per frame),
-    ``frame_times`` clip name -> seconds per frame; ``pose`` is the Pose to show first (None: rest);
-    ``mesh`` is the format's skinned-mesh data when the file had one, else None."""
+    ``frame_times`` clip name -> seconds per frame; ``pose`` is the Pose the file itself holds, to
+    show first (None: rest); ``mesh`` is the format's skinned-mesh data when the file had one, else
+    None; ``source`` is format-specific data a reader keeps (for glTF: the map between poses and
+    node transforms)."""
     rig: Rig
     path: str
     warnings: list = field(default_factory=list)
@@ -24,6 +26,7 @@ class RigDocument:
     mesh: object = None
     pose: object = None
     frame_times: dict = field(default_factory=dict)
+    source: object = None
 
 
 def _read_posekit_json(path):
@@ -35,7 +38,12 @@ def _read_bvh(path):
     return load_bvh(path)
 
 
-READERS = {".json": _read_posekit_json, ".bvh": _read_bvh}
+def _read_gltf(path):
+    from rig.gltf import read_gltf  # pygltflib loads only when a glTF file is opened
+    return read_gltf(path)
+
+
+READERS = {".json": _read_posekit_json, ".bvh": _read_bvh, ".gltf": _read_gltf, ".glb": _read_gltf}
 
 
 def open_rig(path):

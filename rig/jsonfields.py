@@ -114,18 +114,23 @@ def check_header(reader, format_name, supported_version):
 
 
 def save_json_atomic(path, data):
-    """JSON (indented, newline-terminated) written atomically, as ``save_text_atomic``."""
+    """JSON (indented, newline-terminated) written atomically, as ``save_bytes_atomic``."""
     save_text_atomic(path, json.dumps(data, indent=1) + "\n", suffix=".json")
 
 
 def save_text_atomic(path, text, suffix=".tmp"):
-    """Write text to a temporary file beside ``path``, then rename over it, so a crash never
+    """UTF-8 text with the newlines as given, written atomically (``save_bytes_atomic``)."""
+    save_bytes_atomic(path, text.encode("utf-8"), suffix)
+
+
+def save_bytes_atomic(path, data, suffix=""):
+    """Write ``data`` to a temporary file beside ``path``, then rename over it, so a crash never
     leaves a half-written file."""
     directory = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=suffix, dir=directory)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)

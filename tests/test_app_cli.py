@@ -35,6 +35,18 @@ def test_screenshot_applies_a_pose_file(tmp_path):
     assert not np.array_equal(load_png(rest), load_png(posed))
 
 
+def test_screenshot_of_a_skinned_glb_shows_its_mesh(tmp_path):
+    json_rig, glb = tmp_path / "json.png", tmp_path / "glb.png"
+    assert run_app("--headless", "--screenshot", str(json_rig), "--size", "800x600").returncode == 0
+    result = run_app("--headless", "--screenshot", str(glb), "--size", "800x600", "assets/humanoid_skinned.glb")
+    assert result.returncode == 0, result.stderr
+    assert "warning" not in result.stderr
+    rgb = load_png(glb).astype(int)
+    mesh_pixels = ((rgb[..., 0] - rgb[..., 2] > 8) & (rgb[..., 0] > 60) & (abs(rgb[..., 0] - rgb[..., 1]) < 20)).sum()
+    assert mesh_pixels > 5000  # the warm grey body beside the panel, absent from the bones-only rig
+    assert not np.array_equal(load_png(json_rig), load_png(glb))
+
+
 @pytest.mark.parametrize("args, message", [
     (["--headless", "--screenshot", "{tmp}/x.png", "--size", "big"], "expected WIDTHxHEIGHT"),
     (["--headless", "--screenshot", "{tmp}/x.png", "{tmp}/missing.json"], "missing.json: expected a readable file"),
@@ -42,9 +54,11 @@ def test_screenshot_applies_a_pose_file(tmp_path):
     (["--headless", "--screenshot", "{tmp}/x.png", "--pose", "{tmp}/broken.json"], "expected valid UTF-8 JSON"),
     (["--headless", "--screenshot", "{tmp}/no/such/dir/x.png"], "cannot write"),
     (["--screenshot", "{tmp}/x.png"], "--screenshot needs --headless"),
+    (["--headless", "--screenshot", "{tmp}/x.png", "{tmp}/broken.glb"], "broken.glb: expected a GLB file"),
 ])
 def test_bad_arguments_exit_non_zero_with_one_line(tmp_path, args, message):
     (tmp_path / "broken.json").write_text("{")
+    (tmp_path / "broken.glb").write_bytes(b"glTF\x02\x00\x00\x00")
     result = run_app(*[a.format(tmp=tmp_path) for a in args])
     assert result.returncode == 2
     lines = result.stderr.strip().splitlines()

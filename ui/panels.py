@@ -91,6 +91,19 @@ def stats_panel(state):
     imgui.text(f"iterations {stats.iterations}   residual {stats.error:.2e} m")
 
 
+def view_panel(state):
+    """What the viewport draws: the skinned mesh, the bones, both, and bones over the mesh."""
+    view = state.view
+    if state.mesh is not None:
+        _, view.show_mesh = imgui.checkbox("Mesh", view.show_mesh)
+        imgui.same_line()
+    _, view.show_bones = imgui.checkbox("Bones", view.show_bones)
+    if state.mesh is not None:
+        imgui.same_line()
+        _, view.xray_bones = imgui.checkbox("X-ray", view.xray_bones)
+        _help("Draw bones and handles over the mesh instead of hidden inside it")
+
+
 PANEL_WIDTH = 330
 
 
@@ -109,6 +122,8 @@ def main_panel(state):
         dirty |= ik_constraint_panel(state)
     if imgui.collapsing_header("Stats", imgui.TreeNodeFlags_.default_open):
         stats_panel(state)
+    if imgui.collapsing_header("View"):
+        view_panel(state)
     if state.message:
         imgui.text_wrapped(state.message)
     imgui.end()

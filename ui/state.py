@@ -45,6 +45,7 @@ class AppState:
     stats: Stats = field(default_factory=Stats)
     message: str = ""
     deterministic: bool = False
+    mesh: object = None  # the rig's rig.skinned_mesh.SkinnedMesh, when its file had one
     history: History = None
 
     def __post_init__(self):
@@ -52,12 +53,15 @@ class AppState:
             self.history = History(self)
 
     @classmethod
-    def for_rig(cls, rig, rig_path, pose=None, aspect=16 / 9):
-        """State for a freshly opened rig, solved once and framed for a view of ``aspect``."""
-        state = cls(rig, rig_path, pose if pose is not None else Pose.rest(len(rig.skeleton)), OrbitCamera())
+    def for_rig(cls, rig, rig_path, pose=None, aspect=16 / 9, mesh=None):
+        """State for a freshly opened rig (and its skinned mesh), solved once and framed for a
+        view of ``aspect``."""
+        state = cls(rig, rig_path, pose if pose is not None else Pose.rest(len(rig.skeleton)), OrbitCamera(),
+                    mesh=mesh)
         state.resolve()
         heads, tails = heads_tails(rig.skeleton, state.world)
-        state.camera.frame_points(np.vstack([heads, tails]), aspect=aspect)
+        points = [heads, tails] if mesh is None else [heads, tails, mesh.skinned_positions(state.world)]
+        state.camera.frame_points(np.vstack(points), aspect=aspect)
         state.history.reset(state)  # the solved pose is where undo stops
         return state
 

@@ -105,14 +105,15 @@ class PosekitWindow:
         camera = state.camera
         constraints = [(c.bone, c.target, c.pole_target) for c in state.rig.ik]
         return (width, height, state.world.tobytes(), camera.view_matrix().tobytes(),
-                camera.projection_matrix(width / height).tobytes(), repr(state.view), repr(constraints), id(state.rig))
+                camera.projection_matrix(width / height).tobytes(), repr(state.view), repr(constraints), id(state.rig),
+                id(state.mesh))
 
     def _draw_scene(self, width, height):
         """Into the frame target: a fast single-sample picture while the scene moves, the cached
         multisampled one once it holds still."""
         key = self._scene_key(width, height)
         draw = lambda: self.renderer.draw(self.state.rig, self.state.world, self.state.view, self.state.camera,
-                                          width, height)
+                                          width, height, mesh=self.state.mesh)
         if key != self.last_scene:
             self.last_scene, self.still_scene = key, None
             self.live_target.use()

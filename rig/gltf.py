@@ -1,0 +1,84 @@
+"""glTF 2.0 rigs: read a skin (bones, skinned mesh, animation clips) and write a posed rig as .glb.
+
+Reading: ``read_gltf(path)`` opens .gltf (with .bin files or data URIs) and .glb files and returns
+a ``RigDocument``: the skin's joints as bones (see ``rig.gltf_skin``), the pose the file's nodes
+hold, the skinned mesh and every animation sampled at ``fps`` frames a second. Its ``source``
+(a ``GltfSource``) keeps the exact map between our poses and the glTF nodes and the clips
+themselves, so a clip can be sampled at any time. Every failure is a ``FileFormatError``.
+
+Writing: ``write_glb(path, rig, pose, mesh, clip)`` (see ``rig.gltf_export``).
+"""
+import math
+from dataclasses import dataclass, field
+
+
+from rig.formats import RigDocument
+from rig.gltf_anim import read_clips
+from rig.gltf_buffers import GltfFile, is_int
+from rig.gltf_export import glb_bytes, node_trs, write_glb
+from rig.gltf_mesh import read_skinned_mesh
+from rig.gltf_nodes import read_nodes
+from rig.gltf_skin import EXTRAS_KEY, RIG_EXTRAS, NodeMap, node_map, read_skin_bones
+from rig.jsonfields import FileFormatError
+from rig.rigfile import RIG_FORMAT, RIG_VERSION, rig_from_dict
+
+__all__ = ["GltfSource", "read_gltf", "write_glb", "glb_bytes", "node_trs"]
+DEFAULT_FPS = 30.0
+
+
+@dataclass
+class GltfSource:
+    """What a glTF reader keeps besides the rig: ``node_map`` (poses <-> joint node transforms),
+    ``base_trs`` (the joint nodes' translations, rotations and scales as stored in the file, which
+    animation channels override) and ``clips`` (name -> ``rig.gltf_anim.Clip``)."""
+    node_map: NodeMap
+    base_trs: tuple
+    clips: dict = field(default_factory=dict)
+
+    def sample(self, clip_name, time):
+        """The Pose of clip ``clip_name`` at ``time`` seconds."""
+        return self.node_map.pose_from_locals(self.clips[clip_name].node_locals(self.base_trs, time))
+
+
+def read_gltf(path, skin=0, fps=DEFAULT_FPS):
+    """Read skin number ``skin`` of a .gltf/.glb file (see the module doc); warns when the file has
+    other skins. Raises FileFormatError."""
+    file = GltfFile(path)
+    skins = file.gltf.skins
+    if not skins:
+        file.fail("skins", "at least one skin (a rig)")
+    if not is_int(skin, 0, len(skins) - 1):
+        raise FileFormatError(path, "skins", f"skin index {skin} to exist (the file has {len(skins)})")
+    if len(skins) > 1:
+        file.warnings.append(f"{file.path}: the file has {len(skins)} skins; read skin {skin}")
+    nodes = read_nodes(file)
+    bones = read_skin_bones(file, nodes, skin)
+    rig = rig_from_dict(_rig_dict(file, bones), file.path)
+    mapping = node_map(bones, rig.skeleton)
+    joints = bones.joints
+    base = (nodes.translations[joints], nodes.rotations[joints], nodes.scales[joints])
+    source = GltfSource(mapping, base, read_clips(file, {int(n): i for i, n in enumerate(joints)}))
+    mesh = read_skinned_mesh(file, skin, bones, rig.skeleton)
+    pose = mapping.pose_from_locals(nodes.local[joints])
+    clips = {name: [source.sample(name, k / fps) for k in range(_frame_count(clip.duration, fps))]
+             for name, clip in source.clips.items()}
+    return RigDocument(rig, file.path, file.warnings, clips, mesh, pose=pose, source=source)
+
+
+def _frame_count(duration, fps):
+    return int(math.floor(duration * fps + 1e-6)) + 1
+
+
+def _rig_dict(file, bones):
+    """A posekit.rig dictionary: the skin's bones plus, for files we wrote, the constraints and
+    solver settings kept in the root's extras."""
+    data = {"format": RIG_FORMAT, "version": RIG_VERSION, "name": "gltf", "bones": bones.bones}
+    extras = file.gltf.extras if isinstance(file.gltf.extras, dict) else {}
+    ours = extras.get(EXTRAS_KEY)
+    if isinstance(ours, dict):
+        data.update({k: ours[k] for k in RIG_EXTRAS if k in ours})
+        bone_ik = ours.get("bone_ik", {})
+        for bone in bones.bones:
+            if isinstance(bone_ik, dict) and bone["name"] in bone_ik:
+                bone["ik"] = bone_ik[bone["name"]]
+    return data

@@ -1,0 +1,232 @@
+"""A glTF skin as Posekit bones, and the exact map between our poses and glTF node transforms.
+
+Bones are the skin's joints in the bind pose (inverse bind matrices; node transforms when a skin
+has none), placed in the scene's world space by the world transform of the mesh node using the
+skin. Heads sit on joints; tails point at the child joint (the average of several children; a
+leaf continues its parent at half its length); rolls keep our X axis as close as Blender's
+head/tail/roll rule allows to the joint's own X axis. Files we wrote carry each bone's length
+(node extras ``posekit.length``) and point joints along the bone, so they read back exactly.
+"""
+from dataclasses import dataclass
+
+import numpy as np
+
+from rig.gltf_buffers import is_int
+from rig.gltf_nodes import decompose
+from rig.pose import Pose
+from rig.skeleton import MIN_BONE_LENGTH, roll_from_frame
+from solvers.transforms import compose, normalize
+
+EXTRAS_KEY = "posekit"
+# Rig fields a file we wrote keeps in its root extras (with "bone_ik": bone name -> IK settings).
+RIG_EXTRAS = ("name", "solver", "ik_constraints", "copy_rotation_constraints")
+
+
+@dataclass
+class NodeMap:
+    """For bone i, driven by glTF node ``joints[i]``: ``node_local = pre[i] @ P @ post[i]``, where
+    ``P = T(location) @ R(rotation) @ S(scale)`` is the bone's pose matrix. ``post`` is the joint's
+    frame in the bone's rest frame; ``pre`` carries the parent side (the parent joint's frame and
+    any non-joint nodes in between)."""
+    joints: np.ndarray
+    pre: np.ndarray
+    post: np.ndarray
+
+    def node_locals(self, pose):
+        """(N, 4, 4) local matrices of the joint nodes for ``pose``."""
+        return self.pre @ compose(pose.locations, pose.rotations, pose.scales) @ self.post
+
+    def pose_from_locals(self, local):
+        """The Pose whose ``node_locals`` are ``local`` (N, 4, 4)."""
+        matrix = np.linalg.inv(self.pre) @ np.asarray(local, dtype=float) @ np.linalg.inv(self.post)
+        locations, rotations, scales = decompose(matrix)
+        return Pose(rotations, locations, scales)
+
+
+@dataclass
+class SkinBones:
+    """Bones of one skin in parents-first order, ready for ``rig_from_dict``; ``joint_to_bone``
+    maps a glTF joint slot (index into ``skin.joints``) to our bone index; ``bind_world`` (N, 4, 4)
+    are the joints' bind-pose world matrices; ``mesh_world`` places skinned vertices."""
+    bones: list
+    joints: np.ndarray
+    joint_to_bone: np.ndarray
+    bind_world: np.ndarray
+    parent_side: np.ndarray
+    mesh_world: np.ndarray
+
+
+def read_skin_bones(file, nodes, skin_index):
+    skin = file.item("skins", skin_index, "skin")
+    field = f"skins[{skin_index}]"
+    joints = skin.joints
+    count = len(nodes.parents)
+    if not isinstance(joints, list) or not joints:
+        file.fail(f"{field}.joints", "a non-empty list of node indices", joints)
+    for k, j in enumerate(joints):
+        if not is_int(j, 0, count - 1):
+            file.fail(f"{field}.joints[{k}]", f"a node index (0..{count - 1})", j)
+    if len(set(joints)) != len(joints):
+        file.fail(f"{field}.joints", "each node at most once")
+    _check_invertible(file, nodes, joints)
+    mesh_world = _mesh_world(file, nodes, skin_index)
+    bind_by_slot = _bind_world(file, skin, field, nodes, joints, mesh_world)
+    slots = _parents_first(nodes, joints)
+    bone_nodes = np.array([joints[k] for k in slots], dtype=np.int64)
+    joint_to_bone = np.empty(len(joints), dtype=np.int64)
+    joint_to_bone[slots] = np.arange(len(slots))
+    bind = bind_by_slot[slots]
+    parents, parent_side = _joint_parents(nodes, bone_nodes)
+    names = _unique_names(nodes, bone_nodes)
+    extras = [_extras(file, nodes, n) for n in bone_nodes]
+    heads = bind[:, :3, 3]
+    tails = _tails(heads, bind, parents, extras)
+    rolls = [_roll(bind[i], tails[i] - heads[i]) for i in range(len(heads))]
+    bones = []
+    for i, name in enumerate(names):
+        p = parents[i]
+        connected = extras[i].get("connected")
+        if not isinstance(connected, bool):
+            connected = bool(p >= 0 and np.linalg.norm(heads[i] - tails[p]) < 1e-6 * (1 + np.abs(heads[i]).max()))
+        bones.append({"name": name, "parent": names[p] if p >= 0 else None, "head": heads[i].tolist(),
+                      "tail": tails[i].tolist(), "roll": float(rolls[i]), "connected": bool(connected and p >= 0)})
+    return SkinBones(bones, bone_nodes, joint_to_bone, bind, parent_side, mesh_world)
+
+
+def node_map(skin_bones, skeleton):
+    """The NodeMap of bones read by ``read_skin_bones`` once their skeleton is built."""
+    rest = skeleton.rest_world
+    post = np.linalg.solve(rest, skin_bones.bind_world)
+    pre = np.empty_like(post)
+    for i, p in enumerate(skeleton.parents):
+        parent_side = skin_bones.parent_side[i] if p < 0 else post[p] @ skin_bones.parent_side[i]
+        pre[i] = np.linalg.solve(parent_side, skeleton.rest_local[i])
+    return NodeMap(skin_bones.joints, pre, post)
+
+
+def _check_invertible(file, nodes, joints):
+    """Joints and their ancestors need invertible transforms (a zero scale hides a node in glTF,
+    but leaves a bone without a frame)."""
+    for joint in joints:
+        node = joint
+        while node >= 0:
+            if abs(np.linalg.det(nodes.local[node][:3, :3])) < 1e-12:
+                file.fail(f"nodes[{node}]", "an invertible transform (no zero scale) on a joint or its ancestors")
+            node = nodes.parents[node]
+
+
+def _mesh_world(file, nodes, skin_index):
+    """World matrix of the first node drawing a mesh with this skin (identity when none)."""
+    for i, node in enumerate(file.gltf.nodes):
+        if node.skin == skin_index and node.mesh is not None and abs(np.linalg.det(nodes.world[i][:3, :3])) > 1e-12:
+            return nodes.world[i]
+    return np.eye(4)
+
+
+def _bind_world(file, skin, field, nodes, joints, mesh_world):
+    if skin.inverseBindMatrices is None:
+        return nodes.world[joints]
+    ibm = file.accessor(skin.inverseBindMatrices, f"{field}.inverseBindMatrices", ("MAT4",), floats_only=True)
+    if len(ibm) < len(joints):
+        file.fail(f"{field}.inverseBindMatrices", f"{len(joints)} matrices, one per joint", len(ibm))
+    matrices = ibm[:len(joints)].reshape(-1, 4, 4).transpose(0, 2, 1)
+    if not np.isfinite(matrices).all() or np.any(np.abs(np.linalg.det(matrices[:, :3, :3])) < 1e-12):
+        file.fail(f"{field}.inverseBindMatrices", "finite invertible matrices")
+    return mesh_world @ np.linalg.inv(matrices)
+
+
+def _parents_first(nodes, joints):
+    """Skin slots reordered so every joint comes after its joint ancestors, otherwise in the
+    skin's order (so a skin that is already parents-first keeps its order)."""
+    slot_of = {node: k for k, node in enumerate(joints)}
+    order, placed = [], set()
+    for k in range(len(joints)):
+        chain, node = [], joints[k]
+        while node >= 0:
+            if node in slot_of and slot_of[node] not in placed:
+                chain.append(slot_of[node])
+                placed.add(slot_of[node])
+            node = nodes.parents[node]
+        order.extend(reversed(chain))
+    return order
+
+
+def _joint_parents(nodes, bone_nodes):
+    """Each bone's parent bone (nearest joint ancestor, -1 for none) and the fixed transform from
+    that parent joint's frame (the world, for roots) to the node's parent node frame."""
+    bone_of = {int(n): i for i, n in enumerate(bone_nodes)}
+    parents = np.full(len(bone_nodes), -1, dtype=np.int64)
+    side = np.empty((len(bone_nodes), 4, 4))
+    for i, node in enumerate(bone_nodes):
+        up = nodes.parents[node]
+        while up >= 0 and int(up) not in bone_of:
+            up = nodes.parents[up]
+        parent_frame = nodes.world[nodes.parents[node]] if nodes.parents[node] >= 0 else np.eye(4)
+        if up >= 0:
+            parents[i] = bone_of[int(up)]
+            side[i] = np.linalg.solve(nodes.world[up], parent_frame)
+        else:
+            side[i] = parent_frame
+    return parents, side
+
+
+def _unique_names(nodes, bone_nodes):
+    names, used = [], set()
+    for n in bone_nodes:
+        base = nodes.names[n] or f"node_{n}"
+        name, k = base, 0
+        while name in used:
+            k += 1
+            name = f"{base}.{k:03d}"
+        used.add(name)
+        names.append(name)
+    return names
+
+
+def _extras(file, nodes, node):
+    extras = file.gltf.nodes[node].extras
+    ours = extras.get(EXTRAS_KEY) if isinstance(extras, dict) else None
+    if not isinstance(ours, dict):
+        return {}
+    length = ours.get("length")
+    valid_length = isinstance(length, (int, float)) and not isinstance(length, bool) and np.isfinite(length) \
+        and length >= MIN_BONE_LENGTH
+    return {"length": float(length) if valid_length else None, "connected": ours.get("connected")}
+
+
+def _tails(heads, bind, parents, extras):
+    spread = float(np.linalg.norm(heads.max(axis=0) - heads.min(axis=0)))
+    tails = np.empty_like(heads)
+    lengths = np.zeros(len(heads))
+    for i in range(len(heads)):  # parents first, so a leaf can use its parent's length
+        axis = normalize(bind[i, :3, 1])
+        children = np.flatnonzero(parents == i)
+        offsets = heads[children] - heads[i]
+        distances = np.linalg.norm(offsets, axis=1)
+        if extras[i].get("length"):
+            direction, length = axis, extras[i]["length"]
+        elif len(children) and np.linalg.norm(offsets.mean(axis=0)) > 0.25 * distances.mean() > MIN_BONE_LENGTH:
+            direction = normalize(offsets.mean(axis=0))
+            length = float(np.linalg.norm(offsets.mean(axis=0)))
+        elif len(children) and distances.mean() > MIN_BONE_LENGTH:
+            direction, length = axis, float(distances.mean())
+        elif parents[i] >= 0:
+            direction = normalize(tails[parents[i]] - heads[parents[i]])
+            length = 0.5 * lengths[parents[i]]
+        else:
+            direction, length = axis, max(0.1 * spread, 0.01)
+        lengths[i] = max(length, 10 * MIN_BONE_LENGTH)
+        tails[i] = heads[i] + direction * lengths[i]
+    return tails
+
+
+def _roll(bind, direction):
+    """The roll whose bone X axis is nearest the joint's X axis (its Z axis when X lies along the bone)."""
+    y = normalize(direction)
+    x = bind[:3, 0] - y * np.dot(bind[:3, 0], y)
+    if np.linalg.norm(x) < 1e-6 * np.linalg.norm(bind[:3, 0]):
+        z = bind[:3, 2] - y * np.dot(bind[:3, 2], y)
+        x = np.cross(y, z)
+    frame = np.eye(4)
+    frame[:3, 0], frame[:3, 1] = normalize(x), y
+    return roll_from_frame(frame)
