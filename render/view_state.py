@@ -6,15 +6,18 @@ from dataclasses import dataclass, field
 class ViewState:
     """Per-frame display state. Bone names, not indices, so it survives rig reloads.
 
-    ``selected``: bones drawn in the selection colour; ``active_chain``: bones of the IK chain
+    ``selected``: bones drawn in the selection colour; ``active``: the last one clicked (what the
+    bone panels and the rotate tool act on); ``active_chain``: bones of the IK chain
     being dragged or edited (drawn in the chain colour unless selected); ``hovered``: the bone under
     the mouse, lightened. ``show_*`` toggle bones (with their joints), IK handles and pole targets
-    (with pole lines), the ground grid and the axis lines.
+    (with pole lines), the ground grid, the axis lines and bone names (drawn by the UI as text).
     """
     selected: set = field(default_factory=set)
+    active: str | None = None
     active_chain: set = field(default_factory=set)
     hovered: str | None = None
     show_bones: bool = True
     show_handles: bool = True
     show_grid: bool = True
     show_axes: bool = True
+    show_names: bool = False

@@ -1,8 +1,11 @@
 """Evaluate a rig's constraints on a pose: IK chains, then copy-rotation constraints.
 
-IK results are written into the returned pose's rotations (the app solves continuously from what
-the user sees, and a saved pose is what was on screen). Constraints on a bone run after its
-parents are final, so a hand that copies its IK handle's rotation sits on the solved forearm.
+IK results at full influence are written into the returned pose's rotations (the app solves
+continuously from what the user sees, and a saved pose is what was on screen). A chain at partial
+influence blends its FK channels with the IK result in the world matrices only and keeps its FK
+channels in the pose, so the blend stays a blend frame after frame (IK/FK blending). Constraints
+on a bone run after its parents are final, so a hand that copies its IK handle's rotation sits on
+the solved forearm.
 """
 from dataclasses import dataclass
 
@@ -26,6 +29,8 @@ class ChainReport:
     iterations: int
     error: float
     converged: bool
+    at_limit: int = 0
+    """Bones of the chain held by a joint limit on at least one axis."""
 
 
 def chain_arrays(skeleton, pose, world, chain):
@@ -92,20 +97,22 @@ SOLVERS = {
 }
 
 
-def _solve_chain(rig, constraint, pose, world):
+def _solve_chain(rig, constraint, pose, world, target):
+    """Solve ``constraint``'s chain toward world point ``target`` (3,); returns the chain, its
+    rotations blended by influence, its stretch and a report."""
     skel = rig.skeleton
     chain = rig.ik_chain(constraint)
     solver = choose_solver(constraint, rig, len(chain))
     start = pose.rotations[chain] if rig.solver.mode == "continuous" else Pose.rest(len(chain)).rotations
     arrays = chain_arrays(skel, pose, world, chain)
-    target = world[skel.index[constraint.target], :3, 3]
     pole = world[skel.index[constraint.pole_target], :3, 3] if constraint.pole_target else None
     result = SOLVERS[solver](rig, constraint, arrays, start, target, pole, chain)
     rotations = result.rotations
     if constraint.influence < 1.0:
         rotations = quat_slerp(pose.rotations[chain], rotations, constraint.influence)
-    return chain, rotations, result.stretch, ChainReport(constraint.bone, solver, result.iterations,
-                                                         float(result.errors[0]), result.converged)
+    report = ChainReport(constraint.bone, solver, result.iterations, float(result.errors[0]), result.converged,
+                         int(result.at_limit.any(axis=1).sum()))
+    return chain, rotations, result.stretch, report
 
 
 def _copy_rotation(rig, constraint, pose, world):
@@ -118,25 +125,41 @@ def _copy_rotation(rig, constraint, pose, world):
     return i, quat_slerp(pose.rotations[i], wanted, constraint.influence)
 
 
-def evaluate(rig, pose):
+def _active_ik(rig, goals):
+    """(constraint, world target point) pairs to solve, the temporary ``goals`` first."""
+    pairs = [(c, np.asarray(point, dtype=float)) for c, point in goals]
+    pairs += [(c, None) for c in rig.ik if c.enabled and c.target is not None and c.influence > 0.0]
+    return pairs
+
+
+def evaluate(rig, pose, goals=()):
     """Return (solved pose, world matrices, [ChainReport]) for ``pose``; ``pose`` is not changed.
 
-    Constraints without a target (targetless IK) are left to interactive tools such as Auto IK.
+    ``goals`` are temporary IK constraints with explicit world target points, ``(IKConstraint,
+    point (3,))`` pairs, solved before the rig's own (Auto IK's dragged bone: the chains that the
+    rig constrains then follow it). Rig constraints without a target (targetless IK) are skipped.
     """
     solved = pose.copy()
+    channels = solved  # what the returned pose holds; differs from ``solved`` once a blend happens
     world = world_matrices(rig.skeleton, solved)
     reports = []
-    for constraint in rig.ik:
-        if not constraint.enabled or constraint.target is None or constraint.influence <= 0.0:
-            continue
-        chain, rotations, stretch, report = _solve_chain(rig, constraint, solved, world)
+    for constraint, point in _active_ik(rig, goals):
+        target = point if point is not None else world[rig.skeleton.index[constraint.target], :3, 3]
+        chain, rotations, stretch, report = _solve_chain(rig, constraint, solved, world, target)
+        if constraint.influence < 1.0 and channels is solved:
+            channels = solved.copy()
         solved.rotations[chain] = rotations
         solved.scales[chain, 1] = stretch
+        if constraint.influence >= 1.0 and channels is not solved:
+            channels.rotations[chain] = rotations
+            channels.scales[chain, 1] = stretch
         reports.append(report)
         world = world_matrices(rig.skeleton, solved)
     order = sorted((c for c in rig.copy_rotation if c.enabled), key=lambda c: rig.skeleton.index[c.bone])
     for constraint in order:
         i, rotation = _copy_rotation(rig, constraint, solved, world)
         solved.rotations[i] = rotation
+        if channels is not solved:
+            channels.rotations[i] = rotation
         world = world_matrices(rig.skeleton, solved)
-    return solved, world, reports
+    return channels, world, reports

@@ -109,3 +109,13 @@ def test_connected_bones_start_at_their_parents_tail_in_any_pose(humanoid):
 def test_skeleton_rejects_parents_after_children():
     with pytest.raises(ValueError, match="topological"):
         Skeleton.from_bones(["a", "b"], [1, -1], [[0, 0, 0]] * 2, [[0, 1, 0]] * 2, [0, 0], [False, False])
+
+
+def test_connected_chain_stops_at_the_first_unconnected_bone_including_it():
+    skel = load_rig("assets/humanoid.json").skeleton
+    names = lambda bone: [skel.names[i] for i in skel.connected_chain(skel.index[bone])]
+    assert names("forearm.L") == ["forearm.L", "upper_arm.L"]
+    assert names("head") == ["head", "neck", "spine.03", "spine.02", "spine.01", "pelvis"]
+    assert names("root") == ["root"]
+    assert skel.has_connected_child(skel.index["upper_arm.L"])
+    assert not skel.has_connected_child(skel.index["clavicle.L"])

@@ -18,6 +18,7 @@ class Driver:
         self.app = app
         self.state = app.state
         self.height = app.window.height
+        self.last = (0.0, 0.0)  # the pointer as last sent, for pyglet's dx, dy (y up)
 
     def _y(self, y):
         return self.height - y
@@ -28,24 +29,53 @@ class Driver:
         self.app.window.dispatch_events()
         self.app.frame()
 
+    def _delta(self, x, y):
+        dx, dy = x - self.last[0], self.last[1] - y
+        self.last = (x, y)
+        return dx, dy
+
     def move(self, x, y):
-        self._send("on_mouse_motion", x, self._y(y), 0, 0)
+        self._send("on_mouse_motion", x, self._y(y), *self._delta(x, y))
 
-    def press(self, x, y, button=mouse.LEFT):
-        self._send("on_mouse_press", x, self._y(y), button, 0)
+    def press(self, x, y, button=mouse.LEFT, modifiers=0):
+        self.last = (x, y)
+        self._send("on_mouse_press", x, self._y(y), button, modifiers)
 
-    def drag(self, x, y, button=mouse.LEFT):
-        self._send("on_mouse_drag", x, self._y(y), 0, 0, button, 0)
+    def drag(self, x, y, button=mouse.LEFT, modifiers=0):
+        self._send("on_mouse_drag", x, self._y(y), *self._delta(x, y), button, modifiers)
 
-    def release(self, x, y, button=mouse.LEFT):
-        self._send("on_mouse_release", x, self._y(y), button, 0)
+    def release(self, x, y, button=mouse.LEFT, modifiers=0):
+        self._send("on_mouse_release", x, self._y(y), button, modifiers)
 
-    def key(self, symbol):
+    def scroll(self, x, y, clicks):
+        """``clicks`` > 0 turns the wheel up (away from the user)."""
+        self._send("on_mouse_scroll", x, self._y(y), 0, clicks)
+
+    def key(self, symbol, modifiers=0):
+        self._send("on_key_press", symbol, modifiers)
+        self._send("on_key_release", symbol, modifiers)
+
+    def hold(self, symbol):
+        """Press a key and keep it down (Ctrl for Ctrl+wheel); ``let_go`` releases it."""
         self._send("on_key_press", symbol, 0)
+
+    def let_go(self, symbol):
+        self._send("on_key_release", symbol, 0)
+
+    def click(self, x, y, button=mouse.LEFT, modifiers=0):
+        self.move(x, y)
+        self.press(x, y, button, modifiers)
+        self.release(x, y, button, modifiers)
 
     def pixel_of(self, bone):
         head = self.state.world[self.state.rig.skeleton.index[bone], :3, 3]
         return self.state.camera.world_to_window(head[None], *SIZE)[0]
+
+    def pixel_along(self, bone, fraction):
+        """Window pixel of the point ``fraction`` of the way from ``bone``'s head to its tail."""
+        world = self.state.world[self.state.rig.skeleton.index[bone]]
+        point = world[:3, 3] + world[:3, 1] * self.state.rig.skeleton.lengths[self.state.rig.skeleton.index[bone]] * fraction
+        return self.state.camera.world_to_window(point[None], *SIZE)[0]
 
 
 def humanoid_state():
@@ -65,6 +95,7 @@ def posekit_window(gl_session):
 def driver(posekit_window):
     """The app on the default rig in its rest pose, its panel laid out as a screenshot has it."""
     posekit_window.state = humanoid_state()
+    posekit_window.input.reset()
     for _ in range(HEADLESS_FRAMES):
         posekit_window.frame()
     return Driver(posekit_window)
