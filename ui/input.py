@@ -23,11 +23,6 @@ class ViewportInput:
         self.navigating = None  # "orbit" or "pan" while a middle (or Alt+left) drag moves the view
         self.keys = key.KeyStateHandler()
 
-    def reset(self):
-        """Forget held keys and any navigation drag (for a fresh state, e.g. a newly opened rig)."""
-        self.navigating = None
-        self.keys = key.KeyStateHandler()
-
     @property
     def state(self):
         return self.app.state

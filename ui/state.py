@@ -89,9 +89,10 @@ class AppState:
         self.stats.at_limit = sum(r.at_limit for r in self.reports)
 
     def selected_constraint(self):
-        """The IK constraint that the selection refers to: one on the selected bone, or one whose
-        target or pole is selected."""
-        for constraint in self.rig.ik:
-            if {constraint.bone, constraint.target, constraint.pole_target} & self.view.selected:
-                return constraint
+        """The IK constraint that the selection refers to: one on, targeting or poled by the
+        active bone first, else by any selected bone."""
+        for names in ({self.view.active}, self.view.selected):
+            for constraint in self.rig.ik:
+                if {constraint.bone, constraint.target, constraint.pole_target} & names:
+                    return constraint
         return None

@@ -85,6 +85,13 @@ class PosekitWindow:
         self.ctx.finish()
         self.state.stats.frame_ms = (time.perf_counter() - start) * 1e3
 
+    # The ImGui backend pushes these on the window and leaves them there on shutdown.
+    IMGUI_EVENTS = ("on_mouse_motion", "on_key_press", "on_key_release", "on_text", "on_mouse_drag",
+                    "on_mouse_press", "on_mouse_release", "on_mouse_scroll", "on_resize")
+
+    def _remove_imgui_handlers(self):
+        self.window.remove_handlers(*(getattr(self.imgui, name) for name in self.IMGUI_EVENTS))
+
     def read_rgb(self):
         """The last frame as an (H, W, 3) uint8 array, top row first."""
         return self.frame_target.read_rgb()
@@ -92,6 +99,7 @@ class PosekitWindow:
     def release(self):
         self.window.remove_handlers(self.input)
         self.window.remove_handlers(self)
+        self._remove_imgui_handlers()
         self.renderer.release()
         for target in (self.scene_target, self.frame_target):
             if target is not None:

@@ -1,9 +1,11 @@
 """A headless Posekit window for driving the real app with simulated input."""
+import numpy as np
 import pytest
 from pyglet.window import mouse
 
 from app import HEADLESS_FRAMES
 from rig.rigfile import load_rig
+from solvers.transforms import normalize
 from tests.conftest import GL_WINDOW_SIZE
 from ui.state import AppState
 from ui.window import PosekitWindow
@@ -78,14 +80,22 @@ class Driver:
         return self.state.camera.world_to_window(point[None], *SIZE)[0]
 
 
+def plane_point_under(state, x, y, through):
+    """Where the pointer's ray meets the camera-facing plane through ``through``."""
+    origin, direction = state.camera.window_ray(x, y, *SIZE)
+    normal = normalize(state.camera.target - state.camera.eye())
+    return origin + direction * np.dot(through - origin, normal) / np.dot(direction, normal)
+
+
 def humanoid_state():
     state = AppState.for_rig(load_rig("assets/humanoid.json"), "assets/humanoid.json")
     state.deterministic = True
     return state
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture
 def posekit_window(gl_session):
+    """A fresh app window (fresh ImGui state: what one test opens or collapses does not leak)."""
     app = PosekitWindow(gl_session.window, humanoid_state(), ctx=gl_session.ctx)
     yield app
     app.release()
@@ -94,8 +104,6 @@ def posekit_window(gl_session):
 @pytest.fixture
 def driver(posekit_window):
     """The app on the default rig in its rest pose, its panel laid out as a screenshot has it."""
-    posekit_window.state = humanoid_state()
-    posekit_window.input.reset()
     for _ in range(HEADLESS_FRAMES):
         posekit_window.frame()
     return Driver(posekit_window)
