@@ -12,6 +12,7 @@ from ui.navigation import frame_bones
 AXES = "XYZ"
 DOCKED = imgui.WindowFlags_.always_auto_resize | imgui.WindowFlags_.no_move
 MARGIN = 8.0
+TOOLBAR_ROOM = 56.0
 OUTLINER_WIDTH, OUTLINER_HEIGHT, OUTLINER_INDENT = 210.0, 190.0, 9.0
 
 
@@ -257,10 +258,14 @@ def stats_panel(state):
 def main_panel(state):
     """The docked panels and the toolbar; returns whether the pose needs a new solve."""
     toolbar(state)
+    size = imgui.get_io().display_size
     imgui.set_next_window_pos(imgui.ImVec2(MARGIN, MARGIN), imgui.Cond_.always)
+    # Tall content scrolls rather than running under the toolbar at the bottom.
+    imgui.set_next_window_size_constraints(imgui.ImVec2(0.0, 0.0),
+                                           imgui.ImVec2(size.x / 2.0, max(size.y - TOOLBAR_ROOM, 100.0)))
     imgui.begin("Posekit", None, DOCKED)
     dirty = False
-    if imgui.collapsing_header("Solver", imgui.TreeNodeFlags_.default_open):
+    if imgui.collapsing_header("Solver"):
         dirty |= solver_panel(state)
     if imgui.collapsing_header("IK constraint", imgui.TreeNodeFlags_.default_open):
         dirty |= ik_constraint_panel(state)
@@ -271,7 +276,6 @@ def main_panel(state):
     if state.message:
         imgui.text_wrapped(state.message)
     imgui.end()
-    size = imgui.get_io().display_size
     imgui.set_next_window_pos(imgui.ImVec2(size.x - MARGIN, MARGIN), imgui.Cond_.always, imgui.ImVec2(1.0, 0.0))
     imgui.begin("Scene", None, DOCKED)
     if imgui.collapsing_header("View", imgui.TreeNodeFlags_.default_open):
