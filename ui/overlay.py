@@ -43,11 +43,27 @@ def tool_text(state, pointer):
     return f"Rotate {drag.bone}: {degrees:.1f} deg   click/Enter confirms, Esc/right click cancels"
 
 
+def text_position(pointer, text_size, width, height):
+    """Beside the pointer, kept inside the window (flipped left or up near the right or bottom)."""
+    x, y = pointer[0] + POINTER_OFFSET[0], pointer[1] + POINTER_OFFSET[1]
+    if x + text_size[0] > width:
+        x = max(pointer[0] - POINTER_OFFSET[0] - text_size[0], 0.0)
+    if y + text_size[1] > height:
+        y = max(pointer[1] - POINTER_OFFSET[1] - text_size[1], 0.0)
+    return x, y
+
+
 def draw_overlay(state, pointer, width, height):
     """Everything the viewport shows as text this frame; ``pointer`` in top-left pixels."""
     if state.view.show_names:
         bone_names(state, width, height)
+    draw_list = imgui.get_foreground_draw_list()
+    if state.drag is not None and state.drag.kind == "rotate":
+        # Blender's rotate line from the pivot to the pointer.
+        pivot = state.drag.pivot_px
+        draw_list.add_line(imgui.ImVec2(*pivot), imgui.ImVec2(*pointer), SHADOW, 3.0)
+        draw_list.add_line(imgui.ImVec2(*pivot), imgui.ImVec2(*pointer), TOOL_COLOUR, 1.0)
     text = tool_text(state, pointer)
     if text is not None:
-        _text(imgui.get_foreground_draw_list(), pointer[0] + POINTER_OFFSET[0], pointer[1] + POINTER_OFFSET[1],
-              TOOL_COLOUR, text)
+        size = imgui.calc_text_size(text)
+        _text(draw_list, *text_position(pointer, (size.x, size.y), width, height), TOOL_COLOUR, text)
