@@ -19,9 +19,13 @@ VIEWS = {
     "front": (0.0, 0.0),
     "side": (np.pi / 2, 0.0),
     "top": (0.0, np.pi / 2),
+    "back": (np.pi, 0.0),
+    "left": (-np.pi / 2, 0.0),
+    "bottom": (0.0, -np.pi / 2),
     "three_quarter": (np.pi / 4, np.radians(20.0)),
 }
-"""Named views as (yaw, pitch) in radians."""
+"""Named views as (yaw, pitch) in radians: Blender's Front/Right/Top (numpad 1/3/7) and, with
+Ctrl, the opposite Back/Left/Bottom."""
 
 MIN_DISTANCE = 1e-3
 
@@ -95,8 +99,22 @@ class OrbitCamera:
         return self.projection_matrix(width / height) @ self.view_matrix()
 
     def set_view(self, name):
-        """Jump to a named view from ``VIEWS`` (front, side, top, three_quarter)."""
+        """Jump to a named view from ``VIEWS`` (front, side, top, back, left, bottom, three_quarter)."""
         self.yaw, self.pitch = VIEWS[name]
+
+    def visible_height(self):
+        """Metres visible top to bottom at the target's depth."""
+        return self.ortho_scale if self.orthographic else 2.0 * self.distance * np.tan(self.fov_y / 2.0)
+
+    def toggle_projection(self):
+        """Switch perspective <-> orthographic keeping what is seen at the target's depth the same
+        size (Blender's numpad 5)."""
+        height = self.visible_height()
+        self.orthographic = not self.orthographic
+        if self.orthographic:
+            self.ortho_scale = max(height, MIN_DISTANCE)
+        else:
+            self.distance = max(height / (2.0 * np.tan(self.fov_y / 2.0)), MIN_DISTANCE)
 
     def frame_points(self, points, aspect=4.0 / 3.0, margin=1.2, passes=4):
         """Centre ``points`` (N, 3) on screen and move back (perspective) or scale (orthographic)
@@ -161,8 +179,7 @@ class OrbitCamera:
     def pan(self, dx, dy, height):
         """Move the target so the scene at target depth follows a drag of (dx, dy) pixels in a
         viewport ``height`` pixels tall."""
-        visible = self.ortho_scale if self.orthographic else 2.0 * self.distance * np.tan(self.fov_y / 2.0)
-        metres_per_pixel = visible / height
+        metres_per_pixel = self.visible_height() / height
         r = self.rotation()
         self.target = self.target + (-dx * r[:, 0] + dy * r[:, 1]) * metres_per_pixel
 

@@ -6,18 +6,22 @@ from dataclasses import dataclass, field
 class ViewState:
     """Per-frame display state. Bone names, not indices, so it survives rig reloads.
 
-    ``selected``: bones drawn in the selection colour; ``active_chain``: bones of the IK chain
+    ``selected``: bones drawn in the selection colour; ``active``: the last one clicked (what the
+    bone panels and the rotate tool act on); ``active_chain``: bones of the IK chain
     being dragged or edited (drawn in the chain colour unless selected); ``hovered``: the bone under
     the mouse, lightened. ``show_*`` toggle bones (with their joints), IK handles and pole targets
-    (with pole lines), the ground grid and the axis lines, and the skinned mesh (when the rig has
-    one); with ``xray_bones`` bones and handles are drawn over the mesh instead of inside it.
+    (with pole lines), the ground grid, the axis lines, bone names (drawn by the UI as text) and
+    the skinned mesh (when the rig has one); with ``xray_bones`` bones and handles are drawn over
+    the mesh instead of inside it.
     """
     selected: set = field(default_factory=set)
+    active: str | None = None
     active_chain: set = field(default_factory=set)
     hovered: str | None = None
     show_bones: bool = True
     show_handles: bool = True
     show_grid: bool = True
     show_axes: bool = True
+    show_names: bool = False
     show_mesh: bool = True
     xray_bones: bool = True

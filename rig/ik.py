@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from rig.constraints import IKConstraint
-from rig.pose import Pose
+from rig.pose import Pose, update_world
 from solvers.ccd import solve_ccd_chain
 from solvers.chain import Chain
 from solvers.fabrik import Effector, fabrik_plan, solve_fabrik, solve_fabrik_chain
@@ -208,3 +208,17 @@ def solve_goals(rig, pose, world, goals, bones):
     if len(goals) == 1:
         return _solve_chain(rig, pose, world, goals[0])
     return _solve_tree(rig, pose, world, goals, bones)
+
+
+def solve_groups(rig, pose, world, constraints, goal_for):
+    """Solve ``constraints`` group by group (bones shared: together; parents first) into
+    ``pose`` and ``world`` in place. ``goal_for(constraint, world)`` gives each one's IKGoal, read
+    once the groups before it have moved. Returns ([ChainReport], bones whose result is blended
+    with FK at partial influence)."""
+    reports, blended = [], []
+    for members, bones in constraint_groups(rig, constraints):
+        reports += solve_goals(rig, pose, world, [goal_for(c, world) for c in members], bones)
+        if max(c.influence for c in members) < 1.0:
+            blended += bones
+        update_world(rig.skeleton, pose, world, bones[:1])
+    return reports, blended

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from rig.constraints import SOLVER_TYPES, IKConstraint, SolverSettings
-from rig.ik import IKGoal, constraint_groups, solve_goals
+from rig.ik import IKGoal, solve_groups
 from rig.jsonfields import Reader, load_json
-from rig.pose import Pose, heads_tails, update_world, world_matrices
+from rig.pose import Pose, heads_tails, world_matrices
 from solvers.transforms import normalize
 
 
@@ -64,11 +64,8 @@ def solve_case(rig, goals):
     start = time.perf_counter()
     pose = Pose.rest(len(rig.skeleton))
     world = world_matrices(rig.skeleton, pose)
-    reports = []
     by_constraint = {id(g.constraint): g for g in goals}
-    for constraints, bones in constraint_groups(rig, [g.constraint for g in goals]):
-        reports += solve_goals(rig, pose, world, [by_constraint[id(c)] for c in constraints], bones)
-        update_world(rig.skeleton, pose, world, bones[:1])
+    reports, _ = solve_groups(rig, pose, world, [g.constraint for g in goals], lambda c, _: by_constraint[id(c)])
     return pose, world, reports, time.perf_counter() - start
 
 

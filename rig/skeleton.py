@@ -107,6 +107,18 @@ class Skeleton:
             p = self.parents[p]
         return out
 
+    def connected_chain(self, i):
+        """Blender's Auto IK chain for bone ``i``, tip first: ``i``, then its parent while the bone
+        reached so far is connected to it. Ends with the first bone not connected to its parent
+        (included: it rotates about its own head)."""
+        chain = [int(i)]
+        while self.connected[chain[-1]] and self.parents[chain[-1]] >= 0:
+            chain.append(int(self.parents[chain[-1]]))
+        return chain
+
+    def has_connected_child(self, i):
+        return bool(self.connected[self.children(i)].any())
+
     @property
     def rest_heads(self):
         return self.rest_world[:, :3, 3]

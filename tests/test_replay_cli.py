@@ -12,7 +12,7 @@ from rig.pose import heads_tails, world_matrices
 from rig.rigfile import load_pose, load_rig
 from ui.replay import events_from_dict
 
-SIZE = (640, 400)
+SIZE = (960, 600)  # wide enough that the docked panels leave the hands in the open
 HUMANOID = load_rig("assets/humanoid.json")
 
 

@@ -1,10 +1,19 @@
 """ImGui panels, one function each. They read and write the app's state objects and return
-whether they changed anything that needs a new solve."""
+whether they changed anything that needs a new solve. Panels are docked (they do not move), so
+a press in one is always the panel's, never the viewport's."""
+import dataclasses
 import math
 
 from imgui_bundle import imgui
 
-from rig.constraints import SOLVE_MODES, SOLVER_TYPES
+from rig.constraints import SOLVE_MODES, SOLVER_TYPES, IKConstraint
+from ui.navigation import frame_bones
+
+AXES = "XYZ"
+DOCKED = imgui.WindowFlags_.always_auto_resize | imgui.WindowFlags_.no_move
+MARGIN = 8.0
+TOOLBAR_ROOM = 56.0
+OUTLINER_WIDTH, OUTLINER_HEIGHT, OUTLINER_INDENT = 210.0, 190.0, 9.0
 
 
 def _help(text):
@@ -13,6 +22,17 @@ def _help(text):
     imgui.text_disabled("(?)")
     if imgui.is_item_hovered():
         imgui.set_tooltip(text)
+
+
+WRAP_WIDTH = 300.0
+
+
+def _wrapped(text):
+    """Text wrapped at a fixed width: wrapping at the edge of an auto-sized window would make
+    its width depend on the width it had the frame before."""
+    imgui.push_text_wrap_pos(imgui.get_cursor_pos_x() + WRAP_WIDTH)
+    imgui.text_unformatted(text)
+    imgui.pop_text_wrap_pos()
 
 
 def _combo(label, value, choices):
@@ -38,25 +58,46 @@ def solver_panel(state):
     return dirty
 
 
+def _handle_choices(state, constraint):
+    """"" (none) and the rig's IK handles and poles, the constraint's own bone and chain excluded."""
+    targets, poles = state.rig.handle_bones()
+    chain = {state.rig.skeleton.names[i] for i in state.rig.ik_chain(constraint)} | {constraint.bone}
+    return [""] + sorted((targets | poles) - chain)
+
+
 def ik_constraint_panel(state):
-    """Every field of the selected IK constraint (Blender's Inverse Kinematics panel)."""
+    """Every field of the selected IK constraint (Blender's Inverse Kinematics panel), and adding
+    or removing one on the active bone."""
     constraint = state.selected_constraint()
+    active = state.view.active
     if constraint is None:
-        imgui.text_wrapped("Select an IK handle, a pole or a chain's last bone to edit its IK constraint.")
+        if active is None:
+            _wrapped("Select a bone, an IK handle or a pole to edit its IK constraint.")
+            return False
+        if imgui.button(f"Add IK constraint to {active}"):
+            state.rig.ik.append(IKConstraint(active))
+            state.message = f"IK constraint added to {active}: choose its target"
+        _help("Blender's Inverse Kinematics constraint on this bone; it solves once it has a target.")
         return False
-    bones = [""] + state.rig.skeleton.names
     imgui.text(f"IK constraint on {constraint.bone}")
+    imgui.same_line()
+    if imgui.small_button("Remove"):
+        state.rig.ik.remove(constraint)
+        return True
+    choices = _handle_choices(state, constraint)
     dirty = False
     changed, constraint.enabled = imgui.checkbox("Enabled", constraint.enabled)
     dirty |= changed
-    changed, target = _combo("Target", constraint.target or "", bones)
+    changed, target = _combo("Target", constraint.target or "", sorted(set(choices) | {constraint.target or ""}))
     if changed:
         constraint.target = target or None
         dirty = True
-    changed, pole = _combo("Pole target", constraint.pole_target or "", bones)
+    _help("The IK handle the chain reaches for (none: the constraint does nothing).")
+    changed, pole = _combo("Pole target", constraint.pole_target or "", sorted(set(choices) | {constraint.pole_target or ""}))
     if changed:
         constraint.pole_target = pole or None
         dirty = True
+    _help("The handle the chain bends toward (a knee or elbow points at it).")
     changed, degrees = imgui.slider_float("Pole angle", math.degrees(constraint.pole_angle), -180.0, 180.0, "%.1f deg")
     if changed and math.isfinite(degrees):
         constraint.pole_angle = math.radians(degrees)
@@ -79,7 +120,141 @@ def ik_constraint_panel(state):
         if changed and math.isfinite(value):
             setattr(constraint, attribute, min(max(value, low), 1.0))
             dirty = True
+    _help("Influence blends the chain's FK pose (0) with the IK result (1).")
     return dirty
+
+
+def _per_axis(label, values, widget):
+    """One ImGui widget per axis on a row; returns (changed, new tuple)."""
+    out, changed = list(values), False
+    for k, axis in enumerate(AXES):
+        imgui.push_id(f"{label}{axis}")
+        if k:
+            imgui.same_line()
+        imgui.set_next_item_width(70.0)
+        hit, out[k] = widget(axis, out[k])
+        changed |= hit
+        imgui.pop_id()
+    imgui.same_line()
+    imgui.text(label)
+    return changed, tuple(out)
+
+
+def _degrees_slider(axis, radians):
+    changed, degrees = imgui.slider_float(axis, math.degrees(radians), -180.0, 180.0, "%.0f")
+    return changed and math.isfinite(degrees), math.radians(min(max(degrees, -180.0), 180.0))
+
+
+def bone_ik_panel(state):
+    """Blender's bone IK panel for the active bone: lock, stiffness and limits per axis, stretch."""
+    name = state.view.active
+    if name is None:
+        imgui.text_disabled("no active bone")
+        return False
+    settings = state.rig.ik_settings(name)
+    imgui.text(name)
+    fields = {}
+    changed, fields["lock"] = _per_axis("Lock", settings.lock, imgui.checkbox)
+    _help("A locked axis never rotates under IK.")
+    hit, fields["stiffness"] = _per_axis("Stiffness", settings.stiffness,
+                                         lambda axis, v: imgui.slider_float(axis, v, 0.0, 0.99, "%.2f"))
+    changed |= hit
+    _help("How much the bone resists rotating about this axis (0 = free, used by solvers that weigh joints).")
+    hit, fields["use_limit"] = _per_axis("Limit", settings.use_limit, imgui.checkbox)
+    changed |= hit
+    hit, fields["limit_min"] = _per_axis("Min", settings.limit_min, _degrees_slider)
+    changed |= hit
+    hit, fields["limit_max"] = _per_axis("Max", settings.limit_max, _degrees_slider)
+    changed |= hit
+    _help("Per-axis rotation range in degrees, honoured by FABRIK and CCD where Limit is on.")
+    hit, fields["stretch"] = imgui.slider_float("IK stretch", settings.stretch, 0.0, 1.0)
+    changed |= hit
+    _help("How much the bone may stretch to reach the target (with the constraint's Stretch on).")
+    if changed:
+        fields["stretch"] = min(max(fields["stretch"], 0.0), 1.0) if math.isfinite(fields["stretch"]) else 0.0
+        state.rig.bone_ik[name] = dataclasses.replace(settings, **fields)
+    return changed
+
+
+def _outliner_node(state, index):
+    skeleton = state.rig.skeleton
+    name = skeleton.names[index]
+    children = skeleton.children(index)
+    flags = imgui.TreeNodeFlags_.open_on_arrow | imgui.TreeNodeFlags_.default_open \
+        | imgui.TreeNodeFlags_.span_avail_width
+    if not len(children):
+        flags |= imgui.TreeNodeFlags_.leaf
+    if name in state.view.selected:
+        flags |= imgui.TreeNodeFlags_.selected
+    is_open = imgui.tree_node_ex(name, flags)
+    if imgui.is_item_clicked() and not imgui.is_item_toggled_open():
+        extend = imgui.get_io().key_shift or imgui.get_io().key_ctrl
+        state.view.selected = (state.view.selected | {name}) if extend else {name}
+        state.view.active = name
+    if is_open:
+        for child in children:
+            _outliner_node(state, int(child))
+        imgui.tree_pop()
+
+
+def outliner_panel(state):
+    """The bone tree; a click selects (Shift or Ctrl adds)."""
+    imgui.begin_child("bones", imgui.ImVec2(OUTLINER_WIDTH, OUTLINER_HEIGHT), imgui.ChildFlags_.borders)
+    imgui.push_style_var(imgui.StyleVar_.indent_spacing, OUTLINER_INDENT)
+    for root in (i for i, p in enumerate(state.rig.skeleton.parents) if p < 0):
+        _outliner_node(state, root)
+    imgui.pop_style_var()
+    imgui.end_child()
+
+
+VIEW_BUTTONS = (("Front", "front"), ("Right", "side"), ("Top", "top"),
+                ("Back", "back"), ("Left", "left"), ("Bottom", "bottom"))
+
+
+def view_panel(state):
+    """What the viewport shows (the skinned mesh too, when the rig has one), and the named views
+    (numpad 1/3/7, Ctrl for the opposite)."""
+    view = state.view
+    for label, attribute in (("Bones", "show_bones"), ("Handles", "show_handles"), ("Grid", "show_grid"),
+                             ("Axes", "show_axes"), ("Names", "show_names")):
+        if attribute not in ("show_bones", "show_axes"):
+            imgui.same_line()
+        _, value = imgui.checkbox(label, getattr(view, attribute))
+        setattr(view, attribute, value)
+    if state.mesh is not None:
+        _, view.show_mesh = imgui.checkbox("Mesh", view.show_mesh)
+        imgui.same_line()
+        _, view.xray_bones = imgui.checkbox("X-ray", view.xray_bones)
+        _help("Draw bones and handles over the mesh instead of hidden inside it")
+    for k, (label, name) in enumerate(VIEW_BUTTONS):
+        if k % 3:
+            imgui.same_line()
+        if imgui.button(label, imgui.ImVec2(64.0, 0.0)):
+            state.camera.set_view(name)
+    camera = state.camera
+    if imgui.button("Orthographic" if camera.orthographic else "Perspective", imgui.ImVec2(98.0, 0.0)):
+        camera.toggle_projection()
+    _help("Numpad 5 toggles too. Navigate: middle drag (or Alt+left) orbits, Shift+middle pans, wheel zooms.")
+    imgui.same_line()
+    if imgui.button("Frame (F)"):
+        size = imgui.get_io().display_size
+        frame_bones(state, size.x / max(size.y, 1.0), view.selected)
+
+
+def toolbar(state):
+    """The pose tools' options, as Blender's tool settings header: Auto IK and its chain length."""
+    size = imgui.get_io().display_size
+    imgui.set_next_window_pos(imgui.ImVec2(size.x / 2.0, size.y - MARGIN), imgui.Cond_.always, imgui.ImVec2(0.5, 1.0))
+    imgui.begin("Tools", None, DOCKED | imgui.WindowFlags_.no_title_bar)
+    _, state.auto_ik = imgui.checkbox("Auto IK", state.auto_ik)
+    _help("Drag a bone: its tip follows the pointer and its connected parents follow it.\n"
+          "During the drag Ctrl+wheel down / Ctrl+PageUp lengthens the chain, Ctrl+wheel up / "
+          "Ctrl+PageDown shortens it; 0 = the whole connected chain.")
+    imgui.same_line()
+    imgui.text_disabled(f"chain length {state.auto_ik_length}")
+    imgui.same_line()
+    imgui.text_disabled("|  R rotates the active bone")
+    imgui.end()
 
 
 def stats_panel(state):
@@ -89,42 +264,41 @@ def stats_panel(state):
     else:
         imgui.text(f"frame {stats.frame_ms:6.2f} ms   solve {stats.solve_us:7.1f} us")
     imgui.text(f"iterations {stats.iterations}   residual {stats.error:.2e} m")
-
-
-def view_panel(state):
-    """What the viewport draws: the skinned mesh, the bones, both, and bones over the mesh."""
-    view = state.view
-    if state.mesh is not None:
-        _, view.show_mesh = imgui.checkbox("Mesh", view.show_mesh)
-        imgui.same_line()
-    _, view.show_bones = imgui.checkbox("Bones", view.show_bones)
-    if state.mesh is not None:
-        imgui.same_line()
-        _, view.xray_bones = imgui.checkbox("X-ray", view.xray_bones)
-        _help("Draw bones and handles over the mesh instead of hidden inside it")
-
-
-PANEL_WIDTH = 330
+    imgui.text(f"joints at a limit {stats.at_limit}")
+    if imgui.tree_node("Chains"):
+        for report in state.reports:
+            imgui.text_disabled(f"{report.bone}: {report.solver} {report.iterations} it {report.error:.1e} m")
+        imgui.tree_pop()
+    _help("Per chain: solver, iterations, residual error in metres.")
 
 
 def main_panel(state):
-    """The docked side panel; returns whether the pose needs a new solve."""
-    menu_bar = imgui.get_frame_height()  # the main menu bar's height (its work area starts a frame late)
-    imgui.set_next_window_pos(imgui.ImVec2(8, menu_bar + 8), imgui.Cond_.first_use_ever)
-    # A fixed width: wrapped text in an auto-sized window would otherwise make its width depend
-    # on the width it had before, so the same scene could lay the panel out two ways.
-    imgui.set_next_window_size_constraints(imgui.ImVec2(PANEL_WIDTH, 0), imgui.ImVec2(PANEL_WIDTH, 1e6))
-    imgui.begin("Posekit", None, imgui.WindowFlags_.always_auto_resize)
+    """The docked panels and the toolbar; returns whether the pose needs a new solve."""
+    toolbar(state)
+    size = imgui.get_io().display_size
+    top = imgui.get_frame_height() + MARGIN  # below the main menu bar (its work area starts a frame late)
+    imgui.set_next_window_pos(imgui.ImVec2(MARGIN, top), imgui.Cond_.always)
+    # Tall content scrolls rather than running under the toolbar at the bottom.
+    imgui.set_next_window_size_constraints(imgui.ImVec2(0.0, 0.0),
+                                           imgui.ImVec2(size.x / 2.0, max(size.y - top - TOOLBAR_ROOM, 100.0)))
+    imgui.begin("Posekit", None, DOCKED)
     dirty = False
-    if imgui.collapsing_header("Solver", imgui.TreeNodeFlags_.default_open):
+    if imgui.collapsing_header("Solver"):
         dirty |= solver_panel(state)
     if imgui.collapsing_header("IK constraint", imgui.TreeNodeFlags_.default_open):
         dirty |= ik_constraint_panel(state)
+    if imgui.collapsing_header("Bone IK"):
+        dirty |= bone_ik_panel(state)
     if imgui.collapsing_header("Stats", imgui.TreeNodeFlags_.default_open):
         stats_panel(state)
-    if imgui.collapsing_header("View"):
-        view_panel(state)
     if state.message:
-        imgui.text_wrapped(state.message)
+        _wrapped(state.message)
+    imgui.end()
+    imgui.set_next_window_pos(imgui.ImVec2(size.x - MARGIN, top), imgui.Cond_.always, imgui.ImVec2(1.0, 0.0))
+    imgui.begin("Scene", None, DOCKED)
+    if imgui.collapsing_header("View", imgui.TreeNodeFlags_.default_open):
+        view_panel(state)
+    if imgui.collapsing_header("Outliner", imgui.TreeNodeFlags_.default_open):
+        outliner_panel(state)
     imgui.end()
     return dirty

@@ -32,6 +32,9 @@ def _button(button):
 
 
 def _modifier_bits(mods):
+    """Modifier names (["ctrl", "shift"]) or pyglet's modifier bits as they are."""
+    if isinstance(mods, int):
+        return mods
     bits = 0
     for name in mods:
         bits |= MODIFIERS[name]

@@ -12,14 +12,36 @@ from rig.pose import Pose, heads_tails
 from ui.history import History
 
 
+DRAG_KINDS = ("translate", "auto_ik", "rotate")
+
+
 @dataclass
 class DragState:
-    """An interactive drag of one bone's head in the camera-facing plane through its start point."""
+    """One interactive operation on ``bone``, undone exactly by restoring ``pose_before`` and
+    ``world_before``.
+
+    ``kind``: "translate" moves the bone's head (IK handles, pole targets, unconnected bones),
+    "auto_ik" moves its tip through the temporary IK constraint ``goal`` (Auto IK), both in the
+    camera-facing plane through ``plane_point`` (the moved point = pointer's plane point +
+    ``grab_offset``); "rotate" turns the bone about the view axis through its head (Blender's R),
+    by the pointer's angle around ``pivot_px`` since ``start_px``. ``target`` is the goal's
+    current world point, kept so a chain length change can re-solve without a pointer move.
+    """
+    kind: str
     bone: str
-    plane_point: np.ndarray
-    plane_normal: np.ndarray
-    grab_offset: np.ndarray
     pose_before: Pose
+    world_before: np.ndarray
+    plane_point: np.ndarray = None
+    plane_normal: np.ndarray = None
+    grab_offset: np.ndarray = None
+    goal: object = None
+    target: np.ndarray = None
+    pivot_px: np.ndarray = None
+    start_px: np.ndarray = None
+
+    def goals(self):
+        """The temporary IK goals to solve with the rig's constraints, as ``evaluate`` takes them."""
+        return [(self.goal, self.target)] if self.goal is not None and self.target is not None else []
 
 
 @dataclass
@@ -28,6 +50,7 @@ class Stats:
     solve_us: float = 0.0
     iterations: int = 0
     error: float = 0.0
+    at_limit: int = 0
 
 
 @dataclass
@@ -45,6 +68,8 @@ class AppState:
     stats: Stats = field(default_factory=Stats)
     message: str = ""
     deterministic: bool = False
+    auto_ik: bool = False
+    auto_ik_length: int = 0
     mesh: object = None  # the rig's rig.skinned_mesh.SkinnedMesh, when its file had one
     history: History = None
 
@@ -66,15 +91,19 @@ class AppState:
         return state
 
     def resolve(self):
-        """Evaluate constraints on the current channels (called once per frame when dirty)."""
-        self.pose, self.world, self.reports = evaluate(self.rig, self.pose)
+        """Evaluate constraints on the current channels (called once per frame when dirty),
+        with the active drag's temporary Auto IK goal if there is one."""
+        goals = self.drag.goals() if self.drag is not None else []
+        self.pose, self.world, self.reports = evaluate(self.rig, self.pose, goals)
         self.stats.error = max((r.error for r in self.reports), default=0.0)
         self.stats.iterations = sum(r.iterations for r in self.reports)
+        self.stats.at_limit = sum(r.at_limit for r in self.reports)
 
     def selected_constraint(self):
-        """The IK constraint that the selection refers to: one on the selected bone, or one whose
-        target or pole is selected."""
-        for constraint in self.rig.ik:
-            if {constraint.bone, constraint.target, constraint.pole_target} & self.view.selected:
-                return constraint
+        """The IK constraint that the selection refers to: one on, targeting or poled by the
+        active bone first, else by any selected bone."""
+        for names in ({self.view.active}, self.view.selected):
+            for constraint in self.rig.ik:
+                if {constraint.bone, constraint.target, constraint.pole_target} & names:
+                    return constraint
         return None

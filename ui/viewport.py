@@ -1,36 +1,18 @@
-"""Viewport tools: pick an IK handle or pole target and drag it in the camera-facing plane.
+"""Viewport tools that change the pose: drag a handle or bone, Auto IK, rotate (R), cancel.
 
 All positions are window pixels with the origin at the top left (as screenshots and xdotool
 count them); the window layer converts pyglet's bottom-left coordinates before calling in.
+Every tool starts from a ``DragState`` holding the pose before it, so Escape or a right click
+restores that pose bit for bit, whatever the tool.
 """
 import time
 
 import numpy as np
 
-from rig.pose import location_for_head, world_matrices
-from solvers.transforms import normalize
+from rig.pose import location_for_head
+from solvers.transforms import normalize, quat_from_axis_angle, quat_mul
+from ui import autoik
 from ui.state import DragState
-
-PICK_RADIUS_PX = 14.0
-
-
-def pick_handle(state, x, y, width, height):
-    """Name of the IK handle or pole target whose head is nearest the pointer (within
-    PICK_RADIUS_PX), nearest the camera when several overlap; None if there is none."""
-    targets, poles = state.rig.handle_bones()
-    names = sorted(targets | poles)
-    if not names:
-        return None
-    index = [state.rig.skeleton.index[n] for n in names]
-    heads = state.world[index, :3, 3]
-    pixels = state.camera.world_to_window(heads, width, height)
-    distance_px = np.linalg.norm(pixels - np.array([x, y]), axis=1)
-    depth = np.linalg.norm(heads - state.camera.eye(), axis=1)
-    candidates = np.flatnonzero(distance_px <= PICK_RADIUS_PX)
-    if not len(candidates):
-        return None
-    best = candidates[np.lexsort((distance_px[candidates], np.round(depth[candidates], 3)))[0]]
-    return names[best]
 
 
 def _plane_hit(state, x, y, width, height, point, normal):
@@ -42,32 +24,140 @@ def _plane_hit(state, x, y, width, height, point, normal):
     return origin + t * direction if t > 0 else None
 
 
-def begin_drag(state, x, y, width, height):
-    """Start dragging the handle under the pointer; returns True if a drag began."""
-    name = pick_handle(state, x, y, width, height)
-    if name is None:
-        return False
-    head = state.world[state.rig.skeleton.index[name], :3, 3].copy()
-    normal = normalize(state.camera.target - state.camera.eye())
-    hit = _plane_hit(state, x, y, width, height, head, normal)
-    offset = head - hit if hit is not None else np.zeros(3)
-    state.drag = DragState(name, head, normal, offset, state.pose.copy())
-    state.view.selected = {name}
-    return True
+def _view_normal(state):
+    return normalize(state.camera.target - state.camera.eye())
 
 
-def update_drag(state, x, y, width, height):
-    """Move the dragged handle under the pointer and solve; the arm follows in the same frame."""
-    drag = state.drag
-    hit = _plane_hit(state, x, y, width, height, drag.plane_point, drag.plane_normal)
-    if hit is None:
-        return
-    bone = state.rig.skeleton.index[drag.bone]
-    state.pose.locations[bone] = location_for_head(state.rig.skeleton, state.pose, state.world, bone,
-                                                   hit + drag.grab_offset)
+def _plane_drag(state, kind, name, point, x, y, width, height, goal=None):
+    """A drag moving world ``point`` with the pointer in the camera-facing plane through it."""
+    normal = _view_normal(state)
+    hit = _plane_hit(state, x, y, width, height, point, normal)
+    offset = point - hit if hit is not None else np.zeros(3)
+    return DragState(kind, name, state.pose.copy(), state.world.copy(), plane_point=point.copy(),
+                     plane_normal=normal, grab_offset=offset, goal=goal)
+
+
+def drag_for(state, name, x, y, width, height):
+    """The drag a press on ``name`` starts, or None where the bone cannot move that way.
+
+    Handles, poles, roots and unconnected bones translate. With Auto IK on, a bone Blender gives
+    a temporary IK to moves its tip and its connected parents follow; a bone that already has an
+    IK constraint with a target drags that target instead.
+    """
+    rig = state.rig
+    skeleton = rig.skeleton
+    bone = skeleton.index[name]
+    targets, poles = rig.handle_bones()
+    head = state.world[bone, :3, 3]
+    if name in targets | poles:
+        return _plane_drag(state, "translate", name, head, x, y, width, height)
+    if state.auto_ik:
+        owner = autoik.owning_constraint(rig, name)
+        if owner is not None:
+            target = skeleton.index[owner.target]
+            return _plane_drag(state, "translate", owner.target, state.world[target, :3, 3], x, y, width, height)
+        if autoik.uses_auto_ik(skeleton, bone):
+            tail = head + state.world[bone, :3, 1] * skeleton.lengths[bone]
+            goal = autoik.goal_constraint(rig, bone, state.auto_ik_length)
+            return _plane_drag(state, "auto_ik", name, tail, x, y, width, height, goal)
+    if not skeleton.connected[bone]:
+        return _plane_drag(state, "translate", name, head, x, y, width, height)
+    return None
+
+
+def begin_drag(state, name, x, y, width, height):
+    """Start dragging ``name`` (the bone pressed on); returns True if a drag began."""
+    state.drag = drag_for(state, name, x, y, width, height)
+    return state.drag is not None
+
+
+def _solve(state):
     start = time.perf_counter()
     state.resolve()
     state.stats.solve_us = (time.perf_counter() - start) * 1e6
+
+
+def update_drag(state, x, y, width, height):
+    """Move the dragged point under the pointer and solve; the rig follows in the same frame."""
+    drag = state.drag
+    if drag.kind == "rotate":
+        _rotate_to(state, x, y)
+        return
+    hit = _plane_hit(state, x, y, width, height, drag.plane_point, drag.plane_normal)
+    if hit is None:
+        return
+    point = hit + drag.grab_offset
+    if drag.kind == "auto_ik":
+        drag.target = point
+        state.pose = drag.pose_before.copy()  # Blender re-solves from the start each step
+    else:
+        bone = state.rig.skeleton.index[drag.bone]
+        state.pose.locations[bone] = location_for_head(state.rig.skeleton, state.pose, state.world, bone, point)
+    _solve(state)
+
+
+def change_auto_ik_length(state, step):
+    """Ctrl+PageUp (+1) / Ctrl+PageDown (-1) during an Auto IK drag: step the setting, re-solve
+    from the pose before the drag so bones leaving the chain return exactly."""
+    drag = state.drag
+    if drag is None or drag.kind != "auto_ik":
+        return False
+    state.auto_ik_length = autoik.step_length(state.auto_ik_length, step)
+    bone = state.rig.skeleton.index[drag.bone]
+    drag.goal.chain_count = autoik.effective_length(state.rig.skeleton, bone, state.auto_ik_length)
+    if drag.target is not None:
+        state.pose = drag.pose_before.copy()
+        _solve(state)
+    return True
+
+
+def active_chain(state):
+    """Bone names the current tool or selection involves: the Auto IK chain while dragging,
+    else the selected IK constraint's chain."""
+    rig = state.rig
+    constraint = state.drag.goal if state.drag is not None and state.drag.goal is not None \
+        else state.selected_constraint()
+    if constraint is None:
+        return set()
+    return {rig.skeleton.names[i] for i in rig.ik_chain(constraint)}
+
+
+def begin_rotate(state, x, y, width, height):
+    """Blender's R on the active bone: returns True if a rotation began."""
+    name = state.view.active
+    if name is None or state.drag is not None:
+        return False
+    head = state.world[state.rig.skeleton.index[name], :3, 3]
+    pivot = state.camera.world_to_window(head[None], width, height)[0]
+    if not np.isfinite(pivot).all():
+        return False
+    state.drag = DragState("rotate", name, state.pose.copy(), state.world.copy(), pivot_px=pivot,
+                           start_px=np.array([x, y], dtype=float))
+    return True
+
+
+def rotation_angle(pivot, start, now):
+    """Counter-clockwise screen angle (radians, y up) from ``start`` to ``now`` around ``pivot``."""
+    a, b = start - pivot, np.asarray(now, dtype=float) - pivot
+    if np.linalg.norm(a) < 1e-9 or np.linalg.norm(b) < 1e-9:
+        return 0.0
+    return float(np.arctan2(-(a[0] * b[1] - a[1] * b[0]), a[0] * b[0] + a[1] * b[1]))
+
+
+def _rotate_to(state, x, y):
+    """Turn the bone about the view axis (toward the viewer) through its head by the pointer's
+    angle; the new rotation goes in the bone's pose channel, on the pose from before R."""
+    drag, skeleton = state.drag, state.rig.skeleton
+    bone = skeleton.index[drag.bone]
+    angle = rotation_angle(drag.pivot_px, drag.start_px, (x, y))
+    parent = skeleton.parents[bone]
+    parent_world = drag.world_before[parent, :3, :3] if parent >= 0 else np.eye(3)
+    basis = parent_world / np.linalg.norm(parent_world, axis=0) @ skeleton.rest_local[bone, :3, :3]
+    axis = basis.T @ state.camera.rotation()[:, 2]
+    pose = drag.pose_before.copy()
+    pose.rotations[bone] = quat_mul(quat_from_axis_angle(axis, angle), drag.pose_before.rotations[bone])
+    state.pose = pose
+    _solve(state)
 
 
 def end_drag(state):
@@ -75,9 +165,10 @@ def end_drag(state):
 
 
 def cancel_drag(state):
-    """Restore the pose bit for bit as it was when the drag began (no re-solve, which could
+    """Restore the pose bit for bit as it was when the tool began (no re-solve, which could
     move it by rounding)."""
     if state.drag is not None:
         state.pose = state.drag.pose_before
-        state.world = world_matrices(state.rig.skeleton, state.pose)
+        state.world = state.drag.world_before
         state.drag = None
+

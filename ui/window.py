@@ -2,26 +2,29 @@
 
 Wraps a pyglet window (a real one, or a hidden headless one for screenshots and tests). The
 scene is drawn offscreen into a single-sample frame buffer, the ImGui panels are drawn over it,
-and the result is shown on screen or read back as a screenshot.
+and the result is shown on screen or read back as a screenshot. Viewport input lives in
+``ui.input.ViewportInput``, pushed above ImGui's handlers; it reaches the rig only when ImGui
+does not want the mouse or keyboard.
 
 Anti-aliasing is progressive, as in Blender's viewport: while the scene changes from frame to
 frame (a drag, an orbit) it is drawn without multisampling, which keeps a software renderer
 within a frame; once it holds still for a frame it is drawn once 4x multisampled and that
 picture is reused until something changes.
-Mouse events reach the viewport tools only when ImGui does not want them (want_capture_mouse).
 """
 import time
 
 from imgui_bundle import imgui
 from imgui_bundle.python_backends import pyglet_backend
-from pyglet.window import key, mouse
+from pyglet.window import key
 
 from render.capture import OffscreenTarget
 from render.context import context_for_window
 from render.rig_renderer import RigRenderer
 from ui.editor import Editor
+from ui.input import ViewportInput
+from ui.overlay import draw_overlay
 from ui.panels import main_panel
-from ui.viewport import begin_drag, cancel_drag, end_drag, update_drag
+from ui.viewport import active_chain, cancel_drag
 
 FIXED_DT = 1.0 / 60.0
 
@@ -45,29 +48,8 @@ class PosekitWindow:
         self.last_scene = self.still_scene = None
         self.editor = Editor(self)
         window.push_handlers(self)
-
-    # Window pixels with a top-left origin, the convention of the viewport tools.
-    def _top_left(self, x, y):
-        return x, self.window.height - y
-
-    def _viewport_size(self):
-        return self.window.width, self.window.height
-
-    def on_mouse_press(self, x, y, button, modifiers):
-        if imgui.get_io().want_capture_mouse:
-            return
-        if button == mouse.RIGHT and self.state.drag is not None:
-            cancel_drag(self.state)
-        elif button == mouse.LEFT:
-            begin_drag(self.state, *self._top_left(x, y), *self._viewport_size())
-
-    def on_mouse_drag(self, x, y, dx, dy, buttons, modifiers):
-        if self.state.drag is not None and buttons & mouse.LEFT:
-            update_drag(self.state, *self._top_left(x, y), *self._viewport_size())
-
-    def on_mouse_release(self, x, y, button, modifiers):
-        if button == mouse.LEFT and self.state.drag is not None:
-            end_drag(self.state)
+        self.input = ViewportInput(self)
+        window.push_handlers(self.input)
 
     def on_key_press(self, symbol, modifiers):
         if symbol == key.ESCAPE:
@@ -140,7 +122,8 @@ class PosekitWindow:
         self.editor.draw()
         if main_panel(self.state):
             self.state.resolve()
-        self.state.view.active_chain = self._active_chain()
+        self.state.view.active_chain = active_chain(self.state)
+        draw_overlay(self.state, self.input.pointer, width, height)
         self.editor.end_frame()
         imgui.render()
         self._draw_scene(width, height)
@@ -149,18 +132,21 @@ class PosekitWindow:
         self.ctx.finish()
         self.state.stats.frame_ms = (time.perf_counter() - start) * 1e3
 
-    def _active_chain(self):
-        constraint = self.state.selected_constraint()
-        if constraint is None:
-            return set()
-        return {self.state.rig.skeleton.names[i] for i in self.state.rig.ik_chain(constraint)}
+    # The ImGui backend pushes these on the window and leaves them there on shutdown.
+    IMGUI_EVENTS = ("on_mouse_motion", "on_key_press", "on_key_release", "on_text", "on_mouse_drag",
+                    "on_mouse_press", "on_mouse_release", "on_mouse_scroll", "on_resize")
+
+    def _remove_imgui_handlers(self):
+        self.window.remove_handlers(*(getattr(self.imgui, name) for name in self.IMGUI_EVENTS))
 
     def read_rgb(self):
         """The last frame as an (H, W, 3) uint8 array, top row first."""
         return self.frame_target.read_rgb()
 
     def release(self):
+        self.window.remove_handlers(self.input)
         self.window.remove_handlers(self)
+        self._remove_imgui_handlers()
         self.renderer.release()
         for target in self._targets():
             if target is not None:

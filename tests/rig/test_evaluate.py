@@ -80,3 +80,39 @@ def test_non_finite_handle_leaves_the_pose_finite_and_unchanged():
     arm = [rig.skeleton.index[n] for n in ("upper_arm.L", "forearm.L")]
     np.testing.assert_array_equal(solved.rotations[arm], pose.rotations[arm])
     assert not reports[0].converged
+
+
+def test_partial_influence_blends_fk_and_ik_the_same_every_frame():
+    rig = load_rig("assets/humanoid.json")
+    constraint = next(c for c in rig.ik if c.bone == "forearm.L")
+    pose = Pose.rest(len(rig.skeleton))
+    _, world, _ = evaluate(rig, pose)
+    move_handle(rig, pose, world, "hand_ik.L", [-0.2, -0.25, 0.15])
+    full_pose, full_world, _ = evaluate(rig, pose)
+    constraint.influence = 0.5
+    first_pose, first_world, _ = evaluate(rig, pose)
+    second_pose, second_world, _ = evaluate(rig, first_pose)
+    upper = rig.skeleton.index["upper_arm.L"]
+    # The pose keeps the FK channels; the world shows the halfway blend, frame after frame.
+    np.testing.assert_array_equal(first_pose.rotations[upper], pose.rotations[upper])
+    np.testing.assert_allclose(second_world, first_world, atol=1e-12)
+    elbow = lambda w: w[rig.skeleton.index["forearm.L"], :3, 3]
+    rest_elbow = rig.skeleton.rest_heads[rig.skeleton.index["forearm.L"]]
+    halfway = np.linalg.norm(elbow(first_world) - rest_elbow)
+    assert 0.2 < halfway / np.linalg.norm(elbow(full_world) - rest_elbow) < 0.8
+
+
+def test_a_goal_puts_its_bone_tip_on_the_point_and_the_rig_follows():
+    from rig.constraints import IKConstraint
+    rig = load_rig("assets/humanoid.json")
+    skel = rig.skeleton
+    head = skel.index["head"]
+    chain = skel.connected_chain(head)
+    goal = IKConstraint("head", chain_count=len(chain))
+    point = skel.rest_tails[head] + np.array([0.12, -0.05, 0.06])
+    pose, world, reports = evaluate(rig, Pose.rest(len(skel)), goals=[(goal, point)])
+    assert reports[0].bone == "head" and len(reports) == 1 + len(rig.ik)
+    assert np.linalg.norm(heads_tails(skel, world)[1][head] - point) < 1e-4
+    foot = skel.index["foot.L"]
+    np.testing.assert_allclose(world[foot, :3, 3], skel.rest_heads[foot], atol=1e-4)  # leg IK kept the foot
+

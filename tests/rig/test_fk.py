@@ -121,3 +121,13 @@ def test_bone_frame_and_roll_work_on_stacks_as_one_by_one():
         np.testing.assert_allclose(frames[i], bone_frame(heads[i], tails[i], rolls[i]), atol=1e-15)
         assert roll_from_frame(frames)[i] == pytest.approx(roll_from_frame(frames[i]), abs=1e-15)
     np.testing.assert_allclose(roll_from_frame(frames), rolls, atol=1e-9)
+
+
+def test_connected_chain_stops_at_the_first_unconnected_bone_including_it():
+    skel = load_rig("assets/humanoid.json").skeleton
+    names = lambda bone: [skel.names[i] for i in skel.connected_chain(skel.index[bone])]
+    assert names("forearm.L") == ["forearm.L", "upper_arm.L"]
+    assert names("head") == ["head", "neck", "spine.03", "spine.02", "spine.01", "pelvis"]
+    assert names("root") == ["root"]
+    assert skel.has_connected_child(skel.index["upper_arm.L"])
+    assert not skel.has_connected_child(skel.index["clavicle.L"])

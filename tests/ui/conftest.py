@@ -1,9 +1,10 @@
 """A headless Posekit window for driving the real app with simulated input."""
+import numpy as np
 import pytest
-from imgui_bundle import imgui
 
 from app import HEADLESS_FRAMES
 from rig.rigfile import load_rig
+from solvers.transforms import normalize
 from tests.conftest import GL_WINDOW_SIZE
 from ui.editor import Editor
 from ui.replay import InputSender
@@ -21,9 +22,34 @@ class Driver(InputSender):
         super().__init__(app)
         self.state = app.state
 
+    def hold(self, symbol):
+        """Press a key and keep it down (Ctrl for Ctrl+wheel); ``let_go`` releases it."""
+        self._send("on_key_press", symbol, 0)
+
+    def let_go(self, symbol):
+        self._send("on_key_release", symbol, 0)
+
+    def click(self, x, y, button="left", mods=()):
+        self.move(x, y)
+        self.press(x, y, button, mods)
+        self.release(x, y, button, mods)
+
     def pixel_of(self, bone):
         head = self.state.world[self.state.rig.skeleton.index[bone], :3, 3]
         return self.state.camera.world_to_window(head[None], *SIZE)[0]
+
+    def pixel_along(self, bone, fraction):
+        """Window pixel of the point ``fraction`` of the way from ``bone``'s head to its tail."""
+        world = self.state.world[self.state.rig.skeleton.index[bone]]
+        point = world[:3, 3] + world[:3, 1] * self.state.rig.skeleton.lengths[self.state.rig.skeleton.index[bone]] * fraction
+        return self.state.camera.world_to_window(point[None], *SIZE)[0]
+
+
+def plane_point_under(state, x, y, through):
+    """Where the pointer's ray meets the camera-facing plane through ``through``."""
+    origin, direction = state.camera.window_ray(x, y, *SIZE)
+    normal = normalize(state.camera.target - state.camera.eye())
+    return origin + direction * np.dot(through - origin, normal) / np.dot(direction, normal)
 
 
 def humanoid_state():
@@ -32,19 +58,18 @@ def humanoid_state():
     return state
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture
 def posekit_window(gl_session):
+    """A fresh app window (fresh ImGui state: what one test opens or collapses does not leak)."""
     app = PosekitWindow(gl_session.window, humanoid_state(), ctx=gl_session.ctx)
     yield app
     app.release()
 
 
 def start_app(app, state):
-    """Give the session's window a new state as a fresh start would: a new editor, no ImGui
-    window focused (earlier tests' clicks must not change the panels' look), first frames run."""
+    """Give the window a new state as opening a rig does: a new editor, first frames run."""
     app.state = state
     app.editor = Editor(app)
-    imgui.set_window_focus(None)
     for _ in range(HEADLESS_FRAMES):
         app.frame()
 

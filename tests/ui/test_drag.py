@@ -5,14 +5,7 @@ from pyglet.window import key, mouse
 from rig.pose import heads_tails
 from solvers.transforms import normalize
 
-from .conftest import SIZE
-
-
-def plane_point_under(state, x, y, through):
-    """Where the pointer's ray meets the camera-facing plane through ``through``."""
-    origin, direction = state.camera.window_ray(x, y, *SIZE)
-    normal = normalize(state.camera.target - state.camera.eye())
-    return origin + direction * np.dot(through - origin, normal) / np.dot(direction, normal)
+from .conftest import plane_point_under
 
 
 def hand_and_lengths(state):

@@ -15,7 +15,7 @@ from rig.pose import heads_tails, world_matrices
 from rig.rigfile import load_pose, load_rig
 from ui.state import AppState
 
-SIZE = (640, 400)
+SIZE = (960, 600)  # wide enough that the docked panels leave the hands in the open
 RIG = "assets/humanoid.json"
 
 

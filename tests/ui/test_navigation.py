@@ -1,0 +1,111 @@
+"""Orbit, pan, zoom, named views, projection toggle and framing, driven by real pyglet events."""
+import copy
+
+import numpy as np
+import pytest
+from pyglet.window import key, mouse
+
+from .conftest import SIZE, plane_point_under
+
+CENTRE = (SIZE[0] * 0.6, SIZE[1] * 0.5)
+
+
+def camera_after(camera, action):
+    expected = copy.deepcopy(camera)
+    action(expected)
+    return expected
+
+
+def assert_same_camera(actual, expected):
+    np.testing.assert_allclose(actual.target, expected.target, atol=1e-12)
+    for name in ("distance", "yaw", "pitch", "ortho_scale"):
+        assert getattr(actual, name) == pytest.approx(getattr(expected, name), abs=1e-12), name
+    assert actual.orthographic == expected.orthographic
+
+
+@pytest.mark.parametrize("button, modifiers", [(mouse.MIDDLE, 0), (mouse.LEFT, key.MOD_ALT)],
+                         ids=["middle", "alt_left"])
+def test_orbit_drag_turns_the_camera_and_leaves_the_pose(driver, button, modifiers):
+    state = driver.state
+    before = state.pose.copy()
+    expected = camera_after(state.camera, lambda c: c.orbit(40, 25))
+    x, y = CENTRE
+    driver.move(x, y)
+    driver.press(x, y, button, modifiers)
+    driver.drag(x + 20, y + 10, button, modifiers)
+    driver.drag(x + 40, y + 25, button, modifiers)
+    driver.release(x + 40, y + 25, button, modifiers)
+    assert_same_camera(state.camera, expected)
+    assert state.pose == before and state.drag is None
+
+
+def test_shift_middle_drag_pans(driver):
+    state = driver.state
+    expected = camera_after(state.camera, lambda c: c.pan(-30, 15, SIZE[1]))
+    x, y = CENTRE
+    grabbed = plane_point_under(state, x, y, state.camera.target)
+    driver.press(x, y, mouse.MIDDLE, key.MOD_SHIFT)
+    driver.drag(x - 30, y + 15, mouse.MIDDLE, key.MOD_SHIFT)
+    driver.release(x - 30, y + 15, mouse.MIDDLE)
+    assert_same_camera(state.camera, expected)
+    # What was under the pointer at the target's depth is still under it.
+    np.testing.assert_allclose(state.camera.world_to_window(grabbed[None], *SIZE)[0], (x - 30, y + 15), atol=1e-6)
+
+
+def test_wheel_zooms_in_and_out(driver):
+    camera = driver.state.camera
+    distance = camera.distance
+    driver.scroll(*CENTRE, 2)
+    assert camera.distance == pytest.approx(distance * 0.81)
+    driver.scroll(*CENTRE, -2)
+    assert camera.distance == pytest.approx(distance)
+
+
+@pytest.mark.parametrize("symbol, ctrl, yaw, pitch", [
+    (key.NUM_1, False, 0.0, 0.0), (key.NUM_3, False, np.pi / 2, 0.0), (key.NUM_7, False, 0.0, np.pi / 2),
+    (key.NUM_1, True, np.pi, 0.0), (key.NUM_3, True, -np.pi / 2, 0.0), (key.NUM_7, True, 0.0, -np.pi / 2)])
+def test_numpad_views_as_blender(driver, symbol, ctrl, yaw, pitch):
+    camera = driver.state.camera
+    camera.orbit(37, -12)
+    driver.key(symbol, key.MOD_CTRL if ctrl else 0)
+    assert (camera.yaw, camera.pitch) == pytest.approx((yaw, pitch))
+    eye_direction = (camera.eye() - camera.target) / camera.distance
+    looking_from = {"front": [0, 0, 1], "right": [1, 0, 0], "top": [0, 1, 0]}
+    sign = -1.0 if ctrl else 1.0
+    axis = {key.NUM_1: "front", key.NUM_3: "right", key.NUM_7: "top"}[symbol]
+    np.testing.assert_allclose(eye_direction, sign * np.array(looking_from[axis], float), atol=1e-12)
+
+
+def test_numpad_5_toggles_projection_keeping_the_size_on_screen(driver):
+    state = driver.state
+    target_px = lambda: state.camera.world_to_window(np.array([state.camera.target, state.camera.target
+                                                              + [0.0, 0.5, 0.0]]), *SIZE)
+    before = target_px()
+    driver.key(key.NUM_5)
+    assert state.camera.orthographic
+    np.testing.assert_allclose(target_px(), before, atol=1e-6)
+    driver.key(key.NUM_5)
+    assert not state.camera.orthographic
+    np.testing.assert_allclose(target_px(), before, atol=1e-6)
+
+
+def test_f_frames_the_selected_bone(driver):
+    state = driver.state
+    driver.click(*driver.pixel_along("shin.L", 0.5))
+    assert state.view.selected == {"shin.L"}
+    driver.key(key.F)
+    i = state.rig.skeleton.index["shin.L"]
+    ends = np.array([state.world[i, :3, 3], state.world[i, :3, 3] + state.world[i, :3, 1] * state.rig.skeleton.lengths[i]])
+    pixels = state.camera.world_to_window(ends, *SIZE)
+    np.testing.assert_allclose(pixels.mean(axis=0), np.array(SIZE) / 2, atol=2.0)
+    assert np.ptp(pixels[:, 1]) > 0.5 * SIZE[1] or np.ptp(pixels[:, 0]) > 0.5 * SIZE[0]
+
+
+def test_a_middle_drag_on_the_panel_does_not_orbit(driver):
+    state = driver.state
+    expected = copy.deepcopy(state.camera)
+    driver.move(60, 40)
+    driver.press(60, 40, mouse.MIDDLE)
+    driver.drag(300, 200, mouse.MIDDLE)
+    driver.release(300, 200, mouse.MIDDLE)
+    assert_same_camera(state.camera, expected)

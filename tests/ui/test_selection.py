@@ -1,0 +1,54 @@
+"""Clicking and hovering bones and handles in the headless window, Blender's selection rules."""
+from pyglet.window import key
+
+from .conftest import SIZE
+
+
+def test_clicking_a_bone_selects_it_and_makes_it_active(driver):
+    driver.click(*driver.pixel_along("thigh.L", 0.5))
+    assert driver.state.view.selected == {"thigh.L"} and driver.state.view.active == "thigh.L"
+    driver.click(*driver.pixel_along("spine.02", 0.5))
+    assert driver.state.view.selected == {"spine.02"}
+
+
+def test_picking_works_far_away_and_close_up(driver):
+    camera = driver.state.camera
+    for zoom in (-12, 14):
+        camera.zoom(zoom)
+        driver.click(*driver.pixel_along("forearm.R", 0.5))
+        assert driver.state.view.selected == {"forearm.R"}, f"zoom {zoom}"
+        driver.click(5, SIZE[1] - 5)
+        camera.zoom(-zoom)
+
+
+def test_shift_click_adds_then_activates_then_deselects(driver):
+    view = driver.state.view
+    driver.click(*driver.pixel_along("thigh.L", 0.5))
+    driver.click(*driver.pixel_along("shin.R", 0.5), mods=key.MOD_SHIFT)
+    assert view.selected == {"thigh.L", "shin.R"} and view.active == "shin.R"
+    driver.click(*driver.pixel_along("thigh.L", 0.5), mods=key.MOD_SHIFT)
+    assert view.selected == {"thigh.L", "shin.R"} and view.active == "thigh.L"
+    driver.click(*driver.pixel_along("thigh.L", 0.5), mods=key.MOD_SHIFT)
+    assert view.selected == {"shin.R"} and view.active is None
+
+
+def test_a_click_on_empty_space_clears_the_selection(driver):
+    driver.click(*driver.pixel_along("thigh.L", 0.5))
+    driver.click(SIZE[0] - 20, SIZE[1] - 20, mods=key.MOD_SHIFT)
+    assert driver.state.view.selected == {"thigh.L"}  # Shift+click on nothing keeps it
+    driver.click(SIZE[0] - 20, SIZE[1] - 20)
+    assert driver.state.view.selected == set() and driver.state.view.active is None
+
+
+def test_the_handle_on_a_hand_wins_over_the_hand_bone(driver):
+    driver.click(*driver.pixel_of("hand_ik.L"))
+    assert driver.state.view.selected == {"hand_ik.L"}
+
+
+def test_hover_follows_the_pointer_and_not_over_panels(driver):
+    driver.move(*driver.pixel_along("shin.L", 0.4))
+    assert driver.state.view.hovered == "shin.L"
+    driver.move(SIZE[0] - 20, SIZE[1] - 20)
+    assert driver.state.view.hovered is None
+    driver.move(60, 40)  # over the side panel
+    assert driver.state.view.hovered is None

@@ -1,0 +1,69 @@
+"""Text drawn over the viewport with ImGui's draw lists: bone names, the Auto IK chain length
+near the pointer, and the rotate tool's angle (Blender shows these in its header)."""
+import math
+
+import numpy as np
+from imgui_bundle import imgui
+
+from rig.pose import heads_tails
+from ui.viewport import rotation_angle
+
+NAME_COLOUR = imgui.IM_COL32(235, 235, 235, 220)
+TOOL_COLOUR = imgui.IM_COL32(255, 225, 120, 255)
+SHADOW = imgui.IM_COL32(0, 0, 0, 200)
+POINTER_OFFSET = (18.0, 14.0)
+
+
+def _text(draw_list, x, y, colour, text):
+    """Text with a one-pixel shadow so it reads over light and dark bones alike."""
+    draw_list.add_text(imgui.ImVec2(x + 1.0, y + 1.0), SHADOW, text)
+    draw_list.add_text(imgui.ImVec2(x, y), colour, text)
+
+
+def bone_names(state, width, height):
+    """Each shown bone's name at its middle, under the panels."""
+    skeleton = state.rig.skeleton
+    heads, tails = heads_tails(skeleton, state.world)
+    pixels = state.camera.world_to_window((heads + tails) / 2.0, width, height)
+    draw_list = imgui.get_background_draw_list()
+    for name, (x, y) in zip(skeleton.names, pixels):
+        if np.isfinite(x) and np.isfinite(y):
+            _text(draw_list, x + 6.0, y - 7.0, NAME_COLOUR, name)
+
+
+def tool_text(state, pointer):
+    """The running tool's status line, or None."""
+    drag = state.drag
+    if drag is None or drag.kind == "translate":
+        return None
+    if drag.kind == "auto_ik":
+        return (f"Auto IK length: {state.auto_ik_length}  ({drag.goal.chain_count} bones)"
+                "   Ctrl+wheel / Ctrl+PgUp/PgDn")
+    degrees = math.degrees(rotation_angle(drag.pivot_px, drag.start_px, pointer))
+    return f"Rotate {drag.bone}: {degrees:.1f} deg   click/Enter confirms, Esc/right click cancels"
+
+
+def text_position(pointer, text_size, width, height):
+    """Beside the pointer, kept inside the window (flipped left or up near the right or bottom)."""
+    x, y = pointer[0] + POINTER_OFFSET[0], pointer[1] + POINTER_OFFSET[1]
+    if x + text_size[0] > width:
+        x = max(pointer[0] - POINTER_OFFSET[0] - text_size[0], 0.0)
+    if y + text_size[1] > height:
+        y = max(pointer[1] - POINTER_OFFSET[1] - text_size[1], 0.0)
+    return x, y
+
+
+def draw_overlay(state, pointer, width, height):
+    """Everything the viewport shows as text this frame; ``pointer`` in top-left pixels."""
+    if state.view.show_names:
+        bone_names(state, width, height)
+    draw_list = imgui.get_foreground_draw_list()
+    if state.drag is not None and state.drag.kind == "rotate":
+        # Blender's rotate line from the pivot to the pointer.
+        pivot = state.drag.pivot_px
+        draw_list.add_line(imgui.ImVec2(*pivot), imgui.ImVec2(*pointer), SHADOW, 3.0)
+        draw_list.add_line(imgui.ImVec2(*pivot), imgui.ImVec2(*pointer), TOOL_COLOUR, 1.0)
+    text = tool_text(state, pointer)
+    if text is not None:
+        size = imgui.calc_text_size(text)
+        _text(draw_list, *text_position(pointer, (size.x, size.y), width, height), TOOL_COLOUR, text)

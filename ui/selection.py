@@ -1,0 +1,68 @@
+"""What is under the pointer, and Blender's click selection rules for bones and handles.
+
+Positions are window pixels with a top-left origin; the picking math is ``render.picking``.
+"""
+import numpy as np
+
+from render.picking import PickItems, pick
+from render.style import DEFAULT_STYLE
+
+HANDLE_RADIUS_PX = 14.0
+BONE_RADIUS_PX = 9.0
+HANDLE_BIAS_PX = 3.0
+"""A handle wins over a bone at the same depth within this many pixels (a hand's IK handle sits
+on the hand's head), so both stay pickable however small the rig is on screen."""
+
+
+def rig_extent(skeleton):
+    """Rest bounding-box diagonal in metres (handles are drawn at a fraction of it)."""
+    rest = np.r_[skeleton.rest_heads, skeleton.rest_tails]
+    return float(np.linalg.norm(rest.max(axis=0) - rest.min(axis=0))) if len(rest) else 1.0
+
+
+def pickable(state):
+    """(names, PickItems) of what is shown: handles and poles as points, bones as segments."""
+    skeleton, view = state.rig.skeleton, state.view
+    targets, poles = state.rig.handle_bones()
+    handles = targets | poles
+    names = [n for n in skeleton.names if (view.show_handles if n in handles else view.show_bones)]
+    index = np.array([skeleton.index[n] for n in names], dtype=int)
+    is_handle = np.array([n in handles for n in names], dtype=bool)
+    heads = state.world[index, :3, 3]
+    tails = heads + state.world[index, :3, 1] * skeleton.lengths[index, None]
+    ends = np.where(is_handle[:, None], heads, tails)
+    radius = np.where(is_handle, HANDLE_RADIUS_PX, BONE_RADIUS_PX)
+    return names, PickItems(heads, ends, radius, np.where(is_handle, HANDLE_BIAS_PX, 0.0))
+
+
+def pick_bone(state, x, y, width, height):
+    """Name of the bone, handle or pole under the pointer, or None."""
+    names, items = pickable(state)
+    slack = 2.0 * DEFAULT_STYLE.handle_size * rig_extent(state.rig.skeleton)
+    best = pick(state.camera, items, x, y, width, height, slack)
+    return None if best is None else names[best]
+
+
+def click_select(state, name, extend):
+    """Blender's click: select ``name`` alone and make it active; with ``extend`` (Shift) add it,
+    make a selected but inactive one active, or deselect the active one. A plain click on
+    nothing clears the selection."""
+    view = state.view
+    if name is None:
+        if not extend:
+            view.selected, view.active = set(), None
+        return
+    if not extend:
+        view.selected, view.active = {name}, name
+    elif name not in view.selected:
+        view.selected = view.selected | {name}
+        view.active = name
+    elif view.active != name:
+        view.active = name
+    else:
+        view.selected = view.selected - {name}
+        view.active = None
+
+
+def update_hover(state, x, y, width, height):
+    state.view.hovered = pick_bone(state, x, y, width, height)
