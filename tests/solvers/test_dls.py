@@ -387,3 +387,34 @@ def test_jacobian_matches_finite_differences():
         change = (np.concatenate(ahead.residuals) - np.concatenate(behind.residuals)) / (2 * h)
         expected = -change * plan.row_scale * plan.column_scale[column]
         np.testing.assert_allclose(jacobian[:, column], expected, atol=1e-6, err_msg=f"column {column}")
+
+
+def test_fully_locked_chain_stays_put():
+    tree = chain_tree([0.5, 0.5])
+    start = quat_from_axis_angle([1.0, 0.0, 0.0], [0.3, 0.2])
+    plan = dls_plan(tree, [PositionGoal(1, (0.5, 0.5, 0.0))], [BoneDofs(lock=(True, True, True))] * 2)
+    result = solve_dls(plan, start)
+    np.testing.assert_array_equal(result.rotations, start)
+    assert not result.converged and np.isfinite(result.errors).all()
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_undamped_solve_still_reaches(method):
+    tree = chain_tree(CHAINS[4])
+    result = solve_dls(dls_plan(tree, [PositionGoal(3, (0.5, 0.9, -0.3))]), rest(4), damping=0.0, method=method,
+                       tolerance=1e-6)
+    assert result.converged, result.errors
+
+
+@pytest.mark.parametrize("stretch", [np.zeros(2), np.full(2, np.nan), np.ones(3)])
+def test_bad_start_stretch_is_rejected(stretch):
+    with pytest.raises(ValueError):
+        solve_dls(dls_plan(chain_tree([1.0, 1.0]), [PositionGoal(1, (0, 1.0, 1.0))]), rest(2), stretch=stretch)
+
+
+def test_start_stretch_is_kept_on_bones_that_do_not_stretch():
+    tree = chain_tree([1.0, 1.0])
+    plan = dls_plan(tree, [PositionGoal(1, (0.0, 4.0, 0.0))], [None, BoneDofs(stretch=1.0)])
+    result = solve_dls(plan, rest(2), stretch=np.array([1.5, 1.0]), tolerance=1e-8)
+    assert result.converged
+    np.testing.assert_allclose(result.stretch, [1.5, 2.5], atol=1e-8)
