@@ -11,7 +11,8 @@ DOFs, for each bone that moves some goal:
   ``solvers.limits.EulerLimit``), so a locked angle stays exactly as it was and a limit clamps
   exactly, after every step. Its Y angle stays within ``EULER_Y_BOUND`` of 0, where Euler angles
   are unique;
-- a bone with ``BoneDofs.stretch`` > 0 also scales along its Y axis, within [1, ``MAX_STRETCH``].
+- a bone with ``BoneDofs.stretch`` > 0 also scales along its Y axis, within [1, ``MAX_STRETCH``],
+  for goals beyond the unstretched reach of their bones.
 A DOF's Jacobian column is weighted by 1 - stiffness (stretch columns by the stretch amount);
 goal rows by sqrt(weight), angle rows also by the plan's ``scale`` (metres), so damping and
 weights mean the same on a finger and on a crane. The iteration loop is ``solvers.iterate``.
@@ -77,6 +78,8 @@ class DlsPlan:
     free_bones: np.ndarray
     euler_bones: np.ndarray
     euler_axis_columns: tuple
+    column_low: np.ndarray
+    column_high: np.ndarray
     low: np.ndarray
     high: np.ndarray
     limited: np.ndarray
@@ -104,6 +107,29 @@ def _reach_along(tree, path, use_tail):
     return reach
 
 
+def _beyond_reach(tree, path, kind, goal):
+    """Whether a position or distance goal lies beyond what its path reaches unstretched: farther
+    from the path's fixed top head than the path is long."""
+    top = tree.base[:3, :3] @ tree.offsets[path[-1]] + tree.base[:3, 3]
+    span = sum(np.linalg.norm(tree.offsets[c]) for c in path[:-1]) + (tree.lengths[path[0]] if goal.use_tail else 0)
+    away = np.linalg.norm(np.asarray(goal.target) - top)
+    if kind == _DISTANCE:
+        away = {"inside": away - goal.distance, "on": abs(away - goal.distance),
+                "outside": goal.distance - away}[goal.mode]
+    return away > span * (1.0 + 1e-12)
+
+
+def _goal_dofs(tree, kind, goal):
+    """The bones whose rotation moves a goal; per bone whose stretch moves it, the Y offset it
+    scales; and whether the goal lies beyond reach (only such goals get bones to stretch, so a
+    reachable target never stretches anything)."""
+    path = _path(tree, goal.bone)
+    if kind in (_POSITION, _DISTANCE):
+        return ((path if goal.use_tail else path[1:]), _reach_along(tree, path, goal.use_tail),
+                _beyond_reach(tree, path, kind, goal))
+    return (path if kind == _ROTATION else [goal.bone]), {}, False
+
+
 def dls_plan(tree: Tree, goals, dofs=None):
     """Check ``goals`` (a sequence of ``PositionGoal``, ``RotationGoal``, ``DistanceGoal``,
     ``JointRotationGoal``) and ``dofs`` (None, or one ``BoneDofs`` or None per bone) against
@@ -121,6 +147,7 @@ def dls_plan(tree: Tree, goals, dofs=None):
     dofs = tuple(BoneDofs() if d is None else d for d in dofs)
     kinds = []
     rotating, stretching, spans = [], [], []
+    wanted_stretch = set()
     for g, goal in enumerate(goals):
         kind = {PositionGoal: _POSITION, DistanceGoal: _DISTANCE, RotationGoal: _ROTATION,
                 JointRotationGoal: _JOINT}.get(type(goal))
@@ -129,14 +156,11 @@ def dls_plan(tree: Tree, goals, dofs=None):
         if goal.bone >= n:
             raise ValueError(f"goal {g}: bone {goal.bone} is not in the tree of {n} bones")
         kinds.append(kind)
+        turning, stretch_reach, beyond = _goal_dofs(tree, kind, goal)
+        rotating.append(turning)
+        stretching.append(stretch_reach)
+        wanted_stretch.update(stretch_reach if beyond else ())
         path = _path(tree, goal.bone)
-        if kind in (_POSITION, _DISTANCE):
-            reach = _reach_along(tree, path, goal.use_tail)
-            rotating.append(path if goal.use_tail else path[1:])
-            stretching.append(reach)
-        else:
-            rotating.append(path if kind == _ROTATION else [goal.bone])
-            stretching.append({})
         spans.append(tree.lengths[path[0]] + sum(np.linalg.norm(tree.offsets[c]) for c in path[:-1]))
     scale = float(max(spans)) if max(spans) > 1e-9 else 1.0
 
@@ -145,8 +169,7 @@ def dls_plan(tree: Tree, goals, dofs=None):
     locked = np.array([d.lock for d in dofs])
     columns = np.array([(j, axis) for j in moving for axis in range(3) if not locked[j, axis]], dtype=int
                        ).reshape(-1, 2)
-    stretch_bones = np.array(sorted(j for j in set().union(*[set(r) for r in stretching])
-                                    if dofs[j].stretch > 0), dtype=int)
+    stretch_bones = np.array(sorted(j for j in wanted_stretch if dofs[j].stretch > 0), dtype=int)
     stiffness = np.array([d.stiffness for d in dofs])
     column_scale = np.sqrt(np.concatenate([1.0 - stiffness[columns[:, 0], columns[:, 1]],
                                            [dofs[j].stretch for j in stretch_bones]]))
@@ -184,9 +207,13 @@ def dls_plan(tree: Tree, goals, dofs=None):
     moving = np.unique(columns[:, 0])
     euler_column = euler[columns[:, 0]]
     euler_axis_columns = tuple(np.flatnonzero(euler_column & (columns[:, 1] == axis)) for axis in (1, 2))
+    stretchy = np.ones(len(stretch_bones))
+    column_low = np.concatenate([low[columns[:, 0], columns[:, 1]], stretchy])
+    column_high = np.concatenate([high[columns[:, 0], columns[:, 1]], stretchy * MAX_STRETCH])
     return DlsPlan(tree, goals, dofs, scale, np.array(kinds), columns, stretch_bones, column_scale, moves,
                    stretch_reach, row_slices, row_scale, goal_scale, targets, target_matrices, kept_axes,
-                   moving[~euler[moving]], moving[euler[moving]], euler_axis_columns, low, high, use_limit, unfold)
+                   moving[~euler[moving]], moving[euler[moving]], euler_axis_columns, column_low, column_high,
+                   low, high, use_limit, unfold)
 
 
 class _State(NamedTuple):
@@ -327,6 +354,28 @@ def _direction(plan, jacobian, residual, damping, method):
     return _clamp_max_abs(parts.sum(axis=0), SDLS_MAX_ANGLE)
 
 
+def _bounded_direction(plan, state, jacobian, residual, damping, method):
+    """The DOF change (columns,) of one step that respects limits and stretch bounds: a DOF the
+    step would carry past its bound stops there and the others solve again for what is left
+    (as Blender's IK solver does), so one blocked DOF does not spoil the whole step."""
+    # Free bones' columns are unbounded, so their (unused) angles never matter here.
+    values = np.concatenate([state.angles[plan.columns[:, 0], plan.columns[:, 1]],
+                             state.stretch[plan.stretch_bones]])
+    delta = np.zeros(len(values))
+    free = np.ones(len(values), dtype=bool)
+    while free.any():
+        trial = delta.copy()
+        trial[free] = _direction(plan, jacobian[:, free], residual, damping, method) * plan.column_scale[free]
+        moved = values + trial
+        over = free & ((moved < plan.column_low) | (moved > plan.column_high))
+        if not over.any():
+            return trial
+        delta[over] = np.clip(moved[over], plan.column_low[over], plan.column_high[over]) - values[over]
+        residual = residual - jacobian[:, over] @ (delta[over] / plan.column_scale[over])
+        free &= ~over
+    return delta
+
+
 def _apply(plan, state, delta, damping, unfolded):
     """The state after changing the DOFs by ``delta`` (columns,), limits and stretch bounds held."""
     n, count = len(plan.tree), len(plan.columns)
@@ -362,7 +411,7 @@ def _step(plan, method, base_damping):
             adaptive = method == "dls" and base_damping > 0
             damping = base_damping * plan.scale * (factor if adaptive else 1.0)
             shrink = 1.0 if adaptive else 0.5 ** attempt
-            delta = _direction(plan, jacobian, residual, damping, method) * shrink * plan.column_scale
+            delta = _bounded_direction(plan, state, jacobian, residual, damping, method) * shrink
             candidate = _apply(plan, state, delta, factor, state.unfolded)
             if _cost(plan, candidate.errors) < cost:
                 return candidate._replace(damping=max(factor / 2.0, low_factor))
@@ -372,8 +421,8 @@ def _step(plan, method, base_damping):
     return step
 
 
-def _start(plan, rotations, stretch):
-    """The first state: the given pose with limited Euler angles pulled inside their limits."""
+def _start(plan, rotations):
+    """The first state: the given pose, unstretched, limited Euler angles pulled inside their limits."""
     # Unit rotations are kept bit for bit, so a pose the solve leaves alone comes back unchanged.
     unit = np.abs(np.sum(rotations * rotations, axis=1) - 1.0) < 1e-12
     quats = np.where(unit[:, None], rotations, quat_normalize(rotations))
@@ -383,25 +432,22 @@ def _start(plan, rotations, stretch):
     changed = euler[np.any(clamped != angles[euler], axis=1)]
     angles[euler] = clamped
     quats[changed] = quat_from_euler_xyz(angles[changed])
-    stretch = stretch.copy()
-    stretch[plan.stretch_bones] = np.clip(stretch[plan.stretch_bones], 1.0, MAX_STRETCH)
-    return _evaluate(plan, quats, angles, stretch, 1.0, False)
+    return _evaluate(plan, quats, angles, np.ones(len(rotations)), 1.0, False)
 
 
-def solve_dls(plan: DlsPlan, rotations, max_iterations=100, tolerance=1e-3, damping=0.1, method="dls",
-              stretch=None):
+def solve_dls(plan: DlsPlan, rotations, max_iterations=100, tolerance=1e-3, damping=0.1, method="dls"):
     """Move the plan's bones toward all its goals at once; returns a ``SolveResult``.
 
-    ``rotations`` (n, 4) is the start pose (rest or current); ``stretch`` (n,) > 0 the start Y
-    scales (ones by default; stretchy bones are held within [1, ``MAX_STRETCH``], the others keep
-    theirs). ``damping`` >= 0 is the DLS damping relative to the plan's scale; with "dls" it
+    ``rotations`` (n, 4) is the start pose (rest or current). Every solve starts unstretched;
+    ``result.stretch`` (n,) is 1 except on stretchy bones serving a goal beyond reach (within
+    [1, ``MAX_STRETCH``]), as the two-bone solver stretches only for far targets. ``damping`` >= 0 is the DLS damping relative to the plan's scale; with "dls" it
     adapts per iteration (Levenberg-Marquardt: a step that does not lower the cost is retried with
     more damping, a step that does lets it relax), with "sdls" it softens Buss & Kim's selective
     damping. ``result.errors`` (k,) per goal: metres for positions and distances, radians for
     rotations; ``converged`` when every error is within ``tolerance``. ``result.at_limit`` (n, 3)
     marks Euler angles that sit on a limit. Bones that move no goal keep their rotations bit for
     bit. Non-finite rotations leave the pose unchanged (errors inf, not converged). The same input
-    gives the same bits. Raises ValueError for a bad ``method``, ``damping``, shape or stretch.
+    gives the same bits. Raises ValueError for a bad ``method``, ``damping`` or shape.
     """
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
@@ -411,11 +457,8 @@ def solve_dls(plan: DlsPlan, rotations, max_iterations=100, tolerance=1e-3, damp
     rotations = np.asarray(rotations, dtype=float)
     if rotations.shape != (n, 4):
         raise ValueError(f"rotations must be ({n}, 4), one per bone, got {rotations.shape}")
-    stretch = np.ones(n) if stretch is None else np.asarray(stretch, dtype=float)
-    if stretch.shape != (n,) or not (np.isfinite(stretch).all() and np.all(stretch > 0)):
-        raise ValueError(f"stretch must be ({n},) finite values > 0")
     if not np.isfinite(rotations).all():
-        return SolveResult(rotations.copy(), 0, np.full(len(plan.goals), np.inf), False, stretch.copy())
+        return SolveResult(rotations.copy(), 0, np.full(len(plan.goals), np.inf), False)
     moving = np.concatenate([plan.free_bones, plan.euler_bones])
 
     def finish(state):
@@ -427,6 +470,6 @@ def solve_dls(plan: DlsPlan, rotations, max_iterations=100, tolerance=1e-3, damp
         at_limit[euler] = plan.limited[euler] & ((angles <= plan.low[euler]) | (angles >= plan.high[euler]))
         return result, state.stretch.copy(), at_limit
 
-    return iterate(_start(plan, rotations, stretch), _step(plan, method, damping), lambda state: state.errors,
+    return iterate(_start(plan, rotations), _step(plan, method, damping), lambda state: state.errors,
                    finish, max_iterations=max_iterations, tolerance=tolerance,
                    cost=lambda errors: _cost(plan, errors))
