@@ -9,29 +9,27 @@ DOFs, for each bone that moves some goal:
   composed onto its rotation: no gimbal lock;
 - a bone with a lock or a limit moves the Euler XYZ angles of its pose rotation (those of
   ``solvers.limits.EulerLimit``), so a locked angle stays exactly as it was and a limit clamps
-  exactly, after every step. Its Y angle stays within ``EULER_Y_BOUND`` of 0, where Euler angles
-  are unique;
+  exactly, after every step. Its Y angle stays within ``dls_plan.EULER_Y_BOUND`` of 0, where
+  Euler angles are unique;
 - a bone with ``BoneDofs.stretch`` > 0 also scales along its Y axis, within [1, ``MAX_STRETCH``],
   for goals beyond the unstretched reach of their bones.
 A DOF's Jacobian column is weighted by 1 - stiffness (stretch columns by the stretch amount);
 goal rows by sqrt(weight), angle rows also by the plan's ``scale`` (metres), so damping and
 weights mean the same on a finger and on a crane. The iteration loop is ``solvers.iterate``.
 """
-from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
 
 from solvers.chain import SolveResult
-from solvers.goals import BoneDofs, DistanceGoal, JointRotationGoal, PositionGoal, RotationGoal
+# dls_plan is re-exported so callers plan and solve through this one module.
+from solvers.dls_plan import DISTANCE, MAX_STRETCH, POSITION, ROTATION, DlsPlan, dls_plan  # noqa: F401
 from solvers.iterate import iterate
 from solvers.transforms import EPS, euler_xyz_from_quat, matrix3_to_quat, quat_from_euler_xyz, quat_from_rotvec, \
     quat_mul, quat_normalize, quat_to_matrix3, quat_to_rotvec
-from solvers.tree import Tree, tree_pose
+from solvers.tree import tree_pose
 
 METHODS = ("dls", "sdls")
-# Longest a stretchy bone may grow, as a multiple of its rest length.
-MAX_STRETCH = 10.0
 # A step aims at most this far (times the plan's scale) toward a position: the linearisation
 # only holds nearby.
 MAX_MOVE = 1.0
@@ -41,179 +39,6 @@ RETRIES = 4
 DAMPING_FACTORS = (1.0 / 16.0, 256.0)
 # Buss & Kim's largest joint change per iteration (radians) for SDLS.
 SDLS_MAX_ANGLE = np.pi / 4
-# Euler bones keep their Y angle within this (radians): at +-pi/2 X and Z would mix.
-EULER_Y_BOUND = np.pi / 2 - 1e-3
-# Bend (radians) given once to every moving bone when the goals pull exactly along a straight
-# chain, where the Jacobian has nothing to offer.
-UNFOLD = 1e-2
-
-_POSITION, _DISTANCE, _ROTATION, _JOINT = range(4)
-
-
-@dataclass
-class DlsPlan:
-    """A tree, its goals and bone settings checked once, and the bookkeeping the solver needs.
-
-    Columns are the rotation DOFs (``columns``: (bone, axis) pairs, (c, 2) ints) then the stretch
-    DOFs (``stretch_bones``). ``moves[g]`` (c,) says which rotation DOFs move goal g;
-    ``stretch_reach[g]`` (s,) how far goal g's point moves along a stretch bone's Y per unit
-    stretch. ``scale`` (metres) is the longest path from a fixed head to a goal's point.
-    """
-    tree: Tree
-    goals: tuple
-    dofs: tuple
-    scale: float
-    kinds: np.ndarray
-    columns: np.ndarray
-    stretch_bones: np.ndarray
-    column_scale: np.ndarray
-    moves: np.ndarray
-    stretch_reach: np.ndarray
-    row_slices: tuple
-    row_scale: np.ndarray
-    goal_scale: np.ndarray
-    targets: np.ndarray
-    target_matrices: np.ndarray
-    kept_axes: tuple
-    free_bones: np.ndarray
-    euler_bones: np.ndarray
-    euler_axis_columns: tuple
-    column_low: np.ndarray
-    column_high: np.ndarray
-    low: np.ndarray
-    high: np.ndarray
-    limited: np.ndarray
-    unfold: np.ndarray
-
-
-def _path(tree, bone):
-    """Bone and its ancestors, bone first."""
-    path = [bone]
-    while tree.parents[path[-1]] >= 0:
-        path.append(int(tree.parents[path[-1]]))
-    return path
-
-
-def _reach_along(tree, path, use_tail):
-    """Per bone on ``path`` (bone first), the Y offset that its stretch scales on the way to the
-    goal's point (its tail, or the head of the next bone down the path)."""
-    reach = {}
-    for depth, j in enumerate(path):
-        if depth == 0:
-            if use_tail:
-                reach[j] = tree.lengths[j]
-        else:
-            reach[j] = tree.offsets[path[depth - 1]][1]
-    return reach
-
-
-def _beyond_reach(tree, path, kind, goal):
-    """Whether a position or distance goal lies beyond what its path reaches unstretched: farther
-    from the path's fixed top head than the path is long."""
-    top = tree.base[:3, :3] @ tree.offsets[path[-1]] + tree.base[:3, 3]
-    span = sum(np.linalg.norm(tree.offsets[c]) for c in path[:-1]) + (tree.lengths[path[0]] if goal.use_tail else 0)
-    away = np.linalg.norm(np.asarray(goal.target) - top)
-    if kind == _DISTANCE:
-        away = {"inside": away - goal.distance, "on": abs(away - goal.distance),
-                "outside": goal.distance - away}[goal.mode]
-    return away > span * (1.0 + 1e-12)
-
-
-def _goal_dofs(tree, kind, goal):
-    """The bones whose rotation moves a goal; per bone whose stretch moves it, the Y offset it
-    scales; and whether the goal lies beyond reach (only such goals get bones to stretch, so a
-    reachable target never stretches anything)."""
-    path = _path(tree, goal.bone)
-    if kind in (_POSITION, _DISTANCE):
-        return ((path if goal.use_tail else path[1:]), _reach_along(tree, path, goal.use_tail),
-                _beyond_reach(tree, path, kind, goal))
-    return (path if kind == _ROTATION else [goal.bone]), {}, False
-
-
-def dls_plan(tree: Tree, goals, dofs=None):
-    """Check ``goals`` (a sequence of ``PositionGoal``, ``RotationGoal``, ``DistanceGoal``,
-    ``JointRotationGoal``) and ``dofs`` (None, or one ``BoneDofs`` or None per bone) against
-    ``tree`` and return a ``DlsPlan``. Raises ValueError with the reason."""
-    n = len(tree)
-    goals = tuple(goals)
-    if not goals:
-        raise ValueError("DLS needs at least one goal")
-    dofs = (None,) * n if dofs is None else tuple(dofs)
-    if len(dofs) != n:
-        raise ValueError(f"dofs must give one entry per bone ({n}), got {len(dofs)}")
-    for i, entry in enumerate(dofs):
-        if entry is not None and not isinstance(entry, BoneDofs):
-            raise ValueError(f"bone {i}: {entry!r} is not BoneDofs")
-    dofs = tuple(BoneDofs() if d is None else d for d in dofs)
-    kinds = []
-    rotating, stretching, spans = [], [], []
-    wanted_stretch = set()
-    for g, goal in enumerate(goals):
-        kind = {PositionGoal: _POSITION, DistanceGoal: _DISTANCE, RotationGoal: _ROTATION,
-                JointRotationGoal: _JOINT}.get(type(goal))
-        if kind is None:
-            raise ValueError(f"goal {g}: {goal!r} is not a DLS goal")
-        if goal.bone >= n:
-            raise ValueError(f"goal {g}: bone {goal.bone} is not in the tree of {n} bones")
-        kinds.append(kind)
-        turning, stretch_reach, beyond = _goal_dofs(tree, kind, goal)
-        rotating.append(turning)
-        stretching.append(stretch_reach)
-        wanted_stretch.update(stretch_reach if beyond else ())
-        path = _path(tree, goal.bone)
-        spans.append(tree.lengths[path[0]] + sum(np.linalg.norm(tree.offsets[c]) for c in path[:-1]))
-    scale = float(max(spans)) if max(spans) > 1e-9 else 1.0
-
-    moving = sorted(set().union(*rotating))
-    euler = np.array([d.euler for d in dofs])
-    locked = np.array([d.lock for d in dofs])
-    columns = np.array([(j, axis) for j in moving for axis in range(3) if not locked[j, axis]], dtype=int
-                       ).reshape(-1, 2)
-    stretch_bones = np.array(sorted(j for j in wanted_stretch if dofs[j].stretch > 0), dtype=int)
-    stiffness = np.array([d.stiffness for d in dofs])
-    column_scale = np.sqrt(np.concatenate([1.0 - stiffness[columns[:, 0], columns[:, 1]],
-                                           [dofs[j].stretch for j in stretch_bones]]))
-    moves = np.array([np.isin(columns[:, 0], r) for r in rotating]).reshape(len(goals), len(columns))
-    stretch_reach = np.array([[r.get(int(j), 0.0) for j in stretch_bones] for r in stretching]
-                             ).reshape(len(goals), len(stretch_bones))
-
-    counts = [3 if k in (_POSITION, _JOINT) else 1 if k == _DISTANCE else 3 - sum(goal.lock_axes)
-              for k, goal in zip(kinds, goals)]
-    starts = np.concatenate([[0], np.cumsum(counts)])
-    row_slices = tuple(slice(int(a), int(b)) for a, b in zip(starts[:-1], starts[1:]))
-    goal_scale = np.array([np.sqrt(goal.weight) * (scale if k in (_ROTATION, _JOINT) else 1.0)
-                           for k, goal in zip(kinds, goals)])
-    row_scale = np.repeat(goal_scale, counts)
-
-    use_limit = np.array([d.use_limit for d in dofs]) & ~locked
-    low = np.where(use_limit, [d.limit_min for d in dofs], -np.inf)
-    high = np.where(use_limit, [d.limit_max for d in dofs], np.inf)
-    # Euler bones turn Y only inside (-pi/2, pi/2), where their angles are those euler_xyz_from_quat
-    # (and EulerLimit) reads back from the rotation, short of the gimbal lock at the ends.
-    turning_y = euler & ~locked[:, 1]
-    low[:, 1] = np.where(turning_y, np.maximum(low[:, 1], -EULER_Y_BOUND), low[:, 1])
-    high[:, 1] = np.where(turning_y, np.minimum(high[:, 1], EULER_Y_BOUND), high[:, 1])
-    unfold = np.zeros(len(columns) + len(stretch_bones))
-    for j in moving:
-        for axis in (0, 2, 1):
-            hit = np.flatnonzero((columns[:, 0] == j) & (columns[:, 1] == axis))
-            if len(hit):
-                unfold[hit[0]] = UNFOLD
-                break
-    targets = np.array([getattr(goal, "target", (0.0, 0.0, 0.0)) for goal in goals])
-    target_matrices = quat_to_matrix3(np.array([getattr(goal, "rotation", (0.0, 0.0, 0.0, 1.0)) for goal in goals]))
-    kept_axes = tuple(np.flatnonzero(~np.array(goal.lock_axes)) if k == _ROTATION else np.arange(3)
-                      for k, goal in zip(kinds, goals))
-    moving = np.unique(columns[:, 0])
-    euler_column = euler[columns[:, 0]]
-    euler_axis_columns = tuple(np.flatnonzero(euler_column & (columns[:, 1] == axis)) for axis in (1, 2))
-    stretchy = np.ones(len(stretch_bones))
-    column_low = np.concatenate([low[columns[:, 0], columns[:, 1]], stretchy])
-    column_high = np.concatenate([high[columns[:, 0], columns[:, 1]], stretchy * MAX_STRETCH])
-    return DlsPlan(tree, goals, dofs, scale, np.array(kinds), columns, stretch_bones, column_scale, moves,
-                   stretch_reach, row_slices, row_scale, goal_scale, targets, target_matrices, kept_axes,
-                   moving[~euler[moving]], moving[euler[moving]], euler_axis_columns, column_low, column_high,
-                   low, high, use_limit, unfold)
 
 
 class _State(NamedTuple):
@@ -243,10 +68,10 @@ def _evaluate(plan, quats, angles, stretch, damping, unfolded):
     residuals, maps = [], []
     for g, (kind, goal) in enumerate(zip(plan.kinds, plan.goals)):
         b = goal.bone
-        if kind == _POSITION:
+        if kind == POSITION:
             residual = plan.targets[g] - (tails[b] if goal.use_tail else heads[b])
             linear = np.eye(3)
-        elif kind == _DISTANCE:
+        elif kind == DISTANCE:
             offset = (tails[b] if goal.use_tail else heads[b]) - plan.targets[g]
             distance = np.linalg.norm(offset)
             gap = goal.distance - distance
@@ -258,7 +83,7 @@ def _evaluate(plan, quats, angles, stretch, damping, unfolded):
         else:
             # Rotation vectors in the bone's frame: of its world rotation to the target's, or of
             # its pose rotation to the joint goal's.
-            current = world[b] if kind == _ROTATION else local[b]
+            current = world[b] if kind == ROTATION else local[b]
             rotvec = quat_to_rotvec(matrix3_to_quat(current.T @ plan.target_matrices[g]))
             kept = plan.kept_axes[g]
             residual = rotvec[kept]
@@ -308,7 +133,7 @@ def _jacobian(plan, state):
     for g, (kind, goal) in enumerate(zip(plan.kinds, plan.goals)):
         rows, b = plan.row_slices[g], goal.bone
         moving_axes = turn_axes * plan.moves[g][:, None]
-        if kind in (_POSITION, _DISTANCE):
+        if kind in (POSITION, DISTANCE):
             point = state.tails[b] if goal.use_tail else state.heads[b]
             block = np.empty((3, jacobian.shape[1]))
             block[:, :count] = np.cross(moving_axes, point - state.heads[bones]).T
@@ -324,7 +149,7 @@ def _step_residual(plan, state):
     downhill for the weighted cost) until no position is asked to move beyond ``MAX_MOVE`` * scale."""
     residual = np.concatenate(state.residuals) * plan.row_scale
     largest = max((np.linalg.norm(r) for kind, r in zip(plan.kinds, state.residuals)
-                   if kind in (_POSITION, _DISTANCE)), default=0.0)
+                   if kind in (POSITION, DISTANCE)), default=0.0)
     reach = MAX_MOVE * plan.scale
     return residual * (reach / largest) if largest > reach else residual
 
