@@ -22,7 +22,10 @@ from rig.rigfile import load_rig  # noqa: E402
 from rig.scripted_solve import solve_case  # noqa: E402
 from solvers.ccd import solve_ccd_chain  # noqa: E402
 from solvers.chain import chain_points, straight_chain  # noqa: E402
+from solvers.dls import dls_plan, solve_dls  # noqa: E402
 from solvers.fabrik import solve_fabrik_chain  # noqa: E402
+from solvers.goals import PositionGoal  # noqa: E402
+from solvers.tree import Tree  # noqa: E402
 from solvers.two_bone import TwoBoneLimbs, solve_two_bone, solve_two_bone_batch  # noqa: E402
 
 
@@ -97,6 +100,14 @@ def run_humanoid(rng, count):
             "targets": count}
 
 
+def jacobian_solver(method):
+    """A chain solve through DLS / SDLS, the plan built per target as a moving handle needs."""
+    def solve(chain, rest, target):
+        plan = dls_plan(Tree.from_chain(chain), [PositionGoal(len(chain) - 1, target)])
+        return solve_dls(plan, rest, max_iterations=30, tolerance=1e-3 * chain.lengths.sum(), method=method)
+    return solve
+
+
 def batch_rate(limbs_count, repeats=20):
     rng = np.random.default_rng(1)
     limbs = TwoBoneLimbs.from_chains([straight_chain([1.0, 0.8])] * limbs_count)
@@ -116,12 +127,16 @@ def main():
                                                             tolerance=1e-3 * chain.lengths.sum())
     ccd = lambda chain, rest, target: solve_ccd_chain(chain, rest, target, max_iterations=30,
                                                       tolerance=1e-3 * chain.lengths.sum())
-    cases = [("two-bone arm (analytic)", straight_chain([1.0, 0.8]), solve_two_bone),
-             ("10-bone chain (FABRIK)", straight_chain([0.3] * 10), fabrik),
-             ("50-bone chain (FABRIK)", straight_chain([0.1] * 50), fabrik),
-             ("10-bone chain (CCD)", straight_chain([0.3] * 10), ccd)]
-    rows = [run_case(name, chain, solve, reachable_targets(rng, count, chain.lengths.sum()))
-            for name, chain, solve in cases]
+    chains = {"arm": straight_chain([1.0, 0.8]), "10": straight_chain([0.3] * 10), "50": straight_chain([0.1] * 50)}
+    # One seeded target set per chain, so solvers on the same chain face the same targets.
+    targets = {key: reachable_targets(rng, count, chain.lengths.sum()) for key, chain in chains.items()}
+    cases = [("two-bone arm (analytic)", "arm", solve_two_bone),
+             ("10-bone chain (FABRIK)", "10", fabrik),
+             ("10-bone chain (CCD)", "10", ccd),
+             ("10-bone chain (DLS)", "10", jacobian_solver("dls")),
+             ("10-bone chain (SDLS)", "10", jacobian_solver("sdls")),
+             ("50-bone chain (FABRIK)", "50", fabrik)]
+    rows = [run_case(name, chains[key], solve, targets[key]) for name, key, solve in cases]
     rows.append(run_humanoid(rng, count))
     print(f"{'case':34s} {'median ms':>10s} {'p95 ms':>8s} {'iters':>6s} {'ok@1e-3':>8s} {'ok@1e-2':>8s}")
     for row in rows:

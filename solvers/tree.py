@@ -2,7 +2,8 @@
 
 ``Tree`` generalises ``Chain``: bone i hangs from bone ``parents[i]`` (-1: from the ``base``) with
 the same meaning of ``offsets``, ``rest_rotations`` and ``lengths``; parents come before their
-children (``parents[i] < i``). No stretch: the tree solvers keep bone lengths.
+children (``parents[i] < i``). Stretch works as in ``Chain``: ``stretch[i]`` scales bone i along its
+own Y (its length and its children's offsets), and is not inherited.
 """
 from dataclasses import dataclass
 
@@ -39,20 +40,27 @@ class Tree:
         return len(self.lengths)
 
 
-def tree_pose(tree, local):
+def tree_pose(tree, local, stretch=None):
     """World rotations (n, 3, 3), heads (n, 3) and tails (n, 3) for pose rotation matrices
-    ``local`` (n, 3, 3) (each bone's rotation relative to its rest orientation)."""
+    ``local`` (n, 3, 3) (each bone's rotation relative to its rest orientation) and optional
+    ``stretch`` (n,)."""
     n = len(tree)
     full = tree.rest_matrices @ local
+    offsets, lengths = tree.offsets, tree.lengths
+    if stretch is not None:
+        stretch = np.asarray(stretch, dtype=float)
+        parent_scale = np.where(tree.parents >= 0, stretch[tree.parents], 1.0)
+        offsets = offsets * np.stack([np.ones(n), parent_scale, np.ones(n)], -1)
+        lengths = lengths * stretch
     world = np.empty((n, 3, 3))
     heads = np.empty((n, 3))
     base_rotation, base_origin = tree.base[:3, :3], tree.base[:3, 3]
     for i, parent in enumerate(tree.parents):
         if parent < 0:
-            heads[i] = base_origin + base_rotation @ tree.offsets[i]
+            heads[i] = base_origin + base_rotation @ offsets[i]
             world[i] = base_rotation @ full[i]
         else:
-            heads[i] = heads[parent] + world[parent] @ tree.offsets[i]
+            heads[i] = heads[parent] + world[parent] @ offsets[i]
             world[i] = world[parent] @ full[i]
-    tails = heads + world[:, :, 1] * tree.lengths[:, None]
+    tails = heads + world[:, :, 1] * lengths[:, None]
     return world, heads, tails

@@ -6,8 +6,9 @@ from solvers.chain import chain_points, straight_chain
 from solvers.fabrik import Effector, fabrik_plan, solve_fabrik, solve_fabrik_chain
 from solvers.limits import Cone, EulerLimit, Hinge, Twist, clamp_rotation
 from solvers.transforms import quat_from_axis_angle, quat_from_euler_xyz, quat_angle, swing_twist
-from solvers.tree import Tree, tree_pose
+from solvers.tree import tree_pose
 from solvers.transforms import matrix3_to_quat, quat_to_matrix3
+from tests.solvers.trees import y_tree
 
 SETTINGS = settings(max_examples=30, derandomize=True, deadline=None)
 unit = st.floats(-1.0, 1.0)
@@ -83,15 +84,6 @@ def test_limit_clamps_by_hand():
         Hinge((0.0, 0.0, 0.0), 0.0, 1.0)
     with pytest.raises(ValueError):
         Twist(1.0, -1.0)
-
-
-def y_tree():
-    """Spine of two bones, then two arms of two bones branching at the spine's tail."""
-    parents = [-1, 0, 1, 2, 1, 4]
-    offsets = np.array([[0, 0, 0], [0, 1, 0], [0, 1, 0], [0, 0.5, 0], [0, 1, 0], [0, 0.5, 0.0]])
-    rests = np.stack([[0, 0, 0, 1.0], [0, 0, 0, 1.0], quat_from_axis_angle([0, 0, 1.0], -1.2),
-                      [0, 0, 0, 1.0], quat_from_axis_angle([0, 0, 1.0], 1.2), [0, 0, 0, 1.0]])
-    return Tree(np.eye(4), parents, offsets, rests, [1.0, 1.0, 0.5, 0.5, 0.5, 0.5])
 
 
 @settings(max_examples=10, derandomize=True, deadline=None)

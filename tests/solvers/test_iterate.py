@@ -45,3 +45,14 @@ def test_nan_error_never_counts_as_best():
 def test_rejects_bad_settings():
     with pytest.raises(ValueError):
         run([1.0], patience=0)
+
+
+def test_cost_decides_the_best_state():
+    errors = [np.array([1.0, 1.0]), np.array([0.2, 1.6]), np.array([0.5, 1.2]), np.array([0.5, 1.2])]
+    drive = lambda **kwargs: iterate(0, lambda i: min(i + 1, 3), lambda i: errors[i],
+                                     lambda i: (np.array([[0.0, 0.0, 0.0, float(i)]]), None, None),
+                                     tolerance=1e-3, **kwargs)
+    assert drive().rotations[0, 3] == 2.0
+    weighted = drive(cost=lambda e: float(np.sum(np.array([10.0, 1.0]) * e)))
+    assert weighted.rotations[0, 3] == 1.0
+    np.testing.assert_allclose(weighted.errors, [0.2, 1.6])
