@@ -4,7 +4,7 @@ Nothing here draws or solves: the solver reads these, the panels edit them. Angl
 """
 from dataclasses import dataclass, field
 
-SOLVER_TYPES = ("auto", "one_bone", "two_bone", "fabrik", "ccd", "dls")
+SOLVER_TYPES = ("auto", "one_bone", "two_bone", "fabrik", "ccd", "dls", "sdls")
 SOLVE_MODES = ("continuous", "original_pose")
 IK_TYPES = ("copy_pose", "distance")
 LIMIT_MODES = ("inside", "outside", "on_surface")

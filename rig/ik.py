@@ -4,7 +4,10 @@ and the solver calls that turn world-space goals into pose rotations.
 An ``IKGoal`` is an IK constraint with its target, target rotation and pole resolved to world
 space, so the same code serves the app (targets are handle bones) and scripted solves (targets
 are points from a file). Constraints whose chains share bones are solved together as one tree,
-as Blender does; a lone chain goes to the solver its length and settings choose.
+as Blender does; a lone chain goes to the solver its length and settings choose. The Jacobian
+solvers (``dls``, ``sdls``) take chains and trees alike, with every iTaSC setting: position and
+lockable rotation goals, distance constraints, per-axis lock / stiffness / limits, Control
+Rotation and stretch.
 """
 from dataclasses import dataclass
 
@@ -13,8 +16,10 @@ import numpy as np
 from rig.constraints import IKConstraint
 from rig.pose import Pose, update_world
 from solvers.ccd import solve_ccd_chain
-from solvers.chain import Chain
+from solvers.chain import Chain, SolveResult
+from solvers.dls import dls_plan, solve_dls
 from solvers.fabrik import Effector, fabrik_plan, solve_fabrik, solve_fabrik_chain
+from solvers.goals import BoneDofs, DistanceGoal, JointRotationGoal, PositionGoal, RotationGoal
 from solvers.limits import EulerLimit
 from solvers.one_bone import solve_one_bone
 from solvers.transforms import matrix3_to_quat, quat_slerp, quat_to_matrix3
@@ -107,13 +112,20 @@ def constraint_groups(rig, constraints):
 # Solvers that need a chain of an exact length, and what auto picks for the others.
 EXACT_LENGTH = {"one_bone": 1, "two_bone": 2}
 ITERATIVE_FALLBACK = "fabrik"
+JACOBIAN_SOLVERS = ("dls", "sdls")
+DISTANCE_MODES = {"inside": "inside", "outside": "outside", "on_surface": "on"}
+
+
+def _requested(constraint, rig):
+    return constraint.solver if constraint.solver != "auto" else rig.solver.type
 
 
 def choose_solver(constraint, rig, chain_length):
     """Auto picks by chain length: one bone -> one_bone, two -> two_bone, longer -> fabrik. A
-    forced solver that cannot take this chain (two_bone on three bones, or one not built yet)
-    falls back to FABRIK."""
-    requested = constraint.solver if constraint.solver != "auto" else rig.solver.type
+    forced solver that cannot take this chain (two_bone on three bones) falls back to FABRIK."""
+    requested = _requested(constraint, rig)
+    if requested in JACOBIAN_SOLVERS:
+        return requested
     if requested == "auto":
         requested = {1: "one_bone", 2: "two_bone"}.get(chain_length, ITERATIVE_FALLBACK)
     if requested not in CHAIN_SOLVERS or EXACT_LENGTH.get(requested, chain_length) != chain_length:
@@ -202,9 +214,77 @@ def _write(pose, bones, rotations, stretch, influence):
     pose.scales[bones, 1] = stretch
 
 
+def _bone_dofs(rig, constraint, bone):
+    """The bone IK panel's settings of ``bone`` as the Jacobian solver's BoneDofs (stretch only
+    when the constraint allows it); settings it cannot take leave the bone free."""
+    settings = rig.ik_settings(rig.skeleton.names[bone])
+    try:
+        return BoneDofs(settings.lock, settings.stiffness, settings.use_limit, settings.limit_min,
+                        settings.limit_max, settings.stretch if constraint.use_stretch else 0.0)
+    except ValueError:
+        return None
+
+
+def _jacobian_goals(rig, pose, goal, position):
+    """The solver goals one constraint asks for: position (or distance) and rotation at the
+    chain's tip, plus Control Rotation on bones that have it. Non-finite targets raise ValueError."""
+    c = goal.constraint
+    tip = position[rig.ik_chain(c)[-1]]
+    goals = []
+    if c.ik_type == "distance":
+        goals.append(DistanceGoal(tip, goal.target, c.distance, DISTANCE_MODES[c.limit_mode], c.weight))
+    elif c.use_location:
+        goals.append(PositionGoal(tip, goal.target, c.weight))
+    if goal.rotation is not None and not all(c.lock_rotation):
+        goals.append(RotationGoal(tip, goal.rotation, c.orient_weight, c.lock_rotation))
+    for bone in rig.ik_chain(c):
+        settings = rig.ik_settings(rig.skeleton.names[bone])
+        if settings.use_rotation_control:
+            goals.append(JointRotationGoal(position[bone], pose.rotations[bone], settings.rotation_weight))
+    return goals
+
+
+def _solve_jacobian(rig, pose, world, goals, bones, method):
+    """DLS / SDLS on the group's bones as one tree, every goal at once."""
+    position = {bone: i for i, bone in enumerate(bones)}
+    try:
+        per_goal = [_jacobian_goals(rig, pose, g, position) for g in goals]
+    except ValueError:  # a non-finite target: leave the pose as it is
+        return [ChainReport(g.constraint.bone, method, 0, float("inf"), False) for g in goals]
+    dofs = [None] * len(bones)
+    for goal in goals:
+        for bone in rig.ik_chain(goal.constraint):
+            dofs[position[bone]] = _bone_dofs(rig, goal.constraint, bone)
+    flat = [g for group in per_goal for g in group]
+    if not flat:
+        return []
+    plan = dls_plan(tree_arrays(rig.skeleton, pose, world, bones), flat, dofs)
+    result = solve_dls(plan, _start(rig, pose, bones), max(_iterations(rig, g.constraint) for g in goals),
+                       rig.solver.tolerance, rig.solver.damping, method)
+    _write(pose, bones, result.rotations, result.stretch, max(g.constraint.influence for g in goals))
+    return _group_reports(rig, goals, per_goal, result, method)
+
+
+def _group_reports(rig, goals, per_goal, result: SolveResult, solver):
+    """One ChainReport per constraint: its first goal's residual (position, or rotation)."""
+    at_limit = int(result.at_limit.any(axis=1).sum())
+    reports, k = [], 0
+    for goal, own in zip(goals, per_goal):
+        error = float(result.errors[k]) if own else 0.0
+        k += len(own)
+        reports.append(ChainReport(goal.constraint.bone, solver, result.iterations, error,
+                                   error <= rig.solver.tolerance, at_limit))
+    return reports
+
+
 def solve_goals(rig, pose, world, goals, bones):
     """Solve one group of goals (their chains cover ``bones``) into ``pose`` in place; returns
-    [ChainReport], one per goal."""
+    [ChainReport], one per goal. A group asks for a Jacobian solver when any of its
+    constraints (or the rig) does; otherwise a lone chain gets its own solver and a tree FABRIK."""
+    requested = [_requested(g.constraint, rig) for g in goals]
+    jacobian = next((r for r in requested if r in JACOBIAN_SOLVERS), None)
+    if jacobian is not None:
+        return _solve_jacobian(rig, pose, world, goals, bones, jacobian)
     if len(goals) == 1:
         return _solve_chain(rig, pose, world, goals[0])
     return _solve_tree(rig, pose, world, goals, bones)

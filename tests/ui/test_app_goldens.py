@@ -3,7 +3,6 @@ by replayed drags, and each solver on the tail chain driven to one target."""
 import numpy as np
 import pytest
 
-from rig.ik import CHAIN_SOLVERS
 from rig.pose import Pose, heads_tails, location_for_head, world_matrices
 from rig.rigfile import load_rig
 from tests.golden import assert_matches_golden
@@ -14,7 +13,7 @@ from .test_editing import drag_hand
 
 TAIL_TARGET = np.array([1.0, 0.6, 0.3])
 # The chain each solver gets: the analytic ones take the tail's last one or two bones.
-SOLVER_CHAINS = {"one_bone": 1, "two_bone": 2, "fabrik": 12, "ccd": 12, "dls": 12}
+SOLVER_CHAINS = {"one_bone": 1, "two_bone": 2, "fabrik": 12, "ccd": 12, "dls": 12, "sdls": 12}
 
 
 def test_rest_pose(driver):
@@ -52,7 +51,7 @@ def tail_state(solver):
     return state
 
 
-@pytest.mark.parametrize("solver", [s for s in SOLVER_CHAINS if s in CHAIN_SOLVERS])
+@pytest.mark.parametrize("solver", SOLVER_CHAINS)
 def test_each_solver_on_the_tail(posekit_window, solver):
     start_app(posekit_window, tail_state(solver))
     assert posekit_window.state.reports[0].solver == solver
