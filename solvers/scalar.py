@@ -95,3 +95,20 @@ def qbetween(a, b):
 def signed_angle(a, b, axis):
     """Angle from ``a`` to ``b`` about unit ``axis`` (both taken perpendicular to it)."""
     return math.atan2(dot(cross(a, b), axis), dot(a, b))
+
+
+def quat_from_matrix3(m):
+    """Unit quaternion (w >= 0) of rotation matrix ``m`` given as 3 rows of 3 floats: the same
+    largest-diagonal choice as ``transforms.matrix3_to_quat``."""
+    (m00, m01, m02), (m10, m11, m12), (m20, m21, m22) = m
+    trace = m00 + m11 + m22
+    largest = max(trace, m00, m11, m22)
+    if largest == trace:
+        q = (m21 - m12, m02 - m20, m10 - m01, 1.0 + trace)
+    elif largest == m00:
+        q = (1.0 + m00 - m11 - m22, m01 + m10, m02 + m20, m21 - m12)
+    elif largest == m11:
+        q = (m01 + m10, 1.0 + m11 - m00 - m22, m12 + m21, m02 - m20)
+    else:
+        q = (m02 + m20, m12 + m21, 1.0 + m22 - m00 - m11, m10 - m01)
+    return qnormalize(q)

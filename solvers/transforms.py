@@ -6,6 +6,8 @@ normalising a zero vector gives the supplied fallback, ``acos`` arguments are cl
 """
 import numpy as np
 
+from solvers import scalar
+
 EPS = 1e-12
 IDENTITY_QUAT = np.array([0.0, 0.0, 0.0, 1.0])
 
@@ -103,6 +105,8 @@ def quat_to_matrix3(q):
 def matrix3_to_quat(m):
     """Unit quaternions (..., 4) for rotation matrices (..., 3, 3); sign chosen with w >= 0."""
     m = np.asarray(m, dtype=float)
+    if m.shape == (3, 3):  # one matrix: plain floats beat a dozen tiny numpy calls
+        return np.array(scalar.quat_from_matrix3(m.tolist()))
     m00, m11, m22 = m[..., 0, 0], m[..., 1, 1], m[..., 2, 2]
     trace = m00 + m11 + m22
     candidates = np.stack([

@@ -39,3 +39,15 @@ def test_euler_from_matrix_inverts_quat_from_euler(order):
 def test_euler_order_must_name_three_axes():
     with pytest.raises(ValueError, match="three different axes"):
         euler_from_matrix3(np.eye(3), "XYX")
+
+
+def test_one_matrix_to_quaternion_matches_the_stacked_path():
+    from solvers.transforms import matrix3_to_quat, quat_normalize, quat_to_matrix3
+    rng = np.random.default_rng(5)
+    quats = quat_normalize(rng.normal(size=(500, 4)))
+    quats[:4] = [[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]]  # each branch's extreme
+    matrices = quat_to_matrix3(quats)
+    stacked = matrix3_to_quat(matrices)
+    one_by_one = np.array([matrix3_to_quat(m) for m in matrices])
+    np.testing.assert_allclose(one_by_one, stacked, atol=1e-15)
+    assert (one_by_one[:, 3] >= 0).all()
