@@ -3,17 +3,19 @@
 The pole follows the two-bone solver's Blender semantics: the bone's "up" vector
 ``X cos(pole_angle) + Z sin(pole_angle)`` (its rest axes) faces the pole point.
 """
+import math
+
 import numpy as np
 
-from solvers.chain import Chain, SolveResult, chain_pose
-from solvers.transforms import EPS, aim_matrix, matrix3_to_quat, normalize, quat_to_matrix3
+from solvers import scalar as sc
+from solvers.chain import Chain, SolveResult
 
 
 def validate_one_bone(chain):
     """Raise ValueError when the chain cannot be solved by the one-bone solver."""
     if len(chain) != 1:
         raise ValueError(f"the one-bone solver needs a chain of exactly 1 bone, got {len(chain)}")
-    if chain.lengths[0] <= EPS:
+    if chain.lengths[0] <= sc.EPS:
         raise ValueError("the one-bone solver needs a bone of non-zero length to aim")
 
 
@@ -26,22 +28,21 @@ def solve_one_bone(chain: Chain, rotations, target, pole=None, pole_angle=0.0):
     pole leaves it unchanged with converged False and error inf.
     """
     rotations = np.asarray(rotations, dtype=float)
-    target = np.asarray(target, dtype=float)
-    if not np.isfinite(target).all() or (pole is not None and not np.isfinite(pole).all()):
+    target = tuple(np.asarray(target, dtype=float).tolist())
+    pole = None if pole is None else tuple(np.asarray(pole, dtype=float).tolist())
+    if not all(map(math.isfinite, target)) or (pole is not None and not all(map(math.isfinite, pole))):
         return SolveResult(rotations.copy(), 0, np.array([np.inf]), False)
-    world, points = chain_pose(chain, rotations)
-    to_target = target - points[0]
-    if np.linalg.norm(to_target) <= EPS:
+    base_q, origin, offsets, rest, _ = chain.floats
+    head = sc.add(origin, sc.qrotate(base_q, offsets[0]))
+    to_target = sc.sub(target, head)
+    if sc.length(to_target) <= sc.EPS:
         return SolveResult(rotations.copy(), 0, np.array([0.0]), True)
-    basis = (chain.base[:3, :3] @ quat_to_matrix3(chain.rest_rotations[0]))[None]
+    basis = sc.qmul(base_q, rest[0])
+    aim = sc.normalize(to_target)
     pole_dir = up_local = None
     if pole is not None:
-        pole_dir = (np.asarray(pole, dtype=float) - points[0])[None]
-        up_local = np.array([[np.cos(pole_angle), 0.0, np.sin(pole_angle)]])
-    pose, _ = aim_matrix(basis, quat_to_matrix3(rotations[0])[None], np.array([[0.0, 1.0, 0.0]]),
-                         normalize(to_target)[None], pole_dir, up_local)
-    solved = matrix3_to_quat(pose)
-    direction = chain_pose(chain, solved)[0][0, :, 1]
-    aim = normalize(to_target)
-    error = np.arctan2(np.linalg.norm(np.cross(direction, aim)), np.dot(direction, aim))
-    return SolveResult(solved, 1, np.array([error]), bool(error <= 1e-9))
+        pole_dir, up_local = sc.sub(pole, head), (math.cos(pole_angle), 0.0, math.sin(pole_angle))
+    solved = sc.qnormalize(sc.aim(basis, tuple(rotations[0].tolist()), (0.0, 1.0, 0.0), aim, pole_dir, up_local))
+    direction = sc.qrotate(sc.qmul(basis, solved), (0.0, 1.0, 0.0))
+    error = math.atan2(sc.length(sc.cross(direction, aim)), sc.dot(direction, aim))
+    return SolveResult(np.array([solved]), 1, np.array([error]), error <= 1e-9)

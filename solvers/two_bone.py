@@ -223,21 +223,13 @@ def _solve_limb(chain, rotations, target, pole, pole_angle, stretch, soft):
     tip_local = sc.add(mid, sc.scale(new_d2, lower))
 
     root_q = sc.qmul(base_q, rest0)
-    world0 = sc.qmul(root_q, q0)
-    current = sc.normalize(sc.qrotate(world0, tip_local))
-    target_dir = sc.scale(to_target, 1.0 / distance) if distance > sc.EPS else current
-    world0 = sc.qmul(sc.qbetween(current, target_dir), world0)
+    tip_dir = sc.normalize(tip_local)
+    target_dir = sc.scale(to_target, 1.0 / distance) if distance > sc.EPS else \
+        sc.normalize(sc.qrotate(sc.qmul(root_q, q0), tip_dir))
+    pole_dir = up_local = None
     if pole is not None:
-        up_local = (math.cos(pole_angle), 0.0, math.sin(pole_angle))
-        tip_dir = sc.normalize(tip_local)
-        pole_dir = sc.sub(pole, root)
-        up_perp = sc.sub(up_local, sc.scale(tip_dir, sc.dot(up_local, tip_dir)))
-        pole_perp = sc.sub(pole_dir, sc.scale(target_dir, sc.dot(pole_dir, target_dir)))
-        if sc.length(up_perp) > 1e-9 and sc.length(pole_perp) > 1e-9 * max(sc.length(pole_dir), sc.EPS):
-            up_world = sc.qrotate(world0, up_local)
-            roll = sc.signed_angle(up_world, pole_perp, target_dir)
-            world0 = sc.qmul(sc.qaxis_angle(target_dir, roll), world0)
-    r0 = sc.qmul(sc.qconj(root_q), world0)
+        pole_dir, up_local = sc.sub(pole, root), (math.cos(pole_angle), 0.0, math.sin(pole_angle))
+    r0 = sc.aim(root_q, q0, tip_dir, target_dir, pole_dir, up_local)
 
     tip = sc.add(root, sc.qrotate(sc.qmul(root_q, r0), tip_local))
     error = sc.length(sc.sub(tip, target))
