@@ -161,7 +161,7 @@ def open_window(width, height, headless, title="Posekit"):
     config = pyglet.gl.Config(major_version=3, minor_version=3, forward_compatible=True, double_buffer=True,
                               depth_size=24)
     return pyglet.window.Window(width, height, caption=title, resizable=not headless, visible=not headless,
-                                config=config)
+                                config=config, file_drops=not headless)
 
 
 def write_outputs(args, app):
