@@ -8,6 +8,9 @@
     python app.py solve RIG GOALS.json -o OUT.json
                                   solve every case of a goals file from the rig's rest pose
                                   and write the results
+    python app.py export RIG [--pose POSE.json] -o OUT.glb|OUT.bvh|OUT.json
+                                  convert a rig (any format we read) to the format the output's
+                                  extension names; .glb and .bvh carry the pose
 
 Exit status 0 on success; 2 with a one-line message for a bad argument or file.
 """
@@ -115,7 +118,33 @@ def solve_command(argv):
         raise UsageError(f"cannot write {args.output}: {error}") from None
 
 
-COMMANDS = {"solve": solve_command}
+def export_command(argv):
+    """``export RIG [--pose POSE.json] -o OUT``: convert a rig, no GL."""
+    from rig.export import export_rig
+    from rig.formats import open_rig
+    from rig.rigfile import load_pose
+    parser = argparse.ArgumentParser(prog="posekit export", description="Convert a rig to .glb, .bvh or .json.")
+    parser.add_argument("rig", help="rig file (posekit JSON, BVH, glTF .gltf/.glb)")
+    parser.add_argument("--pose", metavar="POSE.json", help="pose to export (.glb and .bvh only)")
+    parser.add_argument("-o", "--output", metavar="OUT", required=True, help="output file: .glb, .bvh or .json")
+    args = parser.parse_args(argv)
+    try:
+        document = open_rig(args.rig)
+        warnings = list(document.warnings)
+        pose = None
+        if args.pose:
+            pose, pose_warnings = load_pose(args.pose, document.rig.skeleton)
+            warnings += pose_warnings
+        warnings += export_rig(document, args.output, pose)
+    except ValueError as error:  # FileFormatError included
+        raise UsageError(str(error)) from None
+    except OSError as error:
+        raise UsageError(f"cannot write {args.output}: {error}") from None
+    for warning in warnings:
+        print(f"posekit: warning: {warning}", file=sys.stderr)
+
+
+COMMANDS = {"solve": solve_command, "export": export_command}
 
 
 def use_headless_gl():
@@ -132,7 +161,7 @@ def open_window(width, height, headless, title="Posekit"):
     config = pyglet.gl.Config(major_version=3, minor_version=3, forward_compatible=True, double_buffer=True,
                               depth_size=24)
     return pyglet.window.Window(width, height, caption=title, resizable=not headless, visible=not headless,
-                                config=config)
+                                config=config, file_drops=not headless)
 
 
 def write_outputs(args, app):

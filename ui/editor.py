@@ -5,7 +5,8 @@ inside each ImGui frame and ``end_frame`` after the panels, where finished edits
 Shortcuts follow Blender: Ctrl+Z / Ctrl+Shift+Z (or Ctrl+Y) undo / redo, Ctrl+C / Ctrl+V /
 Ctrl+Shift+V copy, paste and paste flipped, Alt+R / Alt+G clear rotation / location of the
 selected bones (all bones when none is selected), Ctrl+S / Ctrl+Shift+S / Ctrl+O save, save as and
-open a pose, Ctrl+Q quit.
+open a pose, Ctrl+Shift+O open a rig (also File > Open Recent, or a file dropped on the window),
+Ctrl+Q quit.
 """
 import os
 from dataclasses import dataclass
@@ -14,10 +15,13 @@ import numpy as np
 from imgui_bundle import imgui
 from pyglet.window import key
 
+from rig.formats import open_rig
 from rig.jsonfields import FileFormatError
 from rig.pose_ops import clear_channels, mirror_pose
 from rig.rigfile import load_pose, pose_from_dict, pose_to_dict, save_pose
-from ui.files import FileAsker, native_dialogs_available
+from ui.files import RIG_FILTERS, FileAsker, native_dialogs_available
+from ui.recent import RecentFiles
+from ui.state import AppState
 
 MODIFIER_MASK = key.MOD_CTRL | key.MOD_SHIFT | key.MOD_ALT
 
@@ -39,6 +43,7 @@ class Command:
 
 CTRL, SHIFT, ALT = key.MOD_CTRL, key.MOD_SHIFT, key.MOD_ALT
 COMMANDS = (
+    Command("Open rig...", "open_rig", ((key.O, CTRL | SHIFT),), "File"),
     Command("Open pose...", "open_pose", ((key.O, CTRL),), "File"),
     Command("Save pose", "save_pose", ((key.S, CTRL),), "File"),
     Command("Save pose as...", "save_pose_as", ((key.S, CTRL | SHIFT),), "File"),
@@ -70,6 +75,7 @@ class Editor:
         self.quit_requested = False
         self.autosaver = None  # an ui.autosave.Autosaver in interactive sessions
         self.recovery = None  # an ui.recovery.RecoveryOffer while one awaits an answer
+        self.recent = RecentFiles()
 
     @property
     def state(self):
@@ -117,6 +123,15 @@ class Editor:
             if command.menu == menu and imgui.menu_item(command.label, command.shortcut_text(), False,
                                                         enabled.get(command.method, True))[0]:
                 self.run(command)
+            if command.method == "open_rig":
+                self._recent_menu()
+
+    def _recent_menu(self):
+        if imgui.begin_menu("Open Recent", bool(self.recent.paths)):
+            for path in list(self.recent.paths):
+                if imgui.menu_item(path, "", False)[0] and self.state.drag is None:
+                    self.load_rig(path)
+            imgui.end_menu()
 
     def end_frame(self):
         """Record finished edits as an undo step: not while a viewport drag or a widget is held."""
@@ -207,6 +222,27 @@ class Editor:
 
     def open_pose(self):
         self.files.ask("Open pose", False, self._default_path(), self.read_pose)
+
+    def load_rig(self, path):
+        """Replace the scene with the rig file at ``path`` (fresh pose, camera framing and undo
+        history); a file that does not read leaves the scene as it was and says why."""
+        try:
+            document = open_rig(path)
+        except (FileFormatError, OSError) as error:
+            self.state.message = str(error)
+            return False
+        old = self.state
+        state = AppState.for_rig(document.rig, str(path), document.pose, self.app.window.width / self.app.window.height,
+                                 document.mesh)
+        state.deterministic = old.deterministic
+        self.app.state = state
+        self.pose_path = ""
+        recent_error = self.recent.add(path)
+        state.message = "; ".join([f"Opened {path}"] + document.warnings + ([recent_error] if recent_error else []))
+        return True
+
+    def open_rig(self):
+        self.files.ask("Open rig", False, self.state.rig_path, self.load_rig, RIG_FILTERS)
 
     def quit(self):
         self.quit_requested = True

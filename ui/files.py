@@ -12,6 +12,7 @@ from imgui_bundle import imgui, portable_file_dialogs
 
 DIALOG_PROGRAMS = ("zenity", "kdialog", "qarma", "matedialog")
 POSE_FILTERS = ["Pose files (*.json)", "*.json", "All files", "*"]
+RIG_FILTERS = ["Rig files (*.json *.bvh *.gltf *.glb)", "*.json *.bvh *.gltf *.glb", "All files", "*"]
 
 
 def native_dialogs_available():
@@ -34,13 +35,13 @@ class FileAsker:
     def active(self):
         return self.pending is not None
 
-    def ask(self, title, saving, default_path, on_done):
+    def ask(self, title, saving, default_path, on_done, filters=POSE_FILTERS):
         self.pending = (title, saving, on_done)
         self.path = default_path
         self.opened = False
         if self.native:
             kind = portable_file_dialogs.save_file if saving else portable_file_dialogs.open_file
-            self.dialog = kind(title, default_path, POSE_FILTERS)
+            self.dialog = kind(title, default_path, filters)
 
     def _finish(self, path):
         on_done = self.pending[2]

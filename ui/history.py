@@ -5,6 +5,8 @@ of every frame in which no viewport drag is running and no panel widget is held,
 handle or of a slider over many frames becomes one step. Snapshots are deep copies and
 ``restore`` puts them back bit for bit (no re-solve: the stored pose is the solved one).
 The camera and the selection are views, not edits, and are not recorded (as in Blender).
+A step may also swap the rig itself (automatic IK set-up adds bones): snapshots keep a reference
+to their rig, whose skeleton is never edited in place, so undo puts the earlier rig back.
 """
 import copy
 from dataclasses import dataclass
@@ -16,7 +18,8 @@ HISTORY_LIMIT = 256
 
 @dataclass
 class Snapshot:
-    """Copies of the pose and of every rig setting a panel can change."""
+    """Copies of the pose and of every rig setting a panel can change, and the rig they belong to."""
+    rig: object
     pose: Pose
     ik: list
     copy_rotation: list
@@ -26,23 +29,34 @@ class Snapshot:
     @classmethod
     def of(cls, state):
         rig = state.rig
-        return cls(state.pose.copy(), copy.deepcopy(rig.ik), copy.deepcopy(rig.copy_rotation),
+        return cls(rig, state.pose.copy(), copy.deepcopy(rig.ik), copy.deepcopy(rig.copy_rotation),
                    copy.deepcopy(rig.bone_ik), copy.deepcopy(rig.solver))
 
     def matches(self, state):
         """Whether ``state`` still holds exactly this snapshot's values (no copies made)."""
         rig = state.rig
-        return (self.pose == state.pose and self.ik == rig.ik and self.copy_rotation == rig.copy_rotation
+        return (self.rig is rig and self.pose == state.pose and self.ik == rig.ik and self.copy_rotation == rig.copy_rotation
                 and self.bone_ik == rig.bone_ik and self.solver == rig.solver)
 
     def restore(self, state):
         """Put the snapshot's values (fresh copies, so later edits cannot reach the history) into
-        ``state`` and recompute the world matrices by FK."""
+        ``state`` and recompute the world matrices by FK; a different rig comes back with it,
+        and the view forgets bones that rig lacks."""
+        if state.rig is not self.rig:
+            state.rig = self.rig
+            _forget_missing_bones(state.view, set(self.rig.skeleton.names))
         rig = state.rig
         state.pose = self.pose.copy()
         rig.ik, rig.copy_rotation = copy.deepcopy(self.ik), copy.deepcopy(self.copy_rotation)
         rig.bone_ik, rig.solver = copy.deepcopy(self.bone_ik), copy.deepcopy(self.solver)
         state.world = world_matrices(rig.skeleton, state.pose)
+
+
+def _forget_missing_bones(view, names):
+    view.selected &= names
+    view.active_chain &= names
+    view.active = view.active if view.active in names else None
+    view.hovered = view.hovered if view.hovered in names else None
 
 
 class History:

@@ -7,6 +7,7 @@ import math
 from imgui_bundle import imgui
 
 from rig.constraints import SOLVE_MODES, SOLVER_TYPES, IKConstraint
+from ui.auto_setup import apply_auto_setup, current_setup, limbs_to_set_up, should_offer, show_auto_setup
 from ui.navigation import frame_bones
 
 AXES = "XYZ"
@@ -272,6 +273,33 @@ def stats_panel(state):
     _help("Per chain: solver, iterations, residual error in metres.")
 
 
+def auto_setup_panel(state):
+    """What automatic IK set-up recognises (role -> bones) and a button to apply it; returns
+    whether it changed the rig (it solves the new rig itself)."""
+    setup = current_setup(state)
+    report = setup.report
+    if not report.roles:
+        imgui.text_disabled("no limbs recognised")
+        return False
+    for role, bones in report.roles.items():
+        how = report.found_by.get(role)
+        imgui.text(f"{role}: {', '.join(bones)}" + (f"  ({how})" if how else ""))
+    for warning in report.warnings:
+        imgui.text_disabled(warning)
+    if setup.applied:
+        imgui.text_disabled(f"created {', '.join(report.created)}")
+    pending = limbs_to_set_up(state)
+    label = "Set up IK automatically" if not setup.applied else "Re-run set-up"
+    if not pending:
+        imgui.begin_disabled()
+    clicked = imgui.button(label)
+    if not pending:
+        imgui.end_disabled()
+    _help("Adds hand/foot IK handles, elbow/knee poles and IK constraints to the limbs above\n"
+          "that have no IK constraint yet. Undo (Ctrl+Z) takes it back.")
+    return bool(clicked and pending and apply_auto_setup(state))
+
+
 def main_panel(state):
     """The docked panels and the toolbar; returns whether the pose needs a new solve."""
     toolbar(state)
@@ -289,6 +317,10 @@ def main_panel(state):
         dirty |= ik_constraint_panel(state)
     if imgui.collapsing_header("Bone IK"):
         dirty |= bone_ik_panel(state)
+    if show_auto_setup(state):
+        offer = imgui.TreeNodeFlags_.default_open if should_offer(state) else 0
+        if imgui.collapsing_header("Auto IK setup", offer):
+            auto_setup_panel(state)
     if imgui.collapsing_header("Stats", imgui.TreeNodeFlags_.default_open):
         stats_panel(state)
     if state.message:

@@ -72,6 +72,7 @@ class AppState:
     auto_ik_length: int = 0
     mesh: object = None  # the rig's rig.skinned_mesh.SkinnedMesh, when its file had one
     history: History = None
+    auto_setup: object = None  # ui.auto_setup.AutoSetup: what automatic IK set-up recognised
 
     def __post_init__(self):
         if self.history is None:

@@ -62,6 +62,12 @@ class PosekitWindow:
             return None
         return self.editor.on_key_press(symbol, modifiers)
 
+    def on_file_drop(self, x, y, paths):
+        """A file dropped on the window opens as a rig (the first, if several)."""
+        if paths and self.state.drag is None:
+            self.editor.load_rig(paths[0])
+        return True
+
     def on_draw(self):
         self.frame()
         self.frame_target.blit(self.ctx.screen)

@@ -1,0 +1,56 @@
+"""Automatic IK set-up in the app: a BVH opened without IK gets hand/foot handles that drag."""
+import numpy as np
+import pytest
+
+from tests.ui.conftest import Driver, humanoid_state, start_app
+from tests.ui.test_editing import drag_hand
+from ui.auto_setup import apply_auto_setup, should_offer, show_auto_setup
+from ui.autosave import STATE_DIR_ENV
+
+BVH = "tests/data/cmu_01_02_excerpt.bvh"
+
+
+@pytest.fixture
+def bvh_driver(posekit_window, tmp_path, monkeypatch):
+    monkeypatch.setenv(STATE_DIR_ENV, str(tmp_path / "state"))
+    start_app(posekit_window, humanoid_state())
+    assert posekit_window.editor.load_rig(BVH)
+    posekit_window.frame()
+    return Driver(posekit_window)
+
+
+def hand_tip(state):
+    skeleton = state.rig.skeleton
+    hand = skeleton.index[state.auto_setup.report.roles["arm.L"][2]]
+    return state.world[hand, :3, 3].copy()
+
+
+def test_set_up_then_dragging_the_hand_handle_moves_the_hand_and_undo_takes_it_back(bvh_driver):
+    state = bvh_driver.state
+    old_rig, joints_before = state.rig, state.world[:, :3, 3].copy()
+    assert should_offer(state) and show_auto_setup(state)
+    assert apply_auto_setup(state)
+    bvh_driver.frames(1)
+    assert {"hand_ik.L", "foot_ik.R", "elbow_pole.L"} <= set(state.rig.skeleton.names)
+    assert not should_offer(state) and show_auto_setup(state)
+    # Snapped handles: setting up does not move the figure.
+    np.testing.assert_allclose(state.world[:len(joints_before), :3, 3], joints_before, atol=1e-6)
+    hand = hand_tip(state)
+    lengths = state.rig.skeleton.lengths.copy()
+    drag_hand(bvh_driver)
+    moved = hand_tip(state)
+    assert np.linalg.norm(moved - hand) > 0.05
+    handle = state.world[state.rig.skeleton.index["hand_ik.L"], :3, 3]
+    np.testing.assert_allclose(moved, handle, atol=1e-3)  # the hand sits on its dragged handle
+    np.testing.assert_allclose(state.rig.skeleton.lengths, lengths)
+    bvh_driver.key("Z", ["ctrl"])  # the drag
+    bvh_driver.key("Z", ["ctrl"])  # the set-up
+    assert state.rig is old_rig and len(state.pose.rotations) == len(old_rig.skeleton)
+    np.testing.assert_allclose(state.world[:, :3, 3], joints_before, atol=1e-6)
+    bvh_driver.key("Z", ["ctrl", "shift"])
+    assert "hand_ik.L" in state.rig.skeleton.names
+
+
+def test_nothing_is_offered_for_a_rig_that_has_its_ik():
+    state = humanoid_state()
+    assert not should_offer(state) and not show_auto_setup(state)

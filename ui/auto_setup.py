@@ -1,0 +1,57 @@
+"""Automatic IK set-up from the app: what ``rig.autorig`` recognises in the open rig, and
+applying its set-up (hand/foot IK handles, elbow/knee poles, constraints) as one undo step.
+
+The recognition is cached on the state per skeleton (the skeleton object changes only when the
+rig is replaced), so the panel can show it every frame for free.
+"""
+from dataclasses import dataclass
+
+from rig.autorig import AutoRigReport, auto_rig, recognise
+
+
+@dataclass
+class AutoSetup:
+    """``report`` describes ``skeleton``; ``applied``: it came from a set-up (lists created bones)."""
+    skeleton: object
+    report: AutoRigReport
+    applied: bool = False
+
+
+def current_setup(state):
+    """The AutoSetup for the state's rig, recognising it when the skeleton is new."""
+    setup = state.auto_setup
+    if setup is None or setup.skeleton is not state.rig.skeleton:
+        setup = state.auto_setup = AutoSetup(state.rig.skeleton, recognise(state.rig.skeleton))
+    return setup
+
+
+def limbs_to_set_up(state):
+    """Roles of recognised limbs whose lower bone has no IK constraint yet."""
+    constrained = {c.bone for c in state.rig.ik}
+    report = current_setup(state).report
+    return [role for role in report.roles if role.split(".")[0] in ("arm", "leg")
+            and report.roles[role][1] not in constrained]
+
+
+def should_offer(state):
+    """Offer the set-up unprompted: the rig has no IK at all and limbs were recognised."""
+    return not state.rig.ik and bool(limbs_to_set_up(state))
+
+
+def show_auto_setup(state):
+    """Whether the panel has something to say: limbs to set up, or a set-up made on this rig."""
+    return current_setup(state).applied or bool(limbs_to_set_up(state))
+
+
+def apply_auto_setup(state):
+    """Replace the rig by ``auto_rig``'s (the pose kept, handles snapped onto it) and re-solve;
+    the frame's end records it as an undo step. Returns whether anything was set up."""
+    rig, report, pose = auto_rig(state.rig, state.pose)
+    if not report.created:
+        state.message = "Automatic IK set-up: nothing to add. " + "; ".join(report.warnings)
+        return False
+    state.rig, state.pose = rig, pose
+    state.auto_setup = AutoSetup(rig.skeleton, report, applied=True)
+    state.resolve()
+    state.message = "; ".join([f"IK set up for {', '.join(report.handles)}"] + report.warnings)
+    return True
