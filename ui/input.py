@@ -113,9 +113,9 @@ class ViewportInput:
         elif symbol in (key.PAGEUP, key.PAGEDOWN) and ctrl:
             viewport.change_auto_ik_length(state, 1 if symbol == key.PAGEUP else -1)
         elif symbol == key.F and state.drag is None:
-            navigation.frame_bones(state, width / height, state.view.selected)
+            navigation.frame_bones(state, width, height, state.view.selected)
         elif symbol == key.HOME and state.drag is None:
-            navigation.frame_bones(state, width / height)
+            navigation.frame_bones(state, width, height)
         elif symbol == key.R and not ctrl and not modifiers & key.MOD_ALT:  # Alt+R clears rotations
             viewport.begin_rotate(state, *self.pointer, width, height)
         elif symbol in (key.ENTER, key.NUM_ENTER) and state.drag is not None and state.drag.kind == "rotate":

@@ -238,7 +238,7 @@ def view_panel(state):
     imgui.same_line()
     if imgui.button("Frame (F)"):
         size = imgui.get_io().display_size
-        frame_bones(state, size.x / max(size.y, 1.0), view.selected)
+        frame_bones(state, size.x, max(size.y, 1.0), view.selected)
 
 
 def toolbar(state):
@@ -254,7 +254,9 @@ def toolbar(state):
     imgui.text_disabled(f"chain length {state.auto_ik_length}")
     imgui.same_line()
     imgui.text_disabled("|  R rotates the active bone")
+    bottom = imgui.get_io().display_size.y - imgui.get_window_pos().y
     imgui.end()
+    return bottom
 
 
 def stats_panel(state):
@@ -274,9 +276,10 @@ def stats_panel(state):
 
 def main_panel(state):
     """The docked panels and the toolbar; returns whether the pose needs a new solve."""
-    toolbar(state)
+    bottom = toolbar(state)
     size = imgui.get_io().display_size
-    top = imgui.get_frame_height() + MARGIN  # below the main menu bar (its work area starts a frame late)
+    menu_bar = imgui.get_frame_height()
+    top = menu_bar + MARGIN  # below the main menu bar (its work area starts a frame late)
     imgui.set_next_window_pos(imgui.ImVec2(MARGIN, top), imgui.Cond_.always)
     # Tall content scrolls rather than running under the toolbar at the bottom.
     imgui.set_next_window_size_constraints(imgui.ImVec2(0.0, 0.0),
@@ -293,6 +296,7 @@ def main_panel(state):
         stats_panel(state)
     if state.message:
         _wrapped(state.message)
+    left = imgui.get_window_pos().x + imgui.get_window_size().x
     imgui.end()
     imgui.set_next_window_pos(imgui.ImVec2(size.x - MARGIN, top), imgui.Cond_.always, imgui.ImVec2(1.0, 0.0))
     imgui.begin("Scene", None, DOCKED)
@@ -300,5 +304,7 @@ def main_panel(state):
         view_panel(state)
     if imgui.collapsing_header("Outliner", imgui.TreeNodeFlags_.default_open):
         outliner_panel(state)
+    right = size.x - imgui.get_window_pos().x
     imgui.end()
+    state.view_insets = (left, menu_bar, right, bottom)  # what framing leaves free
     return dirty

@@ -13,6 +13,10 @@ from ui.history import History
 
 
 DRAG_KINDS = ("translate", "auto_ik", "rotate")
+DEFAULT_INSETS = (304.0, 19.0, 234.0, 43.0)
+"""Window pixels the docked panels cover at the (left, top, right, bottom) edges, as measured at
+the default font; the panels measure themselves every frame after the first."""
+MIN_FREE_FRACTION = 0.25  # narrower free space than this: frame into the whole window instead
 
 
 @dataclass
@@ -72,23 +76,37 @@ class AppState:
     auto_ik_length: int = 0
     mesh: object = None  # the rig's rig.skinned_mesh.SkinnedMesh, when its file had one
     history: History = None
+    view_insets: tuple = DEFAULT_INSETS
 
     def __post_init__(self):
         if self.history is None:
             self.history = History(self)
 
     @classmethod
-    def for_rig(cls, rig, rig_path, pose=None, aspect=16 / 9, mesh=None):
+    def for_rig(cls, rig, rig_path, pose=None, aspect=16 / 9, mesh=None, size=None):
         """State for a freshly opened rig (and its skinned mesh), solved once and framed for a
-        view of ``aspect``."""
+        view of ``aspect``, or with ``size`` (width, height pixels) into the part of that window
+        the panels leave free."""
         state = cls(rig, rig_path, pose if pose is not None else Pose.rest(len(rig.skeleton)), OrbitCamera(),
                     mesh=mesh)
         state.resolve()
         heads, tails = heads_tails(rig.skeleton, state.world)
         points = [heads, tails] if mesh is None else [heads, tails, mesh.skinned_positions(state.world)]
-        state.camera.frame_points(np.vstack(points), aspect=aspect)
+        if size is None:
+            state.camera.frame_points(np.vstack(points), aspect=aspect)
+        else:
+            state.camera.frame_points(np.vstack(points), aspect=size[0] / size[1], rect=state.free_rect(*size))
         state.history.reset(state)  # the solved pose is where undo stops
         return state
+
+    def free_rect(self, width, height):
+        """The viewport part no panel covers, as (left, top, right, bottom) fractions of the
+        window for ``OrbitCamera.frame_points``; None (the whole window) when too little is free."""
+        left, top, right, bottom = self.view_insets
+        rect = (left / width, top / height, 1.0 - right / width, 1.0 - bottom / height)
+        if min(rect[2] - rect[0], rect[3] - rect[1]) < MIN_FREE_FRACTION:
+            return None
+        return rect
 
     def resolve(self):
         """Evaluate constraints on the current channels (called once per frame when dirty),
