@@ -8,6 +8,7 @@ from imgui_bundle import imgui
 
 from rig.constraints import SOLVE_MODES, SOLVER_TYPES, IKConstraint
 from ui.navigation import frame_bones
+from ui.state import GIZMO_MODES
 
 AXES = "XYZ"
 DOCKED = imgui.WindowFlags_.always_auto_resize | imgui.WindowFlags_.no_move
@@ -241,6 +242,19 @@ def view_panel(state):
         frame_bones(state, size.x, max(size.y, 1.0), view.selected)
 
 
+GIZMO_LABELS = dict(zip(GIZMO_MODES, ("Select", "Move", "Rotate")))
+
+
+def _gizmo_choice(state):
+    """Blender's tool choice as a gizmo: none, move the selected handle, rotate the active bone."""
+    for mode, label in GIZMO_LABELS.items():
+        if imgui.radio_button(label, state.gizmo.mode == mode) and state.drag is None:
+            state.gizmo.mode = mode
+        imgui.same_line()
+    _help("Move: a gizmo on the selected IK handle or pole target.\nRotate: a gizmo on the active bone.\n"
+          "Escape or a right click during a gizmo drag puts the pose back.")
+
+
 def toolbar(state):
     """The pose tools' options, as Blender's tool settings header: Auto IK and its chain length."""
     size = imgui.get_io().display_size
@@ -253,7 +267,9 @@ def toolbar(state):
     imgui.same_line()
     imgui.text_disabled(f"chain length {state.auto_ik_length}")
     imgui.same_line()
-    imgui.text_disabled("|  R rotates the active bone")
+    imgui.text_disabled("|  R rotates the active bone  |")
+    imgui.same_line()
+    _gizmo_choice(state)
     bottom = imgui.get_io().display_size.y - imgui.get_window_pos().y
     imgui.end()
     return bottom

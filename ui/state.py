@@ -12,7 +12,7 @@ from rig.pose import Pose, heads_tails
 from ui.history import History
 
 
-DRAG_KINDS = ("translate", "auto_ik", "rotate")
+DRAG_KINDS = ("translate", "auto_ik", "rotate", "gizmo")
 DEFAULT_INSETS = (304.0, 19.0, 234.0, 43.0)
 """Window pixels the docked panels cover at the (left, top, right, bottom) edges, as measured at
 the default font; the panels measure themselves every frame after the first."""
@@ -48,6 +48,20 @@ class DragState:
         return [(self.goal, self.target)] if self.goal is not None and self.target is not None else []
 
 
+GIZMO_MODES = ("none", "translate", "rotate")
+
+
+@dataclass
+class GizmoState:
+    """The viewport gizmo (Blender's move / rotate tool choice): ``mode`` is one of
+    ``GIZMO_MODES``; ``over`` says the pointer is on the gizmo (the viewport tools keep off);
+    ``drag`` is the DragState the gizmo's current press began, so after Escape or a right click
+    cancels it the gizmo ignores that press until the button comes up."""
+    mode: str = "none"
+    over: bool = False
+    drag: DragState | None = None
+
+
 @dataclass
 class Stats:
     frame_ms: float = 0.0
@@ -77,6 +91,7 @@ class AppState:
     mesh: object = None  # the rig's rig.skinned_mesh.SkinnedMesh, when its file had one
     history: History = None
     view_insets: tuple = DEFAULT_INSETS
+    gizmo: GizmoState = field(default_factory=GizmoState)
 
     def __post_init__(self):
         if self.history is None:
