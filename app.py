@@ -94,7 +94,7 @@ def load_state(args):
     except FileFormatError as error:
         raise UsageError(str(error)) from None
     width, height = args.size
-    return AppState.for_rig(rig, args.rig, pose, aspect=width / height, mesh=document.mesh)
+    return AppState.for_rig(rig, args.rig, pose, mesh=document.mesh, size=(width, height))
 
 
 def solve_command(argv):

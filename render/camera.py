@@ -46,7 +46,10 @@ class OrbitCamera:
 
     ``fov_y`` is the vertical field of view of the perspective projection; with ``orthographic``
     on, ``ortho_scale`` is the visible height in metres. ``near``/``far`` are the perspective clip
-    distances; the orthographic volume spans ``[-far, far]`` around the eye.
+    distances; the orthographic volume spans ``[-far, far]`` around the eye. ``shift`` (2,) is a
+    lens shift in NDC units: the target shows at NDC ``shift`` instead of the window centre (an
+    off-axis projection, Blender's camera shift), so framing can fill the part of the window that
+    panels leave free while orbiting and zooming still pivot about the target.
     """
     target: np.ndarray = field(default_factory=lambda: np.zeros(3))
     distance: float = 4.0
@@ -57,9 +60,11 @@ class OrbitCamera:
     ortho_scale: float = 2.0
     near: float = 0.01
     far: float = 200.0
+    shift: np.ndarray = field(default_factory=lambda: np.zeros(2))
 
     def __post_init__(self):
         self.target = np.asarray(self.target, dtype=float).copy()
+        self.shift = np.asarray(self.shift, dtype=float).copy()
 
     def rotation(self):
         """Camera-to-world rotation (3, 3): columns are the camera's right, up and back axes."""
@@ -84,12 +89,14 @@ class OrbitCamera:
             p[0, 0] = 1.0 / (half_h * aspect)
             p[1, 1] = 1.0 / half_h
             p[2, 2] = -1.0 / self.far
+            p[:2, 3] = self.shift
             p[3, 3] = 1.0
             return p
         f = 1.0 / np.tan(self.fov_y / 2.0)
         n, fa = self.near, self.far
         p[0, 0] = f / aspect
         p[1, 1] = f
+        p[:2, 2] = -self.shift  # clip w is -z: NDC moves by exactly ``shift`` at every depth
         p[2, 2] = (fa + n) / (n - fa)
         p[2, 3] = 2.0 * fa * n / (n - fa)
         p[3, 2] = -1.0
@@ -116,22 +123,30 @@ class OrbitCamera:
         else:
             self.distance = max(height / (2.0 * np.tan(self.fov_y / 2.0)), MIN_DISTANCE)
 
-    def frame_points(self, points, aspect=4.0 / 3.0, margin=1.2, passes=4):
-        """Centre ``points`` (N, 3) on screen and move back (perspective) or scale (orthographic)
-        until all of them fit a viewport of ``aspect`` with ``margin`` (> 1 leaves a border),
-        keeping yaw and pitch. Perspective re-centres on the projected bounds ``passes`` times,
-        since near points look larger than far ones."""
+    def frame_points(self, points, aspect=4.0 / 3.0, margin=1.2, passes=4, rect=None):
+        """Centre ``points`` (N, 3) in ``rect`` and move back (perspective) or scale (orthographic)
+        until all of them fit it with ``margin`` (> 1 leaves a border), keeping yaw and pitch.
+
+        ``rect`` is ``(left, top, right, bottom)`` as fractions of a window of ``aspect`` (top-left
+        origin, the whole window when None): the part of the window that panels leave free. It
+        sets ``shift`` so the target shows at the rectangle's centre. Perspective re-centres on
+        the projected bounds ``passes`` times, since near points look larger than far ones."""
         points = np.asarray(points, dtype=float).reshape(-1, 3)
+        left, top, right, bottom = (0.0, 0.0, 1.0, 1.0) if rect is None else rect
+        self.shift = np.array([left + right - 1.0, 1.0 - top - bottom])
+        half_x, half_y = max(right - left, 1e-3), max(bottom - top, 1e-3)  # NDC half-sizes
+        aspect = aspect * half_x / half_y  # the rectangle's own width / height
         self.target = (points.min(axis=0) + points.max(axis=0)) / 2.0
         r = self.rotation()
         if self.orthographic:
             local = (points - self.target) @ r  # camera-axis coordinates around the target
             lo, hi = local.min(axis=0), local.max(axis=0)
             self.target = self.target + r[:, :2] @ ((lo[:2] + hi[:2]) / 2.0)
-            self.ortho_scale = max(margin * max(hi[1] - lo[1], (hi[0] - lo[0]) / aspect), MIN_DISTANCE)
+            fit = max(margin * max(hi[1] - lo[1], (hi[0] - lo[0]) / aspect), MIN_DISTANCE)
+            self.ortho_scale = fit / half_y
             self.distance = max(float(np.linalg.norm(hi - lo)), 1.0)
             return
-        tan_y = np.tan(self.fov_y / 2.0)
+        tan_y = np.tan(self.fov_y / 2.0) * half_y
         for k in range(passes + 1):
             local = (points - self.target) @ r
             needed = local[:, 2] + margin * np.maximum(np.abs(local[:, 1]) / tan_y,

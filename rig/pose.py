@@ -3,7 +3,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from solvers.transforms import IDENTITY_QUAT, compose
+from solvers.transforms import IDENTITY_QUAT, compose, matrix3_to_quat
 
 
 @dataclass
@@ -77,3 +77,19 @@ def location_for_head(skeleton, pose, world, bone, point):
     in_parent = np.linalg.solve(parent_world, np.append(np.asarray(point, dtype=float), 1.0))[:3]
     rest = skeleton.rest_local[bone]
     return rest[:3, :3].T @ (in_parent - rest[:3, 3])
+
+
+def rest_basis(skeleton, world, bone):
+    """World rotation (3, 3) of ``bone`` with an identity pose rotation, its parent as in
+    ``world`` (parent scale removed): pose rotations act in this frame."""
+    parent = skeleton.parents[bone]
+    parent_world = world[parent, :3, :3] if parent >= 0 else np.eye(3)
+    return parent_world / np.linalg.norm(parent_world, axis=0) @ skeleton.rest_local[bone, :3, :3]
+
+
+def rotation_for_world(skeleton, world, bone, rotation):
+    """The pose rotation (x, y, z, w) that turns ``bone`` to the world orientation ``rotation``
+    (3, 3; column scale is ignored), its parent as in ``world``; the inverse of FK for one
+    rotation channel (what a rotate gizmo sets)."""
+    rotation = np.asarray(rotation, dtype=float)
+    return matrix3_to_quat(rest_basis(skeleton, world, bone).T @ (rotation / np.linalg.norm(rotation, axis=0)))

@@ -34,6 +34,10 @@ class ViewportInput:
         self.pointer = np.array([x, self.app.window.height - y], dtype=float)
         return self.pointer
 
+    def _mouse_taken(self):
+        """Whether the pointer belongs to a panel or to the gizmo, not to the viewport tools."""
+        return imgui.get_io().want_capture_mouse or self.state.gizmo.over
+
     def _ctrl(self):
         return self.keys[key.LCTRL] or self.keys[key.RCTRL]
 
@@ -42,7 +46,7 @@ class ViewportInput:
         drag = self.state.drag
         if drag is not None and drag.kind == "rotate":
             viewport.update_drag(self.state, x, y, *self._size())
-        elif imgui.get_io().want_capture_mouse:
+        elif self._mouse_taken():
             self.state.view.hovered = None
         else:
             update_hover(self.state, x, y, *self._size())
@@ -56,7 +60,7 @@ class ViewportInput:
             elif button == mouse.LEFT and state.drag.kind == "rotate":
                 viewport.end_drag(state)
             return
-        if imgui.get_io().want_capture_mouse:
+        if self._mouse_taken():
             return
         if button == mouse.MIDDLE or (button == mouse.LEFT and modifiers & key.MOD_ALT):
             self.navigating = "pan" if modifiers & key.MOD_SHIFT else "orbit"
@@ -74,7 +78,7 @@ class ViewportInput:
             state.camera.orbit(dx, -dy)
         elif self.navigating == "pan":
             state.camera.pan(dx, -dy, self.app.window.height)
-        elif state.drag is not None and (buttons & mouse.LEFT or state.drag.kind == "rotate"):
+        elif state.drag is not None and state.drag.kind != "gizmo" and (buttons & mouse.LEFT or state.drag.kind == "rotate"):
             viewport.update_drag(state, x, y, *self._size())
 
     def on_mouse_release(self, x, y, button, modifiers):
@@ -113,9 +117,9 @@ class ViewportInput:
         elif symbol in (key.PAGEUP, key.PAGEDOWN) and ctrl:
             viewport.change_auto_ik_length(state, 1 if symbol == key.PAGEUP else -1)
         elif symbol == key.F and state.drag is None:
-            navigation.frame_bones(state, width / height, state.view.selected)
+            navigation.frame_bones(state, width, height, state.view.selected)
         elif symbol == key.HOME and state.drag is None:
-            navigation.frame_bones(state, width / height)
+            navigation.frame_bones(state, width, height)
         elif symbol == key.R and not ctrl and not modifiers & key.MOD_ALT:  # Alt+R clears rotations
             viewport.begin_rotate(state, *self.pointer, width, height)
         elif symbol in (key.ENTER, key.NUM_ENTER) and state.drag is not None and state.drag.kind == "rotate":

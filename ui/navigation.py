@@ -14,9 +14,11 @@ def view_for_key(symbol, ctrl):
     return None if views is None else views[1 if ctrl else 0]
 
 
-def frame_bones(state, aspect, names=None):
-    """Fit the camera to bones ``names`` (every bone when empty or None), keeping the view angle."""
+def frame_bones(state, width, height, names=None):
+    """Fit the camera to bones ``names`` (every bone when empty or None) in the part of the
+    ``width`` x ``height`` window the panels leave free, keeping the view angle."""
     skeleton = state.rig.skeleton
     index = [skeleton.index[n] for n in names] if names else list(range(len(skeleton)))
     heads, tails = heads_tails(skeleton, state.world)
-    state.camera.frame_points(np.vstack([heads[index], tails[index]]), aspect=aspect)
+    state.camera.frame_points(np.vstack([heads[index], tails[index]]), aspect=width / height,
+                              rect=state.free_rect(width, height))

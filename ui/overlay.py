@@ -36,6 +36,8 @@ def tool_text(state, pointer):
     drag = state.drag
     if drag is None or drag.kind == "translate":
         return None
+    if drag.kind == "gizmo":
+        return "Esc/right click cancels"
     if drag.kind == "auto_ik":
         return (f"Auto IK length: {state.auto_ik_length}  ({drag.goal.chain_count} bones)"
                 "   Ctrl+wheel / Ctrl+PgUp/PgDn")

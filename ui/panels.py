@@ -9,6 +9,7 @@ from imgui_bundle import imgui
 from rig.constraints import SOLVE_MODES, SOLVER_TYPES, IKConstraint
 from ui.auto_setup import apply_auto_setup, current_setup, limbs_to_set_up, should_offer, show_auto_setup
 from ui.navigation import frame_bones
+from ui.state import GIZMO_MODES
 
 AXES = "XYZ"
 DOCKED = imgui.WindowFlags_.always_auto_resize | imgui.WindowFlags_.no_move
@@ -239,7 +240,20 @@ def view_panel(state):
     imgui.same_line()
     if imgui.button("Frame (F)"):
         size = imgui.get_io().display_size
-        frame_bones(state, size.x / max(size.y, 1.0), view.selected)
+        frame_bones(state, size.x, max(size.y, 1.0), view.selected)
+
+
+GIZMO_LABELS = dict(zip(GIZMO_MODES, ("Select", "Move", "Rotate")))
+
+
+def _gizmo_choice(state):
+    """Blender's tool choice as a gizmo: none, move the selected handle, rotate the active bone."""
+    for mode, label in GIZMO_LABELS.items():
+        if imgui.radio_button(label, state.gizmo.mode == mode) and state.drag is None:
+            state.gizmo.mode = mode
+        imgui.same_line()
+    _help("Move: a gizmo on the selected IK handle or pole target.\nRotate: a gizmo on the active bone.\n"
+          "Escape or a right click during a gizmo drag puts the pose back.")
 
 
 def toolbar(state):
@@ -254,8 +268,12 @@ def toolbar(state):
     imgui.same_line()
     imgui.text_disabled(f"chain length {state.auto_ik_length}")
     imgui.same_line()
-    imgui.text_disabled("|  R rotates the active bone")
+    imgui.text_disabled("|  R rotates the active bone  |")
+    imgui.same_line()
+    _gizmo_choice(state)
+    bottom = imgui.get_io().display_size.y - imgui.get_window_pos().y
     imgui.end()
+    return bottom
 
 
 def stats_panel(state):
@@ -302,9 +320,10 @@ def auto_setup_panel(state):
 
 def main_panel(state):
     """The docked panels and the toolbar; returns whether the pose needs a new solve."""
-    toolbar(state)
+    bottom = toolbar(state)
     size = imgui.get_io().display_size
-    top = imgui.get_frame_height() + MARGIN  # below the main menu bar (its work area starts a frame late)
+    menu_bar = imgui.get_frame_height()
+    top = menu_bar + MARGIN  # below the main menu bar (its work area starts a frame late)
     imgui.set_next_window_pos(imgui.ImVec2(MARGIN, top), imgui.Cond_.always)
     # Tall content scrolls rather than running under the toolbar at the bottom.
     imgui.set_next_window_size_constraints(imgui.ImVec2(0.0, 0.0),
@@ -325,6 +344,7 @@ def main_panel(state):
         stats_panel(state)
     if state.message:
         _wrapped(state.message)
+    left = imgui.get_window_pos().x + imgui.get_window_size().x
     imgui.end()
     imgui.set_next_window_pos(imgui.ImVec2(size.x - MARGIN, top), imgui.Cond_.always, imgui.ImVec2(1.0, 0.0))
     imgui.begin("Scene", None, DOCKED)
@@ -332,5 +352,7 @@ def main_panel(state):
         view_panel(state)
     if imgui.collapsing_header("Outliner", imgui.TreeNodeFlags_.default_open):
         outliner_panel(state)
+    right = size.x - imgui.get_window_pos().x
     imgui.end()
+    state.view_insets = (left, menu_bar, right, bottom)  # what framing leaves free
     return dirty

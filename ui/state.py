@@ -12,7 +12,11 @@ from rig.pose import Pose, heads_tails
 from ui.history import History
 
 
-DRAG_KINDS = ("translate", "auto_ik", "rotate")
+DRAG_KINDS = ("translate", "auto_ik", "rotate", "gizmo")
+DEFAULT_INSETS = (304.0, 19.0, 234.0, 43.0)
+"""Window pixels the docked panels cover at the (left, top, right, bottom) edges, as measured at
+the default font; the panels measure themselves every frame after the first."""
+MIN_FREE_FRACTION = 0.25  # narrower free space than this: frame into the whole window instead
 
 
 @dataclass
@@ -44,6 +48,20 @@ class DragState:
         return [(self.goal, self.target)] if self.goal is not None and self.target is not None else []
 
 
+GIZMO_MODES = ("none", "translate", "rotate")
+
+
+@dataclass
+class GizmoState:
+    """The viewport gizmo (Blender's move / rotate tool choice): ``mode`` is one of
+    ``GIZMO_MODES``; ``over`` says the pointer is on the gizmo (the viewport tools keep off);
+    ``drag`` is the DragState the gizmo's current press began, so after Escape or a right click
+    cancels it the gizmo ignores that press until the button comes up."""
+    mode: str = "none"
+    over: bool = False
+    drag: DragState | None = None
+
+
 @dataclass
 class Stats:
     frame_ms: float = 0.0
@@ -73,23 +91,38 @@ class AppState:
     mesh: object = None  # the rig's rig.skinned_mesh.SkinnedMesh, when its file had one
     history: History = None
     auto_setup: object = None  # ui.auto_setup.AutoSetup: what automatic IK set-up recognised
+    view_insets: tuple = DEFAULT_INSETS
+    gizmo: GizmoState = field(default_factory=GizmoState)
 
     def __post_init__(self):
         if self.history is None:
             self.history = History(self)
 
     @classmethod
-    def for_rig(cls, rig, rig_path, pose=None, aspect=16 / 9, mesh=None):
+    def for_rig(cls, rig, rig_path, pose=None, aspect=16 / 9, mesh=None, size=None):
         """State for a freshly opened rig (and its skinned mesh), solved once and framed for a
-        view of ``aspect``."""
+        view of ``aspect``, or with ``size`` (width, height pixels) into the part of that window
+        the panels leave free."""
         state = cls(rig, rig_path, pose if pose is not None else Pose.rest(len(rig.skeleton)), OrbitCamera(),
                     mesh=mesh)
         state.resolve()
         heads, tails = heads_tails(rig.skeleton, state.world)
         points = [heads, tails] if mesh is None else [heads, tails, mesh.skinned_positions(state.world)]
-        state.camera.frame_points(np.vstack(points), aspect=aspect)
+        if size is None:
+            state.camera.frame_points(np.vstack(points), aspect=aspect)
+        else:
+            state.camera.frame_points(np.vstack(points), aspect=size[0] / size[1], rect=state.free_rect(*size))
         state.history.reset(state)  # the solved pose is where undo stops
         return state
+
+    def free_rect(self, width, height):
+        """The viewport part no panel covers, as (left, top, right, bottom) fractions of the
+        window for ``OrbitCamera.frame_points``; None (the whole window) when too little is free."""
+        left, top, right, bottom = self.view_insets
+        rect = (left / width, top / height, 1.0 - right / width, 1.0 - bottom / height)
+        if min(rect[2] - rect[0], rect[3] - rect[1]) < MIN_FREE_FRACTION:
+            return None
+        return rect
 
     def resolve(self):
         """Evaluate constraints on the current channels (called once per frame when dirty),

@@ -9,7 +9,7 @@ import time
 
 import numpy as np
 
-from rig.pose import location_for_head
+from rig.pose import location_for_head, rest_basis, rotation_for_world
 from solvers.transforms import normalize, quat_from_axis_angle, quat_mul
 from ui import autoik
 from ui.state import DragState
@@ -90,9 +90,23 @@ def update_drag(state, x, y, width, height):
     if drag.kind == "auto_ik":
         drag.target = point
         state.pose = drag.pose_before.copy()  # Blender re-solves from the start each step
+        _solve(state)
     else:
-        bone = state.rig.skeleton.index[drag.bone]
-        state.pose.locations[bone] = location_for_head(state.rig.skeleton, state.pose, state.world, bone, point)
+        move_head(state, drag.bone, point)
+
+
+def move_head(state, name, point):
+    """Put bone ``name``'s head at world ``point`` through its location channel and solve."""
+    bone = state.rig.skeleton.index[name]
+    state.pose.locations[bone] = location_for_head(state.rig.skeleton, state.pose, state.world, bone, point)
+    _solve(state)
+
+
+def turn_to(state, name, rotation):
+    """Give bone ``name`` the world orientation ``rotation`` (3, 3) through its rotation channel
+    and solve."""
+    bone = state.rig.skeleton.index[name]
+    state.pose.rotations[bone] = rotation_for_world(state.rig.skeleton, state.world, bone, rotation)
     _solve(state)
 
 
@@ -150,10 +164,7 @@ def _rotate_to(state, x, y):
     drag, skeleton = state.drag, state.rig.skeleton
     bone = skeleton.index[drag.bone]
     angle = rotation_angle(drag.pivot_px, drag.start_px, (x, y))
-    parent = skeleton.parents[bone]
-    parent_world = drag.world_before[parent, :3, :3] if parent >= 0 else np.eye(3)
-    basis = parent_world / np.linalg.norm(parent_world, axis=0) @ skeleton.rest_local[bone, :3, :3]
-    axis = basis.T @ state.camera.rotation()[:, 2]
+    axis = rest_basis(skeleton, drag.world_before, bone).T @ state.camera.rotation()[:, 2]
     pose = drag.pose_before.copy()
     pose.rotations[bone] = quat_mul(quat_from_axis_angle(axis, angle), drag.pose_before.rotations[bone])
     state.pose = pose

@@ -21,6 +21,7 @@ from render.capture import OffscreenTarget
 from render.context import context_for_window
 from render.rig_renderer import RigRenderer
 from ui.editor import Editor
+from ui.gizmo import gizmo_frame
 from ui.input import ViewportInput
 from ui.overlay import draw_overlay
 from ui.panels import main_panel
@@ -128,6 +129,7 @@ class PosekitWindow:
         self.editor.draw()
         if main_panel(self.state):
             self.state.resolve()
+        gizmo_frame(self.state, *imgui.get_io().display_size)
         self.state.view.active_chain = active_chain(self.state)
         draw_overlay(self.state, self.input.pointer, width, height)
         self.editor.end_frame()

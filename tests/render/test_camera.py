@@ -107,3 +107,37 @@ def test_named_views_place_the_eye():
     np.testing.assert_allclose(cam.eye(), [0, 2.0, 0], atol=1e-12)
     behind = cam.world_to_window([[0, 0, -1.0]], W, H)[0]
     assert behind[1] < H / 2  # looking down, -Z (the character's back) is at the top of the screen
+
+
+RECT = (0.3, 0.05, 0.75, 0.9)  # left, top, right, bottom: what docked panels leave free
+
+
+@pytest.mark.parametrize("cam", cameras())
+def test_frame_points_into_a_rectangle_fits_and_centres_them_there(cam):
+    cam.frame_points(POINTS, aspect=W / H, margin=1.1, rect=RECT)
+    pixels = cam.world_to_window(POINTS, W, H)
+    lo, hi = np.array(RECT[:2]) * [W, H], np.array(RECT[2:]) * [W, H]
+    assert (pixels >= lo - 1e-6).all() and (pixels <= hi + 1e-6).all()
+    reach = np.abs(pixels - (lo + hi) / 2) / ((hi - lo) / 2)
+    assert reach.max() > 0.6
+    np.testing.assert_allclose((pixels.min(axis=0) + pixels.max(axis=0)) / 2, (lo + hi) / 2, atol=2.0)
+    np.testing.assert_allclose(cam.world_to_window(cam.target, W, H)[0], (lo + hi) / 2, atol=1e-6)
+
+
+@pytest.mark.parametrize("cam", cameras())
+def test_shifted_projection_keeps_window_ray_and_projection_inverse(cam):
+    cam.frame_points(POINTS, aspect=W / H, rect=RECT)
+    assert np.abs(cam.shift).min() > 0.01
+    for point in POINTS:
+        origin, direction = cam.window_ray(*cam.world_to_window(point, W, H)[0], W, H)
+        np.testing.assert_allclose(origin + np.dot(point - origin, direction) * direction, point, atol=1e-7)
+    for x, y in [(0.5, 0.5), (320, 240), (600.25, 17.0)]:
+        origin, direction = cam.window_ray(x, y, W, H)
+        np.testing.assert_allclose(cam.world_to_window(origin + 2.0 * direction, W, H)[0], [x, y], atol=1e-6)
+
+
+def test_frame_points_without_rectangle_clears_the_shift():
+    cam = OrbitCamera()
+    cam.frame_points(POINTS, aspect=W / H, rect=RECT)
+    cam.frame_points(POINTS, aspect=W / H)
+    np.testing.assert_array_equal(cam.shift, [0.0, 0.0])

@@ -53,7 +53,7 @@ def plane_point_under(state, x, y, through):
 
 
 def humanoid_state():
-    state = AppState.for_rig(load_rig("assets/humanoid.json"), "assets/humanoid.json")
+    state = AppState.for_rig(load_rig("assets/humanoid.json"), "assets/humanoid.json", size=SIZE)
     state.deterministic = True
     return state
 

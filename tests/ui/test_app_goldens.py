@@ -40,13 +40,14 @@ def tail_state(solver):
     rig = load_rig("assets/tail.json")
     rig.solver.type = solver
     rig.ik[0].chain_count = SOLVER_CHAINS[solver]
-    state = AppState.for_rig(rig, "assets/tail.json", aspect=SIZE[0] / SIZE[1])
+    state = AppState.for_rig(rig, "assets/tail.json", size=SIZE)
     handle = rig.skeleton.index["tail_ik"]
     state.pose.locations[handle] = location_for_head(rig.skeleton, state.pose, state.world, handle, TAIL_TARGET)
     state.resolve()
     heads, tails = heads_tails(rig.skeleton, world_matrices(rig.skeleton, Pose.rest(len(rig.skeleton))))
     state.camera.set_view("three_quarter")
-    state.camera.frame_points(np.vstack([heads, tails, TAIL_TARGET]), aspect=SIZE[0] / SIZE[1])
+    state.camera.frame_points(np.vstack([heads, tails, TAIL_TARGET]), aspect=SIZE[0] / SIZE[1],
+                              rect=state.free_rect(*SIZE))
     state.deterministic = True
     return state
 

@@ -97,8 +97,53 @@ def test_f_frames_the_selected_bone(driver):
     i = state.rig.skeleton.index["shin.L"]
     ends = np.array([state.world[i, :3, 3], state.world[i, :3, 3] + state.world[i, :3, 1] * state.rig.skeleton.lengths[i]])
     pixels = state.camera.world_to_window(ends, *SIZE)
-    np.testing.assert_allclose(pixels.mean(axis=0), np.array(SIZE) / 2, atol=2.0)
-    assert np.ptp(pixels[:, 1]) > 0.5 * SIZE[1] or np.ptp(pixels[:, 0]) > 0.5 * SIZE[0]
+    lo, hi = free_box(state)
+    np.testing.assert_allclose(pixels.mean(axis=0), (lo + hi) / 2, atol=2.0)
+    assert np.ptp(pixels[:, 1]) > 0.5 * (hi - lo)[1]
+
+
+def free_box(state):
+    """Top-left and bottom-right pixels of the window part the panels leave free, as measured."""
+    left, top, right, bottom = state.view_insets
+    return np.array([left, top]), np.array([SIZE[0] - right, SIZE[1] - bottom])
+
+
+def bone_pixels(state):
+    heads = state.world[:, :3, 3]
+    tails = heads + state.world[:, :3, 1] * state.rig.skeleton.lengths[:, None]
+    return state.camera.world_to_window(np.vstack([heads, tails]), *SIZE)
+
+
+def assert_clear_of_panels(state):
+    lo, hi = free_box(state)
+    pixels = bone_pixels(state)
+    assert (pixels > lo).all() and (pixels < hi).all(), (lo, hi, pixels.min(axis=0), pixels.max(axis=0))
+
+
+def test_panels_measure_what_they_cover(driver):
+    """Framing on open uses the defaults; they must not leave less room than the real panels."""
+    from ui.state import DEFAULT_INSETS
+    insets = np.array(driver.state.view_insets)
+    assert (insets > [200, 15, 150, 25]).all()  # the Posekit, menu bar, Scene and toolbar
+    assert (insets <= np.array(DEFAULT_INSETS) + 1.0).all()
+
+
+def test_opening_frames_every_bone_clear_of_the_panels(driver):
+    assert_clear_of_panels(driver.state)
+
+
+@pytest.mark.parametrize("symbol", [key.HOME, key.F])
+def test_home_and_f_frame_clear_of_the_panels(driver, symbol):
+    state = driver.state
+    driver.key(key.NUM_3)  # side view, then back to a three-quarter one: the framing is lost
+    state.camera.orbit(-80, -30)
+    state.camera.zoom(-6)
+    state.view.selected = set()
+    driver.key(symbol)
+    assert_clear_of_panels(state)
+    lo, hi = free_box(state)
+    pixels = bone_pixels(state)
+    np.testing.assert_allclose((pixels.min(axis=0) + pixels.max(axis=0)) / 2, (lo + hi) / 2, atol=3.0)
 
 
 def test_a_middle_drag_on_the_panel_does_not_orbit(driver):

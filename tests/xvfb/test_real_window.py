@@ -67,7 +67,7 @@ def test_dragging_the_hand_handle_in_a_real_window(display, tmp_path):
     try:
         window = xdotool(env, "search", "--sync", "--onlyvisible", "--name", "^Posekit$").split()[0]
         rig = load_rig(RIG)
-        state = AppState.for_rig(rig, RIG, aspect=SIZE[0] / SIZE[1])  # what the app shows at start
+        state = AppState.for_rig(rig, RIG, size=SIZE)  # what the app shows at start
         handle = state.world[rig.skeleton.index["hand_ik.L"], :3, 3]
         start = np.round(state.camera.world_to_window(handle[None], *SIZE)[0]).astype(int)
         end = start + (-60, -45)
