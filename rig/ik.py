@@ -49,10 +49,13 @@ class ChainReport:
 
 
 def goal_from_handles(rig, constraint, world):
-    """The constraint's goal read from its target and pole bones in ``world`` (N, 4, 4)."""
+    """The constraint's goal read from its target and pole bones in ``world`` (N, 4, 4); the
+    target's rotation counts when the constraint uses rotation or the rig's solver settings
+    turn target rotations on for every chain."""
     index = rig.skeleton.index
     target = world[index[constraint.target]]
-    rotation = matrix3_to_quat(target[:3, :3]) if constraint.use_rotation else None
+    use_rotation = constraint.use_rotation or rig.solver.use_target_rotations
+    rotation = matrix3_to_quat(target[:3, :3]) if use_rotation else None
     pole = world[index[constraint.pole_target], :3, 3] if constraint.pole_target else None
     return IKGoal(constraint, target[:3, 3].copy(), rotation, pole)
 

@@ -57,6 +57,9 @@ def solver_panel(state):
     changed, settings.mode = _combo("Start from", settings.mode, SOLVE_MODES)
     dirty |= changed
     _help("continuous: each solve starts from the current pose.\noriginal_pose: from the rest pose.")
+    changed, settings.use_target_rotations = imgui.checkbox("Target rotations", settings.use_target_rotations)
+    dirty |= changed
+    _help("Every chain's last bone also takes its target's rotation, as if each constraint had Rotation on.")
     return dirty
 
 

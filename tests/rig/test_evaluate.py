@@ -116,3 +116,23 @@ def test_a_goal_puts_its_bone_tip_on_the_point_and_the_rig_follows():
     foot = skel.index["foot.L"]
     np.testing.assert_allclose(world[foot, :3, 3], skel.rest_heads[foot], atol=1e-4)  # leg IK kept the foot
 
+
+
+def test_target_rotations_setting_turns_every_chain_end_to_its_handle():
+    rig = load_rig("assets/tail.json")
+    rig.solver.use_target_rotations = True
+    skel = rig.skeleton
+    pose = Pose.rest(len(skel))
+    _, world, _ = evaluate(rig, pose)
+    handle = skel.index["tail_ik"]
+    pose.rotations[handle] = [np.sin(0.3), 0.0, 0.0, np.cos(0.3)]
+    target = move_handle(rig, pose, world, "tail_ik", [0.2, -0.3, 0.2])
+    for _frame in range(4):
+        pose, world, reports = evaluate(rig, pose)
+    tip = skel.index["tail.012"]
+    np.testing.assert_allclose(world[tip, :3, :3], world[handle, :3, :3], atol=1e-9)
+    assert np.linalg.norm(heads_tails(skel, world)[1][tip] - target) < 1e-3
+    rig.solver.use_target_rotations = False  # off: the same pose re-solved leaves the end free
+    pose.rotations[skel.index["tail.001"]:tip + 1] = [0.0, 0.0, 0.0, 1.0]
+    _, free_world, _ = evaluate(rig, pose)
+    assert not np.allclose(free_world[tip, :3, :3], world[handle, :3, :3], atol=1e-3)
