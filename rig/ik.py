@@ -182,13 +182,13 @@ def _start(rig, pose, bones):
 
 
 def _solve_chain(rig, pose, world, goal):
+    """A lone chain with the solver its length and settings choose: (result, [ChainReport])."""
     chain = rig.ik_chain(goal.constraint)
     solver = choose_solver(goal.constraint, rig, len(chain))
     arrays = chain_arrays(rig.skeleton, pose, world, chain)
     result = CHAIN_SOLVERS[solver](rig, goal, arrays, _start(rig, pose, chain), chain)
-    _write(pose, chain, result.rotations, result.stretch, goal.constraint.influence)
-    return [ChainReport(goal.constraint.bone, solver, result.iterations, float(result.errors[0]), result.converged,
-                        int(result.at_limit.any(axis=1).sum()))]
+    return result, [ChainReport(goal.constraint.bone, solver, result.iterations, float(result.errors[0]),
+                                result.converged, int(result.at_limit.any(axis=1).sum()))]
 
 
 def _solve_tree(rig, pose, world, goals, bones):
@@ -203,11 +203,7 @@ def _solve_tree(rig, pose, world, goals, bones):
     plan = fabrik_plan(tree_arrays(rig.skeleton, pose, world, bones), effectors, bone_limits(rig, bones))
     result = solve_fabrik(plan, _start(rig, pose, bones), np.array([g.target for g in goals]), np.array(rotations),
                           max(_iterations(rig, g.constraint) for g in goals), rig.solver.tolerance)
-    # One influence for the shared bones: the strongest goal's, so a goal at full influence is met.
-    _write(pose, bones, result.rotations, result.stretch, max(g.constraint.influence for g in goals))
-    at_limit = int(result.at_limit.any(axis=1).sum())
-    return [ChainReport(g.constraint.bone, "fabrik", result.iterations, float(error), bool(error <= rig.solver.tolerance),
-                        at_limit) for g, error in zip(goals, result.errors)]
+    return result, _group_reports(rig, goals, [[effector] for effector in effectors], result, "fabrik")
 
 
 def _write(pose, bones, rotations, stretch, influence):
@@ -253,23 +249,23 @@ def _solve_jacobian(rig, pose, world, goals, bones, method):
     try:
         per_goal = [_jacobian_goals(rig, pose, g, position) for g in goals]
     except ValueError:  # a non-finite target: leave the pose as it is
-        return [ChainReport(g.constraint.bone, method, 0, float("inf"), False) for g in goals]
+        return None, [ChainReport(g.constraint.bone, method, 0, float("inf"), False) for g in goals]
     dofs = [None] * len(bones)
     for goal in goals:
         for bone in rig.ik_chain(goal.constraint):
             dofs[position[bone]] = _bone_dofs(rig, goal.constraint, bone)
     flat = [g for group in per_goal for g in group]
     if not flat:
-        return []
+        return None, []
     plan = dls_plan(tree_arrays(rig.skeleton, pose, world, bones), flat, dofs)
     result = solve_dls(plan, _start(rig, pose, bones), max(_iterations(rig, g.constraint) for g in goals),
                        rig.solver.tolerance, rig.solver.damping, method)
-    _write(pose, bones, result.rotations, result.stretch, max(g.constraint.influence for g in goals))
-    return _group_reports(rig, goals, per_goal, result, method)
+    return result, _group_reports(rig, goals, per_goal, result, method)
 
 
 def _group_reports(rig, goals, per_goal, result: SolveResult, solver):
-    """One ChainReport per constraint: its first goal's residual (position, or rotation)."""
+    """One ChainReport per constraint, ``per_goal`` holding the solver goals (or effectors) each
+    one added: its first goal's residual (position, or rotation)."""
     at_limit = int(result.at_limit.any(axis=1).sum())
     reports, k = [], 0
     for goal, own in zip(goals, per_goal):
@@ -283,14 +279,25 @@ def _group_reports(rig, goals, per_goal, result: SolveResult, solver):
 def solve_goals(rig, pose, world, goals, bones):
     """Solve one group of goals (their chains cover ``bones``) into ``pose`` in place; returns
     [ChainReport], one per goal. A group asks for a Jacobian solver when any of its
-    constraints (or the rig) does; otherwise a lone chain gets its own solver and a tree FABRIK."""
+    constraints (or the rig) does; otherwise a lone chain gets its own solver and a tree FABRIK.
+    The result blends with the pose by the group's strongest influence, so a goal at full
+    influence is met."""
     requested = [_requested(g.constraint, rig) for g in goals]
     jacobian = next((r for r in requested if r in JACOBIAN_SOLVERS), None)
     if jacobian is not None:
-        return _solve_jacobian(rig, pose, world, goals, bones, jacobian)
-    if len(goals) == 1:
-        return _solve_chain(rig, pose, world, goals[0])
-    return _solve_tree(rig, pose, world, goals, bones)
+        result, reports = _solve_jacobian(rig, pose, world, goals, bones, jacobian)
+    elif len(goals) == 1:
+        result, reports = _solve_chain(rig, pose, world, goals[0])
+    else:
+        result, reports = _solve_tree(rig, pose, world, goals, bones)
+    if result is not None:  # a lone chain's bones, ascending, are its chain root first
+        _write(pose, bones, result.rotations, result.stretch, _group_influence([g.constraint for g in goals]))
+    return reports
+
+
+def _group_influence(constraints):
+    """The influence a group of constraints blends with: its strongest member's."""
+    return max(c.influence for c in constraints)
 
 
 def solve_groups(rig, pose, world, constraints, goal_for):
@@ -301,7 +308,7 @@ def solve_groups(rig, pose, world, constraints, goal_for):
     reports, blended = [], []
     for members, bones in constraint_groups(rig, constraints):
         reports += solve_goals(rig, pose, world, [goal_for(c, world) for c in members], bones)
-        if max(c.influence for c in members) < 1.0:
+        if _group_influence(members) < 1.0:
             blended += bones
         update_world(rig.skeleton, pose, world, bones[:1])
     return reports, blended
