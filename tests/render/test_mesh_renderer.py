@@ -104,3 +104,18 @@ def test_mesh_renderer_frees_its_gpu_objects(ctx, character):
     assert mesh_renderer.vbo is not first_vbo and mesh_renderer.mesh is other
     mesh_renderer.release()
     assert mesh_renderer.vbo is None and mesh_renderer.joints is None
+
+
+BLENDER_CYLINDER = Path(__file__).resolve().parents[1] / "data" / "blender_io" / "03_skinned_cylinder.gltf"
+
+
+@pytest.mark.parametrize("pose_name", ["bind", "file"])
+def test_blender_exported_cylinder(ctx, renderer, pose_name):
+    """The skinned cylinder from Blender's glTF exporter, in its bind pose and bent as its nodes
+    hold it (see tests/rig/test_gltf_blender_io.py)."""
+    document = read_gltf(BLENDER_CYLINDER)
+    camera = OrbitCamera(yaw=1.2, pitch=np.radians(12.0))
+    camera.frame_points(document.mesh.positions, aspect=W / H, margin=1.1)
+    pose = Pose.rest(len(document.rig.skeleton)) if pose_name == "bind" else document.pose
+    image = render(ctx, renderer, document, camera, pose)
+    assert_matches_golden(image, f"blender_cylinder_{pose_name}")
