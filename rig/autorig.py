@@ -29,10 +29,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from rig.constraints import CopyRotationConstraint, IKConstraint
+from rig.ik import chain_arrays
 from rig.pose import Pose, location_for_head, world_matrices
 from rig.rig import Rig
 from rig.skeleton import Skeleton, bone_frame
 from solvers.transforms import matrix3_to_quat, normalize
+from solvers.two_bone import pole_facing
 
 LIMBS = (("arm", ("hand", "wrist"), "hand_ik", "elbow_pole"), ("leg", ("foot", "ankle"), "foot_ik", "knee_pole"))
 STRAIGHT_POLE = {"arm": np.array([0.0, 0.0, -1.0]), "leg": np.array([0.0, 0.0, 1.0])}
@@ -335,7 +337,7 @@ def snap_handles(rig, report, pose):
         pose.rotations[h] = matrix3_to_quat(local[:3, :3])
         pose.locations[h] = local[:3, 3]
         angle = next(c.pole_angle for c in rig.ik if c.pole_target == pole)
-        faces = world[upper, :3, 0] * np.cos(angle) + world[upper, :3, 2] * np.sin(angle)
+        faces = pole_facing(chain_arrays(skel, pose, world, [upper, lower]), pose.rotations[[upper, lower]], angle)
         reach = skel.lengths[upper] + skel.lengths[lower]
         # Where the solver's pole rule already holds for the pose, the solve leaves it as it is.
         point = _pole_point(root, mid, tip, faces, faces, POLE_DISTANCE * reach)

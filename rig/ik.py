@@ -16,7 +16,7 @@ import numpy as np
 from rig.constraints import IKConstraint
 from rig.pose import Pose, update_world
 from solvers.ccd import solve_ccd_chain
-from solvers.chain import Chain, SolveResult
+from solvers.chain import Chain, SolveResult, face_pole
 from solvers.dls import dls_plan, solve_dls
 from solvers.fabrik import Effector, fabrik_plan, solve_fabrik, solve_fabrik_chain
 from solvers.goals import BoneDofs, DistanceGoal, JointRotationGoal, PositionGoal, RotationGoal
@@ -161,6 +161,7 @@ def _iterations(rig, constraint):
     return min(constraint.iterations, rig.solver.iterations)
 
 
+ANALYTIC_SOLVERS = ("one_bone", "two_bone")  # they take the pole themselves
 CHAIN_SOLVERS = {
     "one_bone": lambda rig, goal, arrays, start, chain: solve_one_bone(
         arrays, start, goal.target, goal.pole, goal.constraint.pole_angle),
@@ -181,12 +182,22 @@ def _start(rig, pose, bones):
     return pose.rotations[bones] if rig.solver.mode == "continuous" else Pose.rest(len(bones)).rotations
 
 
+def _chain_start(rig, pose, goal, arrays, chain):
+    """``_start`` for a lone chain, turned to face its pole first as Blender's IK does (the
+    analytic solvers take the pole themselves)."""
+    start = _start(rig, pose, chain)
+    if goal.pole is None:
+        return start
+    return face_pole(arrays, start, goal.target, goal.pole, goal.constraint.pole_angle)
+
+
 def _solve_chain(rig, pose, world, goal):
     """A lone chain with the solver its length and settings choose: (result, [ChainReport])."""
     chain = rig.ik_chain(goal.constraint)
     solver = choose_solver(goal.constraint, rig, len(chain))
     arrays = chain_arrays(rig.skeleton, pose, world, chain)
-    result = CHAIN_SOLVERS[solver](rig, goal, arrays, _start(rig, pose, chain), chain)
+    start = _start(rig, pose, chain) if solver in ANALYTIC_SOLVERS else _chain_start(rig, pose, goal, arrays, chain)
+    result = CHAIN_SOLVERS[solver](rig, goal, arrays, start, chain)
     return result, [ChainReport(goal.constraint.bone, solver, result.iterations, float(result.errors[0]),
                                 result.converged, int(result.at_limit.any(axis=1).sum()))]
 
@@ -258,7 +269,10 @@ def _solve_jacobian(rig, pose, world, goals, bones, method):
     if not flat:
         return None, []
     plan = dls_plan(tree_arrays(rig.skeleton, pose, world, bones), flat, dofs)
-    result = solve_dls(plan, _start(rig, pose, bones), max(_iterations(rig, g.constraint) for g in goals),
+    # Like Blender, a pole holds a lone chain only: in a tree the goals' poles would fight.
+    start = _chain_start(rig, pose, goals[0], chain_arrays(rig.skeleton, pose, world, bones), bones) \
+        if len(goals) == 1 else _start(rig, pose, bones)
+    result = solve_dls(plan, start, max(_iterations(rig, g.constraint) for g in goals),
                        rig.solver.tolerance, rig.solver.damping, method)
     return result, _group_reports(rig, goals, per_goal, result, method)
 

@@ -13,7 +13,7 @@ from functools import cached_property
 
 import numpy as np
 
-from solvers.transforms import matrix3_to_quat, quat_mul, quat_to_matrix3
+from solvers.transforms import EPS, aim_matrix, matrix3_to_quat, normalize, quat_mul, quat_to_matrix3
 
 
 @dataclass
@@ -103,6 +103,29 @@ def chain_frames(chain, rotations, stretch=None):
 def chain_points(chain, rotations, stretch=None):
     """Heads of every bone plus the last tail, (n + 1, 3)."""
     return chain_pose(chain, rotations, stretch)[1]
+
+
+def face_pole(chain, rotations, target, pole, pole_angle):
+    """Blender's pole step, taken before an iterative solve bends the chain: turn the chain's
+    first bone until the chain in its rest shape would point its tip at ``target`` and, rolled
+    about that line, its "up" vector ``X cos(pole_angle) + Z sin(pole_angle)`` would face ``pole``
+    (both (3,), world). The other bones keep their rotations. The rest shape stands for the FK pose
+    Blender starts from: taking the current bends instead would creep the roll from one solve to
+    the next in continuous mode. Returns rotations (n, 4); the same ones when a point is not
+    finite, or the target or the rest tip sits at the root (a pole parallel to the aim is ignored)."""
+    target, pole = np.asarray(target, float), np.asarray(pole, float)
+    rest_world, rest_points = chain_pose(chain, np.tile([0.0, 0.0, 0.0, 1.0], (len(chain), 1)))
+    root = rest_points[0]
+    to_target, tip = target - root, rest_world[0].T @ (rest_points[-1] - root)
+    if not (np.isfinite(to_target).all() and np.isfinite(pole).all()) or min(
+            np.linalg.norm(to_target), np.linalg.norm(tip)) < EPS:
+        return rotations
+    up = np.array([np.cos(pole_angle), 0.0, np.sin(pole_angle)])
+    turned, _ = aim_matrix(rest_world[:1], quat_to_matrix3(rotations[0])[None], normalize(tip)[None],
+                           normalize(to_target)[None], (pole - root)[None], up[None])
+    rotations = np.array(rotations, dtype=float)
+    rotations[0] = matrix3_to_quat(turned[0])
+    return rotations
 
 
 @dataclass

@@ -3,9 +3,13 @@ an end-bone rotation goal; one limb (``solve_two_bone``) or many at once (``solv
 
 The chain's effector is the second bone's tail. The middle joint bends about the hinge axis of
 the chain's current bend plane (its rest bend plane when straight, the first bone's X axis when
-both are straight). The first bone then turns so the tip points at the target; with a pole, the
-chain also rolls about the root-to-target axis until the first bone's "up" vector
-``X cos(pole_angle) + Z sin(pole_angle)`` (its rest axes) faces the pole, as Blender defines it.
+both are straight). The first bone then turns so the tip points at the target. With a pole the
+order is Blender's (its IK solver's pole step runs before it bends the chain): the chain in its
+rest shape turns so its tip points at the target and rolls about that line until the first bone's
+"up" vector ``X cos(pole_angle) + Z sin(pole_angle)`` faces the pole; then it bends within its
+plane. The rest shape stands for Blender's FK pose, so the result does not depend on the bend the
+chain starts with (``solvers.chain.face_pole`` does the same for the iterative solvers).
+tests/rig/test_blender_pole_reference.py checks the poses against Blender's.
 
 The batch runs vectorised numpy; a single limb runs the same steps on plain floats
 (``_solve_limb``), which is two orders of magnitude faster than a numpy batch of one. A single
@@ -17,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from solvers import scalar as sc
-from solvers.chain import Chain, SolveResult
+from solvers.chain import Chain, SolveResult, chain_pose
 from solvers.transforms import EPS, aim_matrix, any_perpendicular, matrix3_to_quat, normalize, quat_from_axis_angle, \
     quat_angle, quat_between, quat_mul, quat_to_matrix3, signed_angle, swing_twist
 
@@ -133,12 +137,19 @@ def _solve(base, offsets, rest, lengths, rotations, target, pole, pole_angle, st
     current_tip_dir = normalize(_apply(root_basis @ r0, tip_local))
     reaches = distance > EPS
     target_dir = np.where(reaches[:, None], to_target / np.where(reaches, distance, 1.0)[:, None], current_tip_dir)
-    pole_dir = up_local = None
-    if pole is not None:
+    posed = np.zeros(count, dtype=bool)
+    if pole is None:
+        r0, _ = aim_matrix(root_basis, r0, normalize(tip_local), target_dir)
+    else:
+        # Blender: the unbent chain turns to the target and rolls its up vector to the pole, then bends.
         angle = np.broadcast_to(pole_angle, (count,))
         up_local = np.stack([np.cos(angle), np.zeros(count), np.sin(angle)], -1)
-        pole_dir = np.where(finite[:, None], pole, 0.0) - root
-    r0, posed = aim_matrix(root_basis, r0, normalize(tip_local), target_dir, pole_dir, up_local)
+        start_tip = mid + lower[:, None] * rest1_m[:, :, 1]
+        unfolded = np.linalg.norm(start_tip, axis=-1) > EPS
+        start_dir = np.where(unfolded[:, None], normalize(start_tip), normalize(tip_local))
+        r0, posed = aim_matrix(root_basis, r0, start_dir, target_dir, np.where(finite[:, None], pole, 0.0) - root,
+                               up_local)
+        r0 = r0 @ quat_to_matrix3(quat_between(normalize(tip_local), start_dir))
 
     # End-bone rotation: roll the chain about the target line (when no pole holds it), then twist
     # the end bone about its own axis; neither moves the tip.
@@ -226,15 +237,32 @@ def _solve_limb(chain, rotations, target, pole, pole_angle, stretch, soft):
     tip_dir = sc.normalize(tip_local)
     target_dir = sc.scale(to_target, 1.0 / distance) if distance > sc.EPS else \
         sc.normalize(sc.qrotate(sc.qmul(root_q, q0), tip_dir))
-    pole_dir = up_local = None
-    if pole is not None:
-        pole_dir, up_local = sc.sub(pole, root), (math.cos(pole_angle), 0.0, math.sin(pole_angle))
-    r0 = sc.aim(root_q, q0, tip_dir, target_dir, pole_dir, up_local)
+    start_tip = sc.add(mid, sc.scale(sc.qrotate(rest1, (0.0, 1.0, 0.0)), lower))
+    if pole is not None and sc.length(start_tip) > sc.EPS:
+        # Blender: the unbent chain turns to the target and rolls its up vector to the pole, then bends.
+        start_dir = sc.normalize(start_tip)
+        up_local = (math.cos(pole_angle), 0.0, math.sin(pole_angle))
+        r0 = sc.qmul(sc.aim(root_q, q0, start_dir, target_dir, sc.sub(pole, root), up_local),
+                     sc.qbetween(tip_dir, start_dir))
+    else:
+        r0 = sc.aim(root_q, q0, tip_dir, target_dir)
 
     tip = sc.add(root, sc.qrotate(sc.qmul(root_q, r0), tip_local))
     error = sc.length(sc.sub(tip, target))
     converged = error <= 1e-6 * max(upper + lower, 1.0)
     return (sc.qnormalize(r0), sc.qnormalize(r1)), (scale0, scale1), error, converged
+
+
+def pole_facing(chain: Chain, rotations, pole_angle):
+    """The world direction (3,) in which a pole must lie, seen from the root-to-tip line, for pose
+    ``rotations`` (2, 4) of ``chain`` to be its own solution with that pole and ``pole_angle``:
+    the up vector of the rest-shaped chain that the solver turns (module doc) and then bends into
+    this pose."""
+    world, points = chain_pose(chain, rotations)
+    rest_tip = chain.offsets[1] + chain.lengths[1] * quat_to_matrix3(chain.rest_rotations[1])[:, 1]
+    tip = world[0].T @ (points[-1] - points[0])
+    unbend = quat_to_matrix3(quat_between(normalize(rest_tip), normalize(tip)))
+    return world[0] @ unbend @ np.array([math.cos(pole_angle), 0.0, math.sin(pole_angle)])
 
 
 def solve_two_bone(chain: Chain, rotations, target, pole=None, pole_angle=0.0, *, stretch=None, soft=0.0,
