@@ -1,10 +1,12 @@
 """Posekit: interactive 3D posing for character rigs.
 
-    python app.py [--save-pose POSE.json] [--dump-scene SCENE.json] [RIG]
+    python app.py [--save-pose POSE.json] [--dump-scene SCENE.json] [--pose POSE.json | --clip NAME --frame N]
+                  [RIG]
                                   open a window (default rig if none); write the outputs on exit
     python app.py --headless [--replay EVENTS.json] [--screenshot OUT.png] [--save-pose POSE.json]
-                  [--dump-scene SCENE.json] [--size 1280x720] [--pose POSE.json] [RIG]
+                  [--dump-scene SCENE.json] [--size 1280x720] [--pose POSE.json | --clip NAME --frame N] [RIG]
                                   replay input events offscreen, write the outputs and exit
+                                  (--clip / --frame: start from a frame of the file's animation)
     python app.py solve RIG GOALS.json -o OUT.json
                                   solve every case of a goals file from the rig's rest pose
                                   and write the results
@@ -49,6 +51,9 @@ def parse_args(argv):
     parser.add_argument("--screenshot", metavar="OUT.png", help="write one rendered frame to this PNG")
     parser.add_argument("--size", type=parse_size, default=(1280, 720), metavar="WxH", help="window size")
     parser.add_argument("--pose", metavar="POSE.json", help="pose file to apply to the rig")
+    parser.add_argument("--clip", metavar="NAME", help="start from a frame of this animation clip of the file "
+                        "(default: its first clip; a BVH file's motion is the clip 'motion')")
+    parser.add_argument("--frame", type=int, metavar="N", help="start from frame N (from 0) of the clip")
     parser.add_argument("--replay", metavar="EVENTS.json", help="input events to replay (with --headless)")
     parser.add_argument("--save-pose", metavar="POSE.json", help="write the pose when done (on exit for a window)")
     parser.add_argument("--no-recover", action="store_true",
@@ -60,6 +65,8 @@ def parse_args(argv):
         parser.error("--screenshot needs --headless")
     if args.replay and not args.headless:
         parser.error("--replay needs --headless")
+    if args.pose and (args.clip is not None or args.frame is not None):
+        parser.error("--pose cannot be combined with --clip or --frame: both choose the starting pose")
     if args.headless and not (args.screenshot or args.save_pose or args.dump_scene):
         parser.error("--headless needs something to write: --screenshot, --save-pose or --dump-scene")
     return args
@@ -80,21 +87,34 @@ def load_state(args):
     from rig.jsonfields import FileFormatError
     from rig.formats import open_rig
     from rig.rigfile import load_pose
+    from ui.animation import Animation
     from ui.state import AppState
     try:
         document = open_rig(args.rig)
         for warning in document.warnings:
             print(f"posekit: warning: {warning}", file=sys.stderr)
-        rig = document.rig
-        pose = document.pose
+        pose = None
         if args.pose:
-            pose, warnings = load_pose(args.pose, rig.skeleton)
+            pose, warnings = load_pose(args.pose, document.rig.skeleton)
             for warning in warnings:
                 print(f"posekit: warning: {warning}", file=sys.stderr)
     except FileFormatError as error:
         raise UsageError(str(error)) from None
-    width, height = args.size
-    return AppState.for_rig(rig, args.rig, pose, mesh=document.mesh, size=(width, height))
+    animation = Animation.of(document)
+    if args.clip is not None or args.frame is not None:
+        pose = start_frame(args, animation)
+    return AppState.for_document(document, pose, size=args.size, animation=animation)
+
+
+def start_frame(args, animation):
+    """The pose of ``--clip`` / ``--frame`` (defaults: the first clip, frame 0), chosen in
+    ``animation``; UsageError if the file has no such clip or frame."""
+    if animation is None:
+        raise UsageError(f"{args.rig} has no animation to take --clip / --frame from")
+    try:
+        return animation.select(args.clip or animation.clip, 0 if args.frame is None else args.frame)
+    except ValueError as error:
+        raise UsageError(f"{args.rig}: {error}") from None
 
 
 def solve_command(argv):

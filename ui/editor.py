@@ -232,8 +232,7 @@ class Editor:
             self.state.message = str(error)
             return False
         old = self.state
-        state = AppState.for_rig(document.rig, str(path), document.pose, mesh=document.mesh,
-                                 size=(self.app.window.width, self.app.window.height))
+        state = AppState.for_document(document, size=(self.app.window.width, self.app.window.height))
         state.deterministic = old.deterministic
         self.app.state = state
         self.pose_path = ""
