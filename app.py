@@ -14,6 +14,9 @@
                                   convert a rig (any format we read) to the format the output's
                                   extension names; .glb and .bvh carry the pose
 
+Every command reading a rig takes the import options --bvh-scale M (metres per BVH unit) and
+--bvh-up y|z (the BVH file's up axis).
+
 Exit status 0 on success; 2 with a one-line message for a bad argument or file.
 """
 import argparse
@@ -43,6 +46,30 @@ def parse_size(text):
     return width, height
 
 
+def positive_float(text):
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not (value > 0 and value < float("inf")):
+        raise argparse.ArgumentTypeError(f"expected a positive number, got '{text}'")
+    return value
+
+
+def add_import_options(parser):
+    """The ``rig.formats.ImportOptions`` flags, the same for every command that reads a rig."""
+    group = parser.add_argument_group("import options")
+    group.add_argument("--bvh-scale", type=positive_float, metavar="M", help="metres per BVH file unit "
+                       "(default: guessed among m, cm, mm, inches and CMU units from the figure's size)")
+    group.add_argument("--bvh-up", choices=("y", "z"), default="y",
+                       help="the BVH file's up axis (default y; z for Z-up exporters such as Blender's)")
+
+
+def import_options(args):
+    from rig.formats import ImportOptions
+    return ImportOptions(bvh_scale=args.bvh_scale, bvh_up=args.bvh_up)
+
+
 def parse_args(argv):
     parser = argparse.ArgumentParser(prog="posekit", description="Interactive 3D posing for character rigs.")
     parser.add_argument("rig", nargs="?", default=DEFAULT_RIG,
@@ -60,6 +87,7 @@ def parse_args(argv):
                         help="do not offer to restore an autosaved session after a crash (and keep its file)")
     parser.add_argument("--dump-scene", metavar="SCENE.json",
                         help="write the camera and every bone's world and window-pixel position when done")
+    add_import_options(parser)
     args = parser.parse_args(argv)
     if args.screenshot and not args.headless:
         parser.error("--screenshot needs --headless")
@@ -90,7 +118,7 @@ def load_state(args):
     from ui.animation import Animation
     from ui.state import AppState
     try:
-        document = open_rig(args.rig)
+        document = open_rig(args.rig, import_options(args))
         for warning in document.warnings:
             print(f"posekit: warning: {warning}", file=sys.stderr)
         pose = None
@@ -126,9 +154,10 @@ def solve_command(argv):
     parser.add_argument("rig", help="rig file")
     parser.add_argument("goals", metavar="GOALS.json", help="goals file")
     parser.add_argument("-o", "--output", metavar="OUT.json", required=True, help="where to write the results")
+    add_import_options(parser)
     args = parser.parse_args(argv)
     try:
-        rig = open_rig(args.rig).rig
+        rig = open_rig(args.rig, import_options(args)).rig
         result = run_job(rig, read_goals(args.goals, rig))
     except FileFormatError as error:
         raise UsageError(str(error)) from None
@@ -147,9 +176,10 @@ def export_command(argv):
     parser.add_argument("rig", help="rig file (posekit JSON, BVH, glTF .gltf/.glb)")
     parser.add_argument("--pose", metavar="POSE.json", help="pose to export (.glb and .bvh only)")
     parser.add_argument("-o", "--output", metavar="OUT", required=True, help="output file: .glb, .bvh or .json")
+    add_import_options(parser)
     args = parser.parse_args(argv)
     try:
-        document = open_rig(args.rig)
+        document = open_rig(args.rig, import_options(args))
         warnings = list(document.warnings)
         pose = None
         if args.pose:
@@ -211,6 +241,7 @@ def run_headless(args, state, events):
     window = open_window(*args.size, headless=True)
     state.deterministic = True
     app = PosekitWindow(window, state)
+    app.editor.import_options = import_options(args)
     try:
         for _ in range(HEADLESS_FRAMES):
             app.frame()
@@ -250,6 +281,7 @@ def run_window(args, state):
     from ui.window import PosekitWindow
     window = open_window(*args.size, headless=False)
     app = PosekitWindow(window, state)
+    app.editor.import_options = import_options(args)  # files opened later read as the first did
 
     def on_close():
         pyglet.app.exit()  # leave the loop with the window open, so outputs can still be written
