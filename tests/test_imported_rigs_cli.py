@@ -71,10 +71,13 @@ def test_headless_screenshot_of_an_imported_rig_matches_its_golden(tmp_path, nam
     assert_matches_golden(load_png(out), name)
 
 
-def test_headless_screenshot_takes_the_bvh_units(tmp_path):
-    guessed, metres = tmp_path / "guessed.png", tmp_path / "metres.png"
-    assert run_app("--headless", "--screenshot", str(guessed), "--size", "320x200", CMU).returncode == 0
-    result = run_app("--headless", "--screenshot", str(metres), "--size", "320x200", "--bvh-scale", "1", CMU)
+def test_headless_run_takes_the_bvh_import_options(tmp_path):
+    """In metres the CMU figure (26 units across) is 26 m tall; Z-up it lies along -Z."""
+    shot, scene = tmp_path / "shot.png", tmp_path / "scene.json"
+    result = run_app("--headless", "--screenshot", str(shot), "--dump-scene", str(scene), "--size", "320x200",
+                     "--bvh-scale", "1", "--bvh-up", "z", CMU)
     assert result.returncode == 0 and "units guessed" not in result.stderr
-    # Framing keeps the figure's size on screen; the grid (1 m squares) is what changes.
-    assert not np.array_equal(load_png(guessed), load_png(metres))
+    bones = json.loads(scene.read_text())["bones"]
+    up = np.subtract(bones["Head"]["head"], bones["LeftFoot"]["head"])
+    assert up[2] < -15 and abs(up[1]) < 5
+    assert shot.exists()

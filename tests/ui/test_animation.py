@@ -37,9 +37,9 @@ def open_state(path):
     return state
 
 
-@pytest.fixture
-def animated(tmp_path):
-    return write_animated_glb(tmp_path / "animated.glb")
+@pytest.fixture(scope="module")
+def animated(tmp_path_factory):
+    return write_animated_glb(tmp_path_factory.mktemp("clip") / "animated.glb")
 
 
 @pytest.fixture
