@@ -1,16 +1,21 @@
 """Posekit: interactive 3D posing for character rigs.
 
-    python app.py [--save-pose POSE.json] [--dump-scene SCENE.json] [RIG]
+    python app.py [--save-pose POSE.json] [--dump-scene SCENE.json] [--pose POSE.json | --clip NAME --frame N]
+                  [RIG]
                                   open a window (default rig if none); write the outputs on exit
     python app.py --headless [--replay EVENTS.json] [--screenshot OUT.png] [--save-pose POSE.json]
-                  [--dump-scene SCENE.json] [--size 1280x720] [--pose POSE.json] [RIG]
+                  [--dump-scene SCENE.json] [--size 1280x720] [--pose POSE.json | --clip NAME --frame N] [RIG]
                                   replay input events offscreen, write the outputs and exit
+                                  (--clip / --frame: start from a frame of the file's animation)
     python app.py solve RIG GOALS.json -o OUT.json
                                   solve every case of a goals file from the rig's rest pose
                                   and write the results
     python app.py export RIG [--pose POSE.json] -o OUT.glb|OUT.bvh|OUT.json
                                   convert a rig (any format we read) to the format the output's
                                   extension names; .glb and .bvh carry the pose
+
+Every command reading a rig takes the import options --bvh-scale M (metres per BVH unit) and
+--bvh-up y|z (the BVH file's up axis).
 
 Exit status 0 on success; 2 with a one-line message for a bad argument or file.
 """
@@ -41,6 +46,30 @@ def parse_size(text):
     return width, height
 
 
+def positive_float(text):
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not (value > 0 and value < float("inf")):
+        raise argparse.ArgumentTypeError(f"expected a positive number, got '{text}'")
+    return value
+
+
+def add_import_options(parser):
+    """The ``rig.formats.ImportOptions`` flags, the same for every command that reads a rig."""
+    group = parser.add_argument_group("import options")
+    group.add_argument("--bvh-scale", type=positive_float, metavar="M", help="metres per BVH file unit "
+                       "(default: guessed among m, cm, mm, inches and CMU units from the figure's size)")
+    group.add_argument("--bvh-up", choices=("y", "z"), default="y",
+                       help="the BVH file's up axis (default y; z for Z-up exporters such as Blender's)")
+
+
+def import_options(args):
+    from rig.formats import ImportOptions
+    return ImportOptions(bvh_scale=args.bvh_scale, bvh_up=args.bvh_up)
+
+
 def parse_args(argv):
     parser = argparse.ArgumentParser(prog="posekit", description="Interactive 3D posing for character rigs.")
     parser.add_argument("rig", nargs="?", default=DEFAULT_RIG,
@@ -49,17 +78,23 @@ def parse_args(argv):
     parser.add_argument("--screenshot", metavar="OUT.png", help="write one rendered frame to this PNG")
     parser.add_argument("--size", type=parse_size, default=(1280, 720), metavar="WxH", help="window size")
     parser.add_argument("--pose", metavar="POSE.json", help="pose file to apply to the rig")
+    parser.add_argument("--clip", metavar="NAME", help="start from a frame of this animation clip of the file "
+                        "(default: its first clip; a BVH file's motion is the clip 'motion')")
+    parser.add_argument("--frame", type=int, metavar="N", help="start from frame N (from 0) of the clip")
     parser.add_argument("--replay", metavar="EVENTS.json", help="input events to replay (with --headless)")
     parser.add_argument("--save-pose", metavar="POSE.json", help="write the pose when done (on exit for a window)")
     parser.add_argument("--no-recover", action="store_true",
                         help="do not offer to restore an autosaved session after a crash (and keep its file)")
     parser.add_argument("--dump-scene", metavar="SCENE.json",
                         help="write the camera and every bone's world and window-pixel position when done")
+    add_import_options(parser)
     args = parser.parse_args(argv)
     if args.screenshot and not args.headless:
         parser.error("--screenshot needs --headless")
     if args.replay and not args.headless:
         parser.error("--replay needs --headless")
+    if args.pose and (args.clip is not None or args.frame is not None):
+        parser.error("--pose cannot be combined with --clip or --frame: both choose the starting pose")
     if args.headless and not (args.screenshot or args.save_pose or args.dump_scene):
         parser.error("--headless needs something to write: --screenshot, --save-pose or --dump-scene")
     return args
@@ -80,21 +115,34 @@ def load_state(args):
     from rig.jsonfields import FileFormatError
     from rig.formats import open_rig
     from rig.rigfile import load_pose
+    from ui.animation import Animation
     from ui.state import AppState
     try:
-        document = open_rig(args.rig)
+        document = open_rig(args.rig, import_options(args))
         for warning in document.warnings:
             print(f"posekit: warning: {warning}", file=sys.stderr)
-        rig = document.rig
-        pose = document.pose
+        pose = None
         if args.pose:
-            pose, warnings = load_pose(args.pose, rig.skeleton)
+            pose, warnings = load_pose(args.pose, document.rig.skeleton)
             for warning in warnings:
                 print(f"posekit: warning: {warning}", file=sys.stderr)
     except FileFormatError as error:
         raise UsageError(str(error)) from None
-    width, height = args.size
-    return AppState.for_rig(rig, args.rig, pose, mesh=document.mesh, size=(width, height))
+    animation = Animation.of(document)
+    if args.clip is not None or args.frame is not None:
+        pose = start_frame(args, animation)
+    return AppState.for_document(document, pose, size=args.size, animation=animation)
+
+
+def start_frame(args, animation):
+    """The pose of ``--clip`` / ``--frame`` (defaults: the first clip, frame 0), chosen in
+    ``animation``; UsageError if the file has no such clip or frame."""
+    if animation is None:
+        raise UsageError(f"{args.rig} has no animation to take --clip / --frame from")
+    try:
+        return animation.select(args.clip or animation.clip, 0 if args.frame is None else args.frame)
+    except ValueError as error:
+        raise UsageError(f"{args.rig}: {error}") from None
 
 
 def solve_command(argv):
@@ -106,9 +154,10 @@ def solve_command(argv):
     parser.add_argument("rig", help="rig file")
     parser.add_argument("goals", metavar="GOALS.json", help="goals file")
     parser.add_argument("-o", "--output", metavar="OUT.json", required=True, help="where to write the results")
+    add_import_options(parser)
     args = parser.parse_args(argv)
     try:
-        rig = open_rig(args.rig).rig
+        rig = open_rig(args.rig, import_options(args)).rig
         result = run_job(rig, read_goals(args.goals, rig))
     except FileFormatError as error:
         raise UsageError(str(error)) from None
@@ -127,9 +176,10 @@ def export_command(argv):
     parser.add_argument("rig", help="rig file (posekit JSON, BVH, glTF .gltf/.glb)")
     parser.add_argument("--pose", metavar="POSE.json", help="pose to export (.glb and .bvh only)")
     parser.add_argument("-o", "--output", metavar="OUT", required=True, help="output file: .glb, .bvh or .json")
+    add_import_options(parser)
     args = parser.parse_args(argv)
     try:
-        document = open_rig(args.rig)
+        document = open_rig(args.rig, import_options(args))
         warnings = list(document.warnings)
         pose = None
         if args.pose:
@@ -191,6 +241,7 @@ def run_headless(args, state, events):
     window = open_window(*args.size, headless=True)
     state.deterministic = True
     app = PosekitWindow(window, state)
+    app.editor.import_options = import_options(args)
     try:
         for _ in range(HEADLESS_FRAMES):
             app.frame()
@@ -230,6 +281,7 @@ def run_window(args, state):
     from ui.window import PosekitWindow
     window = open_window(*args.size, headless=False)
     app = PosekitWindow(window, state)
+    app.editor.import_options = import_options(args)  # files opened later read as the first did
 
     def on_close():
         pyglet.app.exit()  # leave the loop with the window open, so outputs can still be written

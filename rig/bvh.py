@@ -4,7 +4,8 @@ What a BVH joint means. Every joint's rest frame is aligned with the file's axes
 rotations). At a frame, joint j sits in its parent joint's frame at ``T(t) @ R``: ``t`` is the
 OFFSET with any position channels replacing its components (Blender's reading: position channels
 are where the joint is, not an addition to the offset), ``R`` the product of the rotation
-channels in the order CHANNELS lists them (intrinsic Euler angles, degrees). BVH is Y-up like us.
+channels in the order CHANNELS lists them (intrinsic Euler angles, degrees). Most BVH files
+are Y-up like us (see Axes).
 
 How it becomes our rig. Each joint is a bone whose head is the joint. Its tail is its child's
 head, or the average of its children's heads (children sitting on the head itself are left out),
@@ -16,6 +17,16 @@ bone's X as in Blender rigs. With ``A`` a bone's rest rotation, the file's rotat
 our pose rotation ``A^T R A`` (the same turn, said in the bone's rest frame) and a joint moved by
 position channels gets the location ``A^T (t - offset)``.
 
+Axes. BVH is Y-up like us, but some exporters write Z-up files (Blender's convention: up +Z,
+the figure facing -Y). With ``up="z"`` such a file is turned -90 degrees about X on reading, file
+(x, y, z) becoming our (x, z, -y), so the figure stands up +Y and faces +Z: offsets and position
+channels are remapped, and the rotation channels become rotations about the remapped axes (a
+turn about the file's Y is one about our -Z), which keeps every frame exact.
+
+Scale channels (Xscale/Yscale/Zscale, rare) are read and ignored, as Blender's importer does: a
+joint's scale along the file's axes is not a scale along its bone's axes, so it has no faithful
+place in our pose. A warning names the joints whose scale values are not all 1.
+
 Units. We work in metres. ``scale`` multiplies file units into metres; by default it is guessed:
 among metres, centimetres, millimetres, inches and the CMU mocap unit (inches / 0.45, used by the
 widely shared CMU BVH conversions), the one that makes the figure's largest extent closest to an
@@ -26,8 +37,8 @@ import os
 
 import numpy as np
 
-from rig.bvh_parse import POSITION_CHANNELS, ROTATION_CHANNELS, decode, parse
-from rig.formats import RigDocument
+from rig.bvh_parse import POSITION_CHANNELS, ROTATION_CHANNELS, SCALE_CHANNELS, decode, parse
+from rig.formats import BVH_UP_AXES, RigDocument
 from rig.jsonfields import FileFormatError
 from rig.pose import Pose
 from rig.rig import Rig
@@ -174,9 +185,57 @@ def motion_poses(data, skeleton, scale):
     return [Pose(rotations[f], locations[f], np.ones((n, 3))) for f in range(count)]
 
 
-def bvh_document(data, path="<bvh>", scale=None, frame=0):
+# Z-up to Y-up, -90 degrees about X: each file channel becomes (our channel, sign).
+Z_UP_CHANNELS = {"x": ("x", 1.0), "y": ("z", -1.0), "z": ("y", 1.0)}
+
+
+def _z_up_vector(v):
+    return None if v is None else np.array([v[0], v[2], -v[1]])
+
+
+def z_up_to_y_up(data):
+    """``data`` (parsed BVH, Z-up) said in Y-up axes (module doc): offsets, End Sites and channel
+    names remapped, the columns of channels that now point the other way negated. In place."""
+    column, flip = 0, []
+    for j in data.joints:
+        j.offset, j.end_site = _z_up_vector(j.offset), _z_up_vector(j.end_site)
+        channels = []
+        for c in j.channels:
+            axis, sign = Z_UP_CHANNELS[c[0]]
+            if c in SCALE_CHANNELS:
+                sign = 1.0  # a scale factor has no direction
+            channels.append(axis + c[1:])
+            if sign < 0:
+                flip.append(column)
+            column += 1
+        j.channels = tuple(channels)
+    data.frames[:, flip] *= -1.0
+    return data
+
+
+def _warn_scale_channels(data, path):
+    """Scale channels are ignored (module doc); say so where they hold anything but 1."""
+    column, scaled = 0, []
+    for j in data.joints:
+        columns = [column + k for k, c in enumerate(j.channels) if c in SCALE_CHANNELS]
+        if columns and np.any(np.abs(data.frames[:, columns] - 1.0) > 1e-9):
+            scaled.append(j.name)
+        column += len(j.channels)
+    if scaled:
+        data.warnings.append(f"{path}: scale channels of {', '.join(scaled[:5])}"
+                             f"{' and others' if len(scaled) > 5 else ''} are not 1; scale channels are "
+                             "ignored (the pose keeps scale 1, as in Blender)")
+
+
+def bvh_document(data, path="<bvh>", scale=None, frame=0, up="y"):
     """A RigDocument for parsed BVH: the rig, clip "motion" (a Pose per frame; the rest pose if the
-    file has no frames), ``pose`` = frame ``frame`` (negative counts from the end)."""
+    file has no frames), ``pose`` = frame ``frame`` (negative counts from the end). ``up`` is the
+    file's up axis, "y" or "z" (see the module doc)."""
+    if up not in BVH_UP_AXES:
+        raise ValueError(f"the BVH up axis must be one of {', '.join(BVH_UP_AXES)}, got {up!r}")
+    if up == "z":
+        data = z_up_to_y_up(data)
+    _warn_scale_channels(data, path)
     warnings = data.warnings
     if scale is None:
         extent = figure_extent(_rest_heads(data.joints), _end_sites(data.joints))
@@ -194,7 +253,7 @@ def bvh_document(data, path="<bvh>", scale=None, frame=0):
                        frame_times={"motion": data.frame_time})
 
 
-def load_bvh(path, scale=None, frame=0):
+def load_bvh(path, scale=None, frame=0, up="y"):
     """Read a BVH file as a RigDocument (see ``bvh_document``); FileFormatError if unreadable."""
     warnings = []
     try:
@@ -204,4 +263,4 @@ def load_bvh(path, scale=None, frame=0):
         raise FileFormatError(path, None, "a readable file") from e
     data = parse(decode(path, raw, warnings), str(path))
     data.warnings[:0] = warnings
-    return bvh_document(data, path, scale, frame)
+    return bvh_document(data, path, scale, frame, up)

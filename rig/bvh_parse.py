@@ -1,7 +1,7 @@
 """BVH syntax: the HIERARCHY block as joints and the MOTION block as a frame array, nothing more.
 
 Accepts what real files do: CRLF or CR line ends, tabs, a byte-order mark, keywords in any case,
-CHANNELS in any order and any subset, several ROOTs, joint names with spaces. Anything that
+CHANNELS in any order and any subset (scale channels too), several ROOTs, joint names with spaces. Anything that
 cannot be understood raises ``FileFormatError`` with field ``"line N"`` and what was expected
 there; what can be read around (a frame count that disagrees with the rows, a cut-off last row)
 becomes a warning. Nothing is sized from a count in the file, so a hostile count cannot exhaust
@@ -17,6 +17,8 @@ from rig.jsonfields import FileFormatError
 
 POSITION_CHANNELS = ("xposition", "yposition", "zposition")
 ROTATION_CHANNELS = ("xrotation", "yrotation", "zrotation")
+SCALE_CHANNELS = ("xscale", "yscale", "zscale")  # rare; read, then ignored by rig.bvh
+CHANNEL_NAMES = POSITION_CHANNELS + ROTATION_CHANNELS + SCALE_CHANNELS
 MAX_JOINTS = 10000
 # Offsets and channel values beyond this are no skeleton or motion (and would overflow FK).
 MAX_MAGNITUDE = 1e9
@@ -103,13 +105,13 @@ def _offset(tokens, what):
 
 def _channels(tokens, joint):
     token, line = tokens.next("a channel count")
-    if not token.isdigit() or int(token) > 6:
-        tokens.fail(line, f"a channel count from 0 to 6 for '{joint.name}'", token)
+    if not token.isdigit() or int(token) > len(CHANNEL_NAMES):
+        tokens.fail(line, f"a channel count from 0 to {len(CHANNEL_NAMES)} for '{joint.name}'", token)
     names = []
     for _ in range(int(token)):
         channel, line = tokens.next("a channel name such as Xrotation")
-        if channel.lower() not in POSITION_CHANNELS + ROTATION_CHANNELS:
-            tokens.fail(line, "a channel name: X/Y/Z followed by position or rotation", channel)
+        if channel.lower() not in CHANNEL_NAMES:
+            tokens.fail(line, "a channel name: X/Y/Z followed by position, rotation or scale", channel)
         names.append(channel.lower())
     return tuple(names)
 

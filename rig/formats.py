@@ -4,6 +4,7 @@ Each reader turns a file into a ``RigDocument``: the rig plus whatever else the 
 (a skinned mesh, animation clips) and warnings about what it had to guess or drop. Readers raise
 ``FileFormatError`` with a one-line message when a file cannot be read.
 """
+import math
 import os
 from dataclasses import dataclass, field
 
@@ -29,16 +30,34 @@ class RigDocument:
     source: object = None
 
 
-def _read_posekit_json(path):
+BVH_UP_AXES = ("y", "z")
+
+
+@dataclass(frozen=True)
+class ImportOptions:
+    """What a file may not say about itself, chosen by the user: ``bvh_scale`` metres per BVH file
+    unit (None: guessed from the figure's size), ``bvh_up`` the BVH file's up axis, "y" or "z"
+    (see ``rig.bvh``). Other formats say their units and axes (glTF: metres, +Y up)."""
+    bvh_scale: float | None = None
+    bvh_up: str = "y"
+
+    def __post_init__(self):
+        if self.bvh_scale is not None and not (math.isfinite(self.bvh_scale) and self.bvh_scale > 0):
+            raise ValueError(f"the BVH scale must be a positive number of metres per file unit, got {self.bvh_scale}")
+        if self.bvh_up not in BVH_UP_AXES:
+            raise ValueError(f"the BVH up axis must be one of {', '.join(BVH_UP_AXES)}, got {self.bvh_up!r}")
+
+
+def _read_posekit_json(path, options):
     return RigDocument(load_rig(path), str(path))
 
 
-def _read_bvh(path):
+def _read_bvh(path, options):
     from rig.bvh import load_bvh  # imports this module: load it when a BVH is opened
-    return load_bvh(path)
+    return load_bvh(path, options.bvh_scale, up=options.bvh_up)
 
 
-def _read_gltf(path):
+def _read_gltf(path, options):
     from rig.gltf import read_gltf  # pygltflib loads only when a glTF file is opened
     return read_gltf(path)
 
@@ -46,11 +65,12 @@ def _read_gltf(path):
 READERS = {".json": _read_posekit_json, ".bvh": _read_bvh, ".gltf": _read_gltf, ".glb": _read_gltf}
 
 
-def open_rig(path):
-    """Read a rig file of any supported format; raises FileFormatError on failure."""
+def open_rig(path, options=None):
+    """Read a rig file of any supported format with ``options`` (an ImportOptions, default: the
+    defaults); raises FileFormatError on failure."""
     extension = os.path.splitext(str(path))[1].lower()
     reader = READERS.get(extension)
     if reader is None:
         known = ", ".join(sorted(READERS))
         raise FileFormatError(path, "", f"a rig file ending in one of {known}, not '{extension}'")
-    return reader(path)
+    return reader(path, options or ImportOptions())

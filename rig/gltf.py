@@ -62,7 +62,8 @@ def read_gltf(path, skin=0, fps=DEFAULT_FPS):
     pose = mapping.pose_from_locals(nodes.local[joints])
     clips = {name: [source.sample(name, k / fps) for k in range(_frame_count(clip.duration, fps))]
              for name, clip in source.clips.items()}
-    return RigDocument(rig, file.path, file.warnings, clips, mesh, pose=pose, source=source)
+    return RigDocument(rig, file.path, file.warnings, clips, mesh, pose=pose, source=source,
+                       frame_times={name: 1.0 / fps for name in clips})
 
 
 def _frame_count(duration, fps):

@@ -5,17 +5,18 @@ inside each ImGui frame and ``end_frame`` after the panels, where finished edits
 Shortcuts follow Blender: Ctrl+Z / Ctrl+Shift+Z (or Ctrl+Y) undo / redo, Ctrl+C / Ctrl+V /
 Ctrl+Shift+V copy, paste and paste flipped, Alt+R / Alt+G clear rotation / location of the
 selected bones (all bones when none is selected), Ctrl+S / Ctrl+Shift+S / Ctrl+O save, save as and
-open a pose, Ctrl+Shift+O open a rig (also File > Open Recent, or a file dropped on the window),
-Ctrl+Q quit.
+open a pose, Ctrl+Shift+O open a rig (also File > Open Recent, or a file dropped on the window;
+File > BVH import sets how BVH files read), Ctrl+Q quit.
 """
+import math
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from imgui_bundle import imgui
 from pyglet.window import key
 
-from rig.formats import open_rig
+from rig.formats import ImportOptions, open_rig
 from rig.jsonfields import FileFormatError
 from rig.pose_ops import clear_channels, mirror_pose
 from rig.rigfile import load_pose, pose_from_dict, pose_to_dict, save_pose
@@ -24,6 +25,7 @@ from ui.recent import RecentFiles
 from ui.state import AppState
 
 MODIFIER_MASK = key.MOD_CTRL | key.MOD_SHIFT | key.MOD_ALT
+MANUAL_BVH_SCALE = 0.01  # File > BVH import: units given rather than guessed start as centimetres
 
 
 @dataclass(frozen=True)
@@ -76,6 +78,7 @@ class Editor:
         self.autosaver = None  # an ui.autosave.Autosaver in interactive sessions
         self.recovery = None  # an ui.recovery.RecoveryOffer while one awaits an answer
         self.recent = RecentFiles()
+        self.import_options = ImportOptions()  # what File > BVH import (or the command line) chose
 
     @property
     def state(self):
@@ -125,6 +128,7 @@ class Editor:
                 self.run(command)
             if command.method == "open_rig":
                 self._recent_menu()
+                self._bvh_import_menu()
 
     def _recent_menu(self):
         if imgui.begin_menu("Open Recent", bool(self.recent.paths)):
@@ -132,6 +136,27 @@ class Editor:
                 if imgui.menu_item(path, "", False)[0] and self.state.drag is None:
                     self.load_rig(path)
             imgui.end_menu()
+
+    def _bvh_import_menu(self):
+        """The options BVH files open with: the up axis, and units guessed or given; Reopen reads
+        the open BVH file again with them."""
+        if not imgui.begin_menu("BVH import"):
+            return
+        options = self.import_options
+        if imgui.menu_item("Z-up file", "", options.bvh_up == "z")[0]:
+            options = replace(options, bvh_up="y" if options.bvh_up == "z" else "z")
+        if imgui.menu_item("Guess units", "", options.bvh_scale is None)[0]:
+            options = replace(options, bvh_scale=MANUAL_BVH_SCALE if options.bvh_scale is None else None)
+        if options.bvh_scale is not None:
+            imgui.set_next_item_width(110.0)
+            changed, value = imgui.input_float("metres per unit", options.bvh_scale, 0.0, 0.0, "%.6g")
+            if changed and math.isfinite(value) and value > 0.0:
+                options = replace(options, bvh_scale=value)
+        self.import_options = options
+        is_bvh = self.state.rig_path.lower().endswith(".bvh")
+        if imgui.menu_item("Reopen with these options", "", False, is_bvh)[0] and self.state.drag is None:
+            self.load_rig(self.state.rig_path)
+        imgui.end_menu()
 
     def end_frame(self):
         """Record finished edits as an undo step: not while a viewport drag or a widget is held."""
@@ -227,13 +252,12 @@ class Editor:
         """Replace the scene with the rig file at ``path`` (fresh pose, camera framing and undo
         history); a file that does not read leaves the scene as it was and says why."""
         try:
-            document = open_rig(path)
+            document = open_rig(path, self.import_options)
         except (FileFormatError, OSError) as error:
             self.state.message = str(error)
             return False
         old = self.state
-        state = AppState.for_rig(document.rig, str(path), document.pose, mesh=document.mesh,
-                                 size=(self.app.window.width, self.app.window.height))
+        state = AppState.for_document(document, size=(self.app.window.width, self.app.window.height))
         state.deterministic = old.deterministic
         self.app.state = state
         self.pose_path = ""

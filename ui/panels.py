@@ -7,6 +7,7 @@ import math
 from imgui_bundle import imgui
 
 from rig.constraints import SOLVE_MODES, SOLVER_TYPES, IKConstraint
+from ui.animation import choose_frame
 from ui.auto_setup import apply_auto_setup, current_setup, limbs_to_set_up, should_offer, show_auto_setup
 from ui.navigation import frame_bones
 from ui.state import GIZMO_MODES
@@ -321,6 +322,23 @@ def auto_setup_panel(state):
     return bool(clicked and pending and apply_auto_setup(state))
 
 
+def animation_panel(state):
+    """The file's animation: a clip and a frame (from 0) whose pose becomes the rig's, as one undo
+    step (a slider drag: one step when let go). Re-apply puts the chosen frame back after edits."""
+    animation = state.animation
+    changed, clip = _combo("Clip", animation.clip, list(animation.clips))
+    last = animation.frame_count(clip) - 1
+    frame = min(animation.frame, last)
+    moved, frame = imgui.slider_int("Frame", frame, 0, last)
+    _help("Ctrl+click the slider to type a frame number. The chosen frame's pose replaces the\n"
+          "current one; pose on top of it, Ctrl+Z takes it back.")
+    imgui.text_disabled(f"{last + 1} frames, {animation.seconds(clip, frame):.3f} s")
+    imgui.same_line()
+    again = imgui.small_button("Re-apply")
+    if changed or moved or again:
+        choose_frame(state, clip, min(max(frame, 0), last))
+
+
 def main_panel(state):
     """The docked panels and the toolbar; returns whether the pose needs a new solve."""
     bottom = toolbar(state)
@@ -343,6 +361,8 @@ def main_panel(state):
         offer = imgui.TreeNodeFlags_.default_open if should_offer(state) else 0
         if imgui.collapsing_header("Auto IK setup", offer):
             auto_setup_panel(state)
+    if state.animation is not None and imgui.collapsing_header("Animation", imgui.TreeNodeFlags_.default_open):
+        animation_panel(state)
     if imgui.collapsing_header("Stats", imgui.TreeNodeFlags_.default_open):
         stats_panel(state)
     if state.message:

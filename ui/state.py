@@ -9,6 +9,7 @@ from render.camera import OrbitCamera
 from render.view_state import ViewState
 from rig.evaluate import evaluate
 from rig.pose import Pose, heads_tails
+from ui.animation import Animation
 from ui.history import History
 
 
@@ -93,6 +94,7 @@ class AppState:
     auto_setup: object = None  # ui.auto_setup.AutoSetup: what automatic IK set-up recognised
     view_insets: tuple = DEFAULT_INSETS
     gizmo: GizmoState = field(default_factory=GizmoState)
+    animation: Animation | None = None  # the file's clips, to take a starting pose from
 
     def __post_init__(self):
         if self.history is None:
@@ -113,6 +115,16 @@ class AppState:
         else:
             state.camera.frame_points(np.vstack(points), aspect=size[0] / size[1], rect=state.free_rect(*size))
         state.history.reset(state)  # the solved pose is where undo stops
+        return state
+
+    @classmethod
+    def for_document(cls, document, pose=None, size=None, animation=None):
+        """State for a rig opened from a file (a ``rig.formats.RigDocument``): its mesh, its
+        animation clips (``animation``, else ``Animation.of(document)``), and ``pose`` or else
+        the pose the file holds."""
+        state = cls.for_rig(document.rig, document.path, document.pose if pose is None else pose,
+                            mesh=document.mesh, size=size)
+        state.animation = animation if animation is not None else Animation.of(document)
         return state
 
     def free_rect(self, width, height):

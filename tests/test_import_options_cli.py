@@ -1,0 +1,39 @@
+"""The import options on the command line (--bvh-up, --bvh-scale), the same for every command."""
+import pytest
+
+from rig.rigfile import load_rig
+from tests.rig.test_bvh_options import z_up_text
+from tests.test_app_cli import run_app
+
+BVH = "tests/data/cmu_01_02_excerpt.bvh"
+
+
+def standing_height(path):
+    skeleton = load_rig(path).skeleton
+    heads = skeleton.rest_heads
+    return heads[skeleton.index["Head"]] - heads[skeleton.index["LeftFoot"]]
+
+
+def test_export_reads_a_z_up_bvh_standing_in_the_given_units(tmp_path):
+    source, out = tmp_path / "zup.bvh", tmp_path / "rig.json"
+    source.write_text(z_up_text(open(BVH).read()))
+    result = run_app("export", str(source), "--bvh-up", "z", "--bvh-scale", "0.05", "-o", str(out))
+    assert result.returncode == 0, result.stderr
+    assert "units guessed" not in result.stderr
+    up = standing_height(out)
+    assert up[1] > 1.0 and abs(up[2]) < 0.3
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--bvh-scale", "0"], "expected a positive number, got '0'"),
+    (["--bvh-scale", "nan"], "expected a positive number"),
+    (["--bvh-up", "x"], "invalid choice: 'x'"),
+])
+@pytest.mark.parametrize("command", [["--headless", "--save-pose", "{tmp}/p.json"], ["export", "-o", "{tmp}/r.json"],
+                                     ["solve", "{tmp}/goals.json", "-o", "{tmp}/out.json"]])
+def test_bad_import_options_exit_non_zero_with_one_line(tmp_path, command, args, message):
+    command = command + [BVH] if command[0] == "--headless" else command[:1] + [BVH] + command[1:]
+    result = run_app(*[a.format(tmp=tmp_path) for a in command], *args)
+    assert result.returncode == 2
+    assert message in result.stderr.strip().splitlines()[-1] and "Traceback" not in result.stderr
+    assert not list(tmp_path.iterdir())

@@ -1,0 +1,95 @@
+"""Clicks through the real window (960x600 layout, BVH excerpt open) on what was otherwise only
+tested through its functions: the "Set up IK automatically" button, File > Open Recent, and
+File > BVH import (Z-up, units) with Reopen."""
+import numpy as np
+import pytest
+
+from tests.rig.test_bvh_options import z_up_text
+from tests.ui.conftest import Driver, humanoid_state, start_app
+from ui.autosave import STATE_DIR_ENV
+
+BVH = "tests/data/cmu_01_02_excerpt.bvh"
+FILE_MENU = (25, 9)
+OPEN_RECENT, BVH_IMPORT = (60, 51), (60, 68)
+SUBMENU_X = 300  # inside the submenu that opens to the right of the File menu
+Z_UP, GUESS_UNITS, REOPEN = (SUBMENU_X, 68), (SUBMENU_X, 85), (SUBMENU_X, 102)
+SET_UP_IK = (98, 356)  # the Auto IK setup panel's button, offered open for the BVH figure
+
+
+@pytest.fixture
+def bvh_app(posekit_window, tmp_path, monkeypatch):
+    monkeypatch.setenv(STATE_DIR_ENV, str(tmp_path / "state"))
+    start_app(posekit_window, humanoid_state())
+    return posekit_window
+
+
+def open_file(app, path):
+    assert app.editor.load_rig(str(path))
+    app.frame()
+    app.frame()
+    return Driver(app)
+
+
+def menu_item(driver, submenu, item):
+    """File > ``submenu`` > ``item``: open the menu, hover the submenu, move across, click."""
+    driver.click(*FILE_MENU)
+    driver.move(*submenu)
+    driver.frames(2)
+    driver.move(item[0], submenu[1])
+    driver.move(*item)
+    driver.frames(1)
+    driver.click(*item)
+    driver.frames(2)
+
+
+def height(state, top="Head", bottom="LeftFoot"):
+    index, world = state.rig.skeleton.index, state.world
+    return world[index[top], :3, 3] - world[index[bottom], :3, 3]
+
+
+def test_clicking_set_up_ik_adds_the_handles_as_one_undo_step(bvh_app):
+    driver = open_file(bvh_app, BVH)
+    state = driver.state
+    joints = state.world[:, :3, 3].copy()
+    old_rig = state.rig
+    driver.click(*SET_UP_IK)
+    driver.frames(1)
+    state = driver.app.state
+    assert {"hand_ik.L", "hand_ik.R", "foot_ik.L", "foot_ik.R", "knee_pole.L"} <= set(state.rig.skeleton.names)
+    assert len(state.rig.ik) == 4
+    np.testing.assert_allclose(state.world[:len(joints), :3, 3], joints, atol=1e-6)  # nothing moved
+    driver.key("Z", ["ctrl"])
+    assert state.rig is old_rig and not state.history.can_undo()
+
+
+def test_open_recent_reopens_the_clicked_file(bvh_app, tmp_path):
+    older, newer = tmp_path / "older.bvh", tmp_path / "newer.bvh"
+    for path in (older, newer):
+        path.write_text(open(BVH).read())
+    bvh_app.editor.load_rig(str(older))
+    driver = open_file(bvh_app, newer)
+    assert bvh_app.editor.recent.paths[:2] == [str(newer), str(older)]
+    bvh_app.editor.load_rig("assets/humanoid.json")
+    bvh_app.frame()
+    # The list: humanoid.json, newer, older; the second row is newer.bvh.
+    menu_item(driver, OPEN_RECENT, (SUBMENU_X, OPEN_RECENT[1] + 17))
+    assert bvh_app.state.rig_path == str(newer)
+    assert "LeftFoot" in bvh_app.state.rig.skeleton.names
+    assert bvh_app.state.message.startswith(f"Opened {newer}")
+
+
+def test_bvh_import_menu_reopens_a_z_up_file_standing_and_in_given_units(bvh_app, tmp_path):
+    path = tmp_path / "zup.bvh"
+    path.write_text(z_up_text(open(BVH).read()))
+    driver = open_file(bvh_app, path)
+    assert abs(height(bvh_app.state)[1]) < 0.3  # read as Y-up, the figure lies along Z
+    menu_item(driver, BVH_IMPORT, Z_UP)
+    assert bvh_app.editor.import_options.bvh_up == "z"
+    menu_item(driver, BVH_IMPORT, REOPEN)
+    standing = height(bvh_app.state)
+    assert standing[1] > 1.2 and bvh_app.state.rig_path == str(path)
+    menu_item(driver, BVH_IMPORT, GUESS_UNITS)  # off: centimetres until changed
+    assert bvh_app.editor.import_options.bvh_scale == 0.01
+    menu_item(driver, BVH_IMPORT, (SUBMENU_X, 119))  # Reopen, one row lower under the scale field
+    ratio = height(bvh_app.state)[1] / standing[1]
+    assert ratio == pytest.approx(0.01 / (0.0254 / 0.45))  # centimetres instead of the guessed CMU unit
