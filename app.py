@@ -56,6 +56,16 @@ def positive_float(text):
     return value
 
 
+def skin_index(text):
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a skin index from 0, got '{text}'")
+    return value
+
+
 def add_import_options(parser):
     """The ``rig.formats.ImportOptions`` flags, the same for every command that reads a rig."""
     group = parser.add_argument_group("import options")
@@ -63,11 +73,13 @@ def add_import_options(parser):
                        "(default: guessed among m, cm, mm, inches and CMU units from the figure's size)")
     group.add_argument("--bvh-up", choices=("y", "z"), default="y",
                        help="the BVH file's up axis (default y; z for Z-up exporters such as Blender's)")
+    group.add_argument("--skin", type=skin_index, default=0, metavar="N",
+                       help="which skin of a glTF file with several to read, from 0 (default 0)")
 
 
 def import_options(args):
     from rig.formats import ImportOptions
-    return ImportOptions(bvh_scale=args.bvh_scale, bvh_up=args.bvh_up)
+    return ImportOptions(bvh_scale=args.bvh_scale, bvh_up=args.bvh_up, gltf_skin=args.skin)
 
 
 def parse_args(argv):

@@ -19,7 +19,8 @@ class RigDocument:
     ``frame_times`` clip name -> seconds per frame; ``pose`` is the Pose the file itself holds, to
     show first (None: rest); ``mesh`` is the format's skinned-mesh data when the file had one, else
     None; ``source`` is format-specific data a reader keeps (for glTF: the map between poses and
-    node transforms)."""
+    node transforms); ``skins`` names every rig the file holds when it holds several (glTF
+    skins), ``skin`` is the index of the one read."""
     rig: Rig
     path: str
     warnings: list = field(default_factory=list)
@@ -28,6 +29,8 @@ class RigDocument:
     pose: object = None
     frame_times: dict = field(default_factory=dict)
     source: object = None
+    skins: tuple = ()
+    skin: int = 0
 
 
 BVH_UP_AXES = ("y", "z")
@@ -37,15 +40,19 @@ BVH_UP_AXES = ("y", "z")
 class ImportOptions:
     """What a file may not say about itself, chosen by the user: ``bvh_scale`` metres per BVH file
     unit (None: guessed from the figure's size), ``bvh_up`` the BVH file's up axis, "y" or "z"
-    (see ``rig.bvh``). Other formats say their units and axes (glTF: metres, +Y up)."""
+    (see ``rig.bvh``); ``gltf_skin`` which of a glTF file's skins to read (from 0). Other formats
+    say their units and axes (glTF: metres, +Y up)."""
     bvh_scale: float | None = None
     bvh_up: str = "y"
+    gltf_skin: int = 0
 
     def __post_init__(self):
         if self.bvh_scale is not None and not (math.isfinite(self.bvh_scale) and self.bvh_scale > 0):
             raise ValueError(f"the BVH scale must be a positive number of metres per file unit, got {self.bvh_scale}")
         if self.bvh_up not in BVH_UP_AXES:
             raise ValueError(f"the BVH up axis must be one of {', '.join(BVH_UP_AXES)}, got {self.bvh_up!r}")
+        if not isinstance(self.gltf_skin, int) or self.gltf_skin < 0:
+            raise ValueError(f"the glTF skin must be an index from 0, got {self.gltf_skin!r}")
 
 
 def _read_posekit_json(path, options):
@@ -59,7 +66,7 @@ def _read_bvh(path, options):
 
 def _read_gltf(path, options):
     from rig.gltf import read_gltf  # pygltflib loads only when a glTF file is opened
-    return read_gltf(path)
+    return read_gltf(path, skin=options.gltf_skin)
 
 
 READERS = {".json": _read_posekit_json, ".bvh": _read_bvh, ".gltf": _read_gltf, ".glb": _read_gltf}

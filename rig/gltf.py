@@ -49,8 +49,10 @@ def read_gltf(path, skin=0, fps=DEFAULT_FPS):
         file.fail("skins", "at least one skin (a rig)")
     if not is_int(skin, 0, len(skins) - 1):
         raise FileFormatError(path, "skins", f"skin index {skin} to exist (the file has {len(skins)})")
+    names = tuple(s.name or f"skin {i}" for i, s in enumerate(skins))
     if len(skins) > 1:
-        file.warnings.append(f"{file.path}: the file has {len(skins)} skins; read skin {skin}")
+        file.warnings.append(f"{file.path}: the file has {len(skins)} skins; read skin {skin} ('{names[skin]}'); "
+                             "File > Skin reads another")
     nodes = read_nodes(file)
     bones = read_skin_bones(file, nodes, skin)
     rig = rig_from_dict(_rig_dict(file, bones), file.path)
@@ -63,7 +65,8 @@ def read_gltf(path, skin=0, fps=DEFAULT_FPS):
     clips = {name: [source.sample(name, k / fps) for k in range(_frame_count(clip.duration, fps))]
              for name, clip in source.clips.items()}
     return RigDocument(rig, file.path, file.warnings, clips, mesh, pose=pose, source=source,
-                       frame_times={name: 1.0 / fps for name in clips})
+                       frame_times={name: 1.0 / fps for name in clips},
+                       skins=names if len(skins) > 1 else (), skin=skin)
 
 
 def _frame_count(duration, fps):

@@ -37,3 +37,16 @@ def test_bad_import_options_exit_non_zero_with_one_line(tmp_path, command, args,
     assert result.returncode == 2
     assert message in result.stderr.strip().splitlines()[-1] and "Traceback" not in result.stderr
     assert not list(tmp_path.iterdir())
+
+
+def test_skin_option_picks_a_glb_skin_and_refuses_a_missing_one(tmp_path):
+    from tests.rig import gltf_builder as gb
+    source = gb.write_glb(tmp_path, *gb.document(second_skin=True))
+    out = tmp_path / "rig.json"
+    result = run_app("export", str(source), "--skin", "1", "-o", str(out))
+    assert result.returncode == 0, result.stderr
+    assert load_rig(out).skeleton.names == ["lower", "hand"]
+    missing = run_app("export", str(source), "--skin", "2", "-o", str(tmp_path / "no.json"))
+    assert missing.returncode != 0 and "skin index 2 to exist" in missing.stderr.strip().splitlines()[-1]
+    negative = run_app("export", str(source), "--skin", "-1", "-o", str(tmp_path / "no.json"))
+    assert negative.returncode == 2 and "expected a skin index from 0" in negative.stderr

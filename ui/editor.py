@@ -129,6 +129,7 @@ class Editor:
             if command.method == "open_rig":
                 self._recent_menu()
                 self._bvh_import_menu()
+                self._skin_menu()
 
     def _recent_menu(self):
         if imgui.begin_menu("Open Recent", bool(self.recent.paths)):
@@ -156,6 +157,17 @@ class Editor:
         is_bvh = self.state.rig_path.lower().endswith(".bvh")
         if imgui.menu_item("Reopen with these options", "", False, is_bvh)[0] and self.state.drag is None:
             self.load_rig(self.state.rig_path)
+        imgui.end_menu()
+
+    def _skin_menu(self):
+        """For a glTF file with several skins: which one is open; choosing another reads it."""
+        skins = self.state.skins
+        if len(skins) < 2 or not imgui.begin_menu("Skin"):
+            return
+        for index, name in enumerate(skins):
+            if imgui.menu_item(f"{index}: {name}", "", index == self.state.skin)[0] and index != self.state.skin \
+                    and self.state.drag is None:
+                self.load_rig(self.state.rig_path, replace(self.import_options, gltf_skin=index))
         imgui.end_menu()
 
     def end_frame(self):
@@ -248,11 +260,12 @@ class Editor:
     def open_pose(self):
         self.files.ask("Open pose", False, self._default_path(), self.read_pose)
 
-    def load_rig(self, path):
-        """Replace the scene with the rig file at ``path`` (fresh pose, camera framing and undo
-        history); a file that does not read leaves the scene as it was and says why."""
+    def load_rig(self, path, options=None):
+        """Replace the scene with the rig file at ``path`` read with ``options`` (default: the
+        File menu's import options), with a fresh pose, camera framing and undo history; a file
+        that does not read leaves the scene as it was and says why."""
         try:
-            document = open_rig(path, self.import_options)
+            document = open_rig(path, options or self.import_options)
         except (FileFormatError, OSError) as error:
             self.state.message = str(error)
             return False

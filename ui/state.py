@@ -95,6 +95,8 @@ class AppState:
     view_insets: tuple = DEFAULT_INSETS
     gizmo: GizmoState = field(default_factory=GizmoState)
     animation: Animation | None = None  # the file's clips, to take a starting pose from
+    skins: tuple = ()  # the names of the file's skins when it has several (File > Skin)
+    skin: int = 0  # which of them is open
 
     def __post_init__(self):
         if self.history is None:
@@ -125,6 +127,7 @@ class AppState:
         state = cls.for_rig(document.rig, document.path, document.pose if pose is None else pose,
                             mesh=document.mesh, size=size)
         state.animation = animation if animation is not None else Animation.of(document)
+        state.skins, state.skin = document.skins, document.skin
         return state
 
     def free_rect(self, width, height):

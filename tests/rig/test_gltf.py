@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from rig.formats import open_rig
+from rig.formats import ImportOptions, open_rig
 from rig.gltf import read_gltf, write_glb
 from rig.jsonfields import FileFormatError
 from rig.pose import Pose, heads_tails, world_matrices
@@ -380,3 +380,14 @@ def test_writing_a_nan_pose_is_refused_and_leaves_no_file(tmp_path):
     with pytest.raises(ValueError, match="non-finite"):
         write_glb(tmp_path / "nan.glb", rig, pose)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_import_options_choose_the_skin(tmp_path):
+    path = gb.write_glb(tmp_path, *gb.document(second_skin=True))
+    first = open_rig(path)
+    assert first.skins == ("skin 0", "skin 1") and first.skin == 0
+    second = open_rig(path, ImportOptions(gltf_skin=1))
+    assert second.rig.skeleton.names == ["lower", "hand"] and second.skin == 1
+    assert open_rig(gb.write_glb(tmp_path, *gb.document())).skins == ()  # one skin: nothing to choose
+    with pytest.raises(ValueError, match="glTF skin must be an index from 0"):
+        ImportOptions(gltf_skin=-1)

@@ -93,3 +93,15 @@ def test_bvh_import_menu_reopens_a_z_up_file_standing_and_in_given_units(bvh_app
     menu_item(driver, BVH_IMPORT, (SUBMENU_X, 119))  # Reopen, one row lower under the scale field
     ratio = height(bvh_app.state)[1] / standing[1]
     assert ratio == pytest.approx(0.01 / (0.0254 / 0.45))  # centimetres instead of the guessed CMU unit
+
+
+def test_skin_menu_reads_another_skin_of_the_open_file(bvh_app, tmp_path):
+    from tests.rig import gltf_builder as gb
+    path = gb.write_glb(tmp_path, *gb.document(second_skin=True))
+    driver = open_file(bvh_app, path)
+    assert driver.state.skins == ("skin 0", "skin 1") and "File > Skin" in driver.state.message
+    skin = (60, BVH_IMPORT[1] + 17)  # shown under BVH import only for files with several skins
+    menu_item(driver, skin, (SUBMENU_X, skin[1] + 17))  # the second row: skin 1
+    state = bvh_app.state
+    assert state.skin == 1 and state.rig.skeleton.names == ["lower", "hand"] and state.rig_path == str(path)
+    assert bvh_app.editor.import_options.gltf_skin == 0  # the choice is for this file only
