@@ -13,6 +13,7 @@ from functools import cached_property
 
 import numpy as np
 
+from solvers import scalar as sc
 from solvers.transforms import matrix3_to_quat, quat_mul, quat_to_matrix3
 
 
@@ -57,6 +58,13 @@ class Chain:
         return (tuple(matrix3_to_quat(self.base[:3, :3]).tolist()), tuple(self.base[:3, 3].tolist()),
                 tuple(map(tuple, self.offsets.tolist())), tuple(map(tuple, self.rest_rotations.tolist())),
                 tuple(self.lengths.tolist()))
+
+    @cached_property
+    def root_floats(self):
+        """The first bone's head (world) and its rest world rotation ``base * rest[0]``, as
+        plain floats: constant per chain, and every per-limb fast path starts from them."""
+        base_q, origin, offsets, rest, _ = self.floats
+        return sc.add(origin, sc.qrotate(base_q, offsets[0])), sc.qmul(base_q, rest[0])
 
 
 def straight_chain(lengths, base=None):
