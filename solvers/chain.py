@@ -13,7 +13,6 @@ from functools import cached_property
 
 import numpy as np
 
-from solvers import scalar as sc
 from solvers.transforms import matrix3_to_quat, quat_mul, quat_to_matrix3
 
 
@@ -24,6 +23,7 @@ class Chain:
     rest_rotations: np.ndarray
     lengths: np.ndarray
     segments: np.ndarray = field(init=False, repr=False)
+    memo: dict = field(init=False, repr=False, compare=False, default_factory=dict)
 
     def __post_init__(self):
         self.base = np.asarray(self.base, dtype=float)
@@ -59,12 +59,13 @@ class Chain:
                 tuple(map(tuple, self.offsets.tolist())), tuple(map(tuple, self.rest_rotations.tolist())),
                 tuple(self.lengths.tolist()))
 
-    @cached_property
-    def root_floats(self):
-        """The first bone's head (world) and its rest world rotation ``base * rest[0]``, as
-        plain floats: constant per chain, and every per-limb fast path starts from them."""
-        base_q, origin, offsets, rest, _ = self.floats
-        return sc.add(origin, sc.qrotate(base_q, offsets[0])), sc.qmul(base_q, rest[0])
+    def cached(self, key, build):
+        """``build()``, computed once per chain and kept under ``key``: constants a solver derives
+        from the chain (valid while its arrays are left unchanged, as for ``floats``)."""
+        value = self.memo.get(key)
+        if value is None:
+            value = self.memo[key] = build()
+        return value
 
 
 def straight_chain(lengths, base=None):

@@ -59,15 +59,14 @@ class TwoBoneLimbs:
 
     @cached_property
     def lanes(self):
-        """The per-limb constants ``_solve`` takes, as lanes (see ``Chain.root_floats``). The base
-        quaternions come from the float path's own conversion, once per limb: a last-bit
-        difference there would grow to 1e-8 where the end-bone twist is ill-conditioned."""
+        """The per-limb constants ``_solve`` takes (``_limb``), as lanes. The base quaternions come
+        from the float path's own conversion, once per limb: a last-bit difference there would
+        grow to 1e-8 where the end-bone twist is ill-conditioned."""
         count = len(self)
         base_q = _columns([sc.quat_from_matrix3(m) for m in self.base[:, :3, :3].tolist()], count)
-        root = sc.add(_columns(self.base[:, :3, 3], count), sc.qrotate(base_q, _columns(self.offsets[:, 0], count)))
-        root_q = sc.qmul(base_q, _columns(self.rest_rotations[:, 0], count))
-        return (root, root_q, _columns(self.rest_rotations[:, 1], count), _columns(self.offsets[:, 1], count),
-                np.ascontiguousarray(self.lengths[:, 1]))
+        return _limb(lanes, base_q, _columns(self.base[:, :3, 3], count), _columns(self.offsets[:, 0], count),
+                     _columns(self.rest_rotations[:, 0], count), _columns(self.rest_rotations[:, 1], count),
+                     _columns(self.offsets[:, 1], count), np.ascontiguousarray(self.lengths[:, 1]))
 
 
 @dataclass
@@ -101,29 +100,41 @@ def _reach(xp, distance, upper, lower, stretch, soft):
     return xp.where(stretchy, distance, solve_distance), 1.0 + grow * stretch[0], 1.0 + grow * stretch[1]
 
 
-def _hinge(xp, mid_dir, d2, rest1):
-    """The bend axis (first bone's frame): the current bend plane's normal; for a straight limb
-    the rest bend plane's, then the first bone's X axis made perpendicular to it."""
-    def x_axis():
-        hinge = sc.sub(X, sc.scale(mid_dir, mid_dir[0]))
-        return xp.fallback(xp.length(hinge) <= 1e-6, hinge, lambda: xp.any_perpendicular(mid_dir))
-
-    def rest_plane():
-        hinge = sc.cross(mid_dir, sc.qrotate(rest1, Y))
-        return xp.fallback(xp.length(hinge) <= STRAIGHT, hinge, x_axis)
-
-    hinge = sc.cross(mid_dir, d2)
-    return xp.normalize(xp.fallback(xp.length(hinge) <= STRAIGHT, hinge, rest_plane))
+def _straight_hinge(xp, mid_dir, rest1):
+    """The bend axis (first bone's frame) of a straight limb: the rest bend plane's normal, or
+    the first bone's X axis made perpendicular to the middle joint when the rest pose is
+    straight too."""
+    hinge = sc.cross(mid_dir, sc.qrotate(rest1, Y))
+    x_axis = sc.sub(X, sc.scale(mid_dir, mid_dir[0]))
+    x_axis = xp.fallback(xp.length(x_axis) <= 1e-6, x_axis, lambda: xp.any_perpendicular(mid_dir))
+    return xp.normalize(xp.select(xp.length(hinge) <= STRAIGHT, x_axis, hinge))
 
 
-def _bend(xp, mid, upper, lower, solve_distance, rest1, q1):
-    """Bend the middle joint so the tip lies ``solve_distance`` from the root: in the first
-    bone's frame the lower bone turns within the bend plane. Returns the second bone's pose
-    rotation and the tip in the first bone's frame."""
+def _limb(xp, base_q, origin, offset0, rest0, rest1, mid, lower):
+    """A limb's constants for ``_solve``: its root (world), the first bone's rest world rotation,
+    the second bone's rest rotation, offset (with its length and direction) and length, and the
+    straight-limb bend axis."""
+    root = sc.add(origin, sc.qrotate(base_q, offset0))
     mid_dir = xp.normalize(mid)
+    return (root, sc.qmul(base_q, rest0), rest1, (mid, xp.length(mid), mid_dir), lower,
+            _straight_hinge(xp, mid_dir, rest1))
+
+
+def _chain_limb(chain):
+    base_q, origin, (offset0, mid), (rest0, rest1), (_, lower) = chain.floats
+    return _limb(sc, base_q, origin, offset0, rest0, rest1, mid, lower)
+
+
+def _bend(xp, mid, mid_dir, upper, lower, solve_distance, rest1, q1, straight_hinge):
+    """Bend the middle joint so the tip lies ``solve_distance`` from the root: in the first
+    bone's frame the lower bone turns within the bend plane, about the normal of the current
+    one (of the rest one, kept perpendicular to a stretched middle joint, for a straight limb).
+    Returns the second bone's pose rotation and the tip in the first bone's frame."""
     pose1 = sc.qmul(rest1, q1)
     d2 = sc.qrotate(pose1, Y)
-    hinge = _hinge(xp, mid_dir, d2, rest1)
+    hinge = sc.cross(mid_dir, d2)
+    hinge = xp.normalize(xp.fallback(xp.length(hinge) <= STRAIGHT, hinge, lambda: sc.sub(
+        straight_hinge, sc.scale(mid_dir, sc.dot(straight_hinge, mid_dir)))))
     bendable = (upper > sc.EPS) & (lower > sc.EPS)
     cosine = xp.clip((solve_distance * solve_distance - upper * upper - lower * lower)
                      / xp.where(bendable, 2.0 * upper * lower, 1.0), -1.0, 1.0)
@@ -152,16 +163,16 @@ def _end_rotation(xp, root_q, rest1, r0, r1, target_dir, poled, goal, weight):
 
 def _solve(xp, limb, q0, q1, target, pole, pole_angle, stretch, soft, end_rotation, end_weight):
     """The two-bone solve on finite input, for ``xp`` = ``scalar`` (one limb, floats) or
-    ``lanes`` (a batch). ``limb`` is (root, root rotation, rest rotation of bone 1, its offset,
-    its length). Returns ((r0, r1), (scale0, scale1), errors, converged) with errors (tip
+    ``lanes`` (a batch); ``limb`` from ``_limb``. Returns ((r0, r1), (scale0, scale1), errors, converged) with errors (tip
     distance,) or (tip distance, end-bone angle)."""
-    root, root_q, rest1, mid, lower = limb
+    root, root_q, rest1, (mid, upper, mid_dir), lower, straight_hinge = limb
     to_target = sc.sub(target, root)
     distance = xp.length(to_target)
-    solve_distance, scale0, scale1 = _reach(xp, distance, xp.length(mid), lower, stretch, soft)
-    mid = (mid[0], mid[1] * scale0, mid[2])
-    upper, lower = xp.length(mid), lower * scale1
-    r1, tip_local = _bend(xp, mid, upper, lower, solve_distance, rest1, q1)
+    solve_distance, scale0, scale1 = _reach(xp, distance, upper, lower, stretch, soft)
+    if stretch is not None:
+        mid = (mid[0], mid[1] * scale0, mid[2])
+        upper, mid_dir, lower = xp.length(mid), xp.normalize(mid), lower * scale1
+    r1, tip_local = _bend(xp, mid, mid_dir, upper, lower, solve_distance, rest1, q1, straight_hinge)
 
     # Aim: turn the first bone so the tip lies on the root-to-target line (and faces the pole).
     tip_dir = xp.normalize(tip_local)
@@ -184,7 +195,7 @@ def _solve(xp, limb, q0, q1, target, pole, pole_angle, stretch, soft, end_rotati
 
 
 def _floats(values):
-    return None if values is None else np.asarray(values, dtype=float).tolist()
+    return values if values is None else np.asarray(values, dtype=float).tolist()
 
 
 def solve_two_bone(chain: Chain, rotations, target, pole=None, pole_angle=0.0, *, stretch=None, soft=0.0,
@@ -210,9 +221,8 @@ def solve_two_bone(chain: Chain, rotations, target, pole=None, pole_angle=0.0, *
     target, pole, stretch, end_rotation = _floats(target), _floats(pole), _floats(stretch), _floats(end_rotation)
     if not all(map(math.isfinite, target + (pole or []) + (end_rotation or []))):
         return SolveResult(rotations.copy(), 1, np.full(1 if end_rotation is None else 2, np.inf), False)
-    _, _, (_, mid), (_, rest1), (_, lower) = chain.floats
     q0, q1 = rotations.tolist()
-    solved, scale, errors, converged = _solve(sc, chain.root_floats + (rest1, mid, lower), q0, q1, target, pole,
+    solved, scale, errors, converged = _solve(sc, chain.cached("two_bone", lambda: _chain_limb(chain)), q0, q1, target, pole,
                                               float(pole_angle), stretch, float(soft), end_rotation, float(end_weight))
     return SolveResult(np.array(solved), 1, np.array(errors), converged, np.array(scale))
 
