@@ -163,8 +163,8 @@ def _end_rotation(xp, root_q, rest1, r0, r1, target_dir, poled, goal, weight):
 
 def _solve(xp, limb, q0, q1, target, pole, pole_angle, stretch, soft, end_rotation, end_weight):
     """The two-bone solve on finite input, for ``xp`` = ``scalar`` (one limb, floats) or
-    ``lanes`` (a batch); ``limb`` from ``_limb``. Returns ((r0, r1), (scale0, scale1), errors, converged) with errors (tip
-    distance,) or (tip distance, end-bone angle)."""
+    ``lanes`` (a batch); ``limb`` from ``_limb``. Returns ((r0, r1), (scale0, scale1), errors,
+    converged) with errors (tip distance,) or (tip distance, end-bone angle)."""
     root, root_q, rest1, (mid, upper, mid_dir), lower, straight_hinge = limb
     to_target = sc.sub(target, root)
     distance = xp.length(to_target)
@@ -176,8 +176,8 @@ def _solve(xp, limb, q0, q1, target, pole, pole_angle, stretch, soft, end_rotati
 
     # Aim: turn the first bone so the tip lies on the root-to-target line (and faces the pole).
     tip_dir = xp.normalize(tip_local)
-    target_dir = xp.fallback(distance <= sc.EPS, sc.scale(to_target, 1.0 / xp.where(distance > sc.EPS, distance, 1.0)),
-                             lambda: xp.normalize(sc.qrotate(sc.qmul(root_q, q0), tip_dir)))
+    toward = sc.scale(to_target, 1.0 / xp.where(distance > sc.EPS, distance, 1.0))
+    target_dir = xp.fallback(distance <= sc.EPS, toward, lambda: xp.normalize(sc.qrotate(sc.qmul(root_q, q0), tip_dir)))
     pole_dir = up_local = None
     if pole is not None:
         pole_dir, up_local = sc.sub(pole, root), (xp.cos(pole_angle), 0.0, xp.sin(pole_angle))
@@ -222,8 +222,9 @@ def solve_two_bone(chain: Chain, rotations, target, pole=None, pole_angle=0.0, *
     if not all(map(math.isfinite, target + (pole or []) + (end_rotation or []))):
         return SolveResult(rotations.copy(), 1, np.full(1 if end_rotation is None else 2, np.inf), False)
     q0, q1 = rotations.tolist()
-    solved, scale, errors, converged = _solve(sc, chain.cached("two_bone", lambda: _chain_limb(chain)), q0, q1, target, pole,
-                                              float(pole_angle), stretch, float(soft), end_rotation, float(end_weight))
+    limb = chain.cached("two_bone", lambda: _chain_limb(chain))
+    solved, scale, errors, converged = _solve(sc, limb, q0, q1, target, pole, float(pole_angle), stretch, float(soft),
+                                              end_rotation, float(end_weight))
     return SolveResult(np.array(solved), 1, np.array(errors), converged, np.array(scale))
 
 
@@ -244,7 +245,7 @@ def solve_two_bone_batch(limbs: TwoBoneLimbs, rotations, targets, poles=None, po
     rotations = np.asarray(rotations, dtype=float)
     inputs = [np.asarray(v, dtype=float) if v is not None else None for v in (targets, poles, end_rotations)]
     finite = np.logical_and.reduce([np.isfinite(v).all(-1) for v in inputs if v is not None])
-    if not finite.all():  # those limbs solve stand-in input, then keep their pose
+    if not finite.all():  # those limbs solve stand-in input (+Z, the identity quaternion), then keep their pose
         inputs = [v if v is None else np.where(finite[:, None], v, np.eye(v.shape[-1])[-1]) for v in inputs]
     target, pole, end_rotation = [v if v is None else _columns(v, count) for v in inputs]
     q = _columns(rotations, count)
