@@ -28,7 +28,7 @@ def select(mask, a, b):
 
 def fallback(mask, value, make):
     """``make()`` where ``mask``, else ``value``; ``make`` runs only when some lane needs it."""
-    return select(mask, make(), value) if np.any(mask) else value
+    return select(mask, make(), value) if mask.any() else value
 
 
 def length(a):
@@ -38,7 +38,7 @@ def length(a):
 def normalize(a, fallback=(0.0, 1.0, 0.0)):
     n = length(a)
     ok = n > EPS
-    if np.all(ok):
+    if ok.all():
         return (a[0] / n, a[1] / n, a[2] / n)
     n = np.where(ok, n, 1.0)
     return select(ok, (a[0] / n, a[1] / n, a[2] / n), fallback)
@@ -52,9 +52,10 @@ def any_perpendicular(v):
 def qnormalize(q):
     n = np.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
     ok = n > EPS
-    s = np.where(q[3] >= 0.0, 1.0, -1.0) / (n if np.all(ok) else np.where(ok, n, 1.0))
+    whole = ok.all()
+    s = np.where(q[3] >= 0.0, 1.0, -1.0) / (n if whole else np.where(ok, n, 1.0))
     q = (q[0] * s, q[1] * s, q[2] * s, q[3] * s)
-    return q if np.all(ok) else select(ok, q, (0.0, 0.0, 0.0, 1.0))
+    return q if whole else select(ok, q, (0.0, 0.0, 0.0, 1.0))
 
 
 def qaxis_angle(axis, angle):
@@ -67,7 +68,7 @@ def qbetween(a, b):
     c = sc.cross(a, b)
     q = qnormalize((c[0], c[1], c[2], 1.0 + d))
     opposite = 1.0 + d < 1e-9
-    if np.any(opposite):
+    if opposite.any():
         p = any_perpendicular(a)
         q = select(opposite, (p[0], p[1], p[2], 0.0), q)
     return q
