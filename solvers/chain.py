@@ -13,7 +13,8 @@ from functools import cached_property
 
 import numpy as np
 
-from solvers.transforms import EPS, aim_matrix, matrix3_to_quat, normalize, quat_mul, quat_to_matrix3
+from solvers import scalar as sc
+from solvers.transforms import EPS, matrix3_to_quat, normalize, quat_mul, quat_to_matrix3
 
 
 @dataclass
@@ -23,6 +24,7 @@ class Chain:
     rest_rotations: np.ndarray
     lengths: np.ndarray
     segments: np.ndarray = field(init=False, repr=False)
+    memo: dict = field(init=False, repr=False, compare=False, default_factory=dict)
 
     def __post_init__(self):
         self.base = np.asarray(self.base, dtype=float)
@@ -57,6 +59,14 @@ class Chain:
         return (tuple(matrix3_to_quat(self.base[:3, :3]).tolist()), tuple(self.base[:3, 3].tolist()),
                 tuple(map(tuple, self.offsets.tolist())), tuple(map(tuple, self.rest_rotations.tolist())),
                 tuple(self.lengths.tolist()))
+
+    def cached(self, key, build):
+        """``build()``, computed once per chain and kept under ``key``: constants a solver derives
+        from the chain (valid while its arrays are left unchanged, as for ``floats``)."""
+        value = self.memo.get(key)
+        if value is None:
+            value = self.memo[key] = build()
+        return value
 
 
 def straight_chain(lengths, base=None):
@@ -120,11 +130,10 @@ def face_pole(chain, rotations, target, pole, pole_angle):
     if not (np.isfinite(to_target).all() and np.isfinite(pole).all()) or min(
             np.linalg.norm(to_target), np.linalg.norm(tip)) < EPS:
         return rotations
-    up = np.array([np.cos(pole_angle), 0.0, np.sin(pole_angle)])
-    turned, _ = aim_matrix(rest_world[:1], quat_to_matrix3(rotations[0])[None], normalize(tip)[None],
-                           normalize(to_target)[None], (pole - root)[None], up[None])
+    turned, _ = sc.aim(tuple(matrix3_to_quat(rest_world[0])), tuple(rotations[0]), tuple(normalize(tip)),
+                       tuple(normalize(to_target)), tuple(pole - root), (np.cos(pole_angle), 0.0, np.sin(pole_angle)))
     rotations = np.array(rotations, dtype=float)
-    rotations[0] = matrix3_to_quat(turned[0])
+    rotations[0] = turned
     return rotations
 
 

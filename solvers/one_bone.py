@@ -42,7 +42,7 @@ def solve_one_bone(chain: Chain, rotations, target, pole=None, pole_angle=0.0):
     pole_dir = up_local = None
     if pole is not None:
         pole_dir, up_local = sc.sub(pole, head), (math.cos(pole_angle), 0.0, math.sin(pole_angle))
-    solved = sc.qnormalize(sc.aim(basis, tuple(rotations[0].tolist()), (0.0, 1.0, 0.0), aim, pole_dir, up_local))
+    solved = sc.qnormalize(sc.aim(basis, tuple(rotations[0].tolist()), (0.0, 1.0, 0.0), aim, pole_dir, up_local)[0])
     direction = sc.qrotate(sc.qmul(basis, solved), (0.0, 1.0, 0.0))
     error = math.atan2(sc.length(sc.cross(direction, aim)), sc.dot(direction, aim))
     return SolveResult(np.array([solved]), 1, np.array([error]), error <= 1e-9)

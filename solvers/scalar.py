@@ -4,10 +4,38 @@ On a two-bone limb or a short chain, one numpy call costs more than the arithmet
 the per-limb fast paths work on tuples of Python floats. Conventions match ``transforms``:
 vectors are 3-tuples, quaternions ``(x, y, z, w)`` 4-tuples acting on column vectors, and
 degenerate input never gives NaN (zero vectors normalise to the given fallback).
+
+This module and ``lanes`` (the same helpers on component arrays, one lane per limb) offer one
+interface, so a solver written against it runs on one limb or a batch: the branch-free helpers
+below work on both unchanged, and each module has its own ``length``, ``normalize``,
+``qnormalize``, ``qbetween``, ``qaxis_angle``, ``signed_angle``, ``aim``, math functions,
+``minimum``/``maximum``/``clip`` and the branch tools ``where``, ``select``, ``fallback``, ``some``.
 """
 import math
+from math import acos, atan2, cos, exp, sin, sqrt
 
 EPS = 1e-12
+minimum, maximum = min, max
+
+
+def clip(x, low, high):
+    return min(high, max(low, x))
+
+
+def where(mask, a, b):
+    """``a`` if ``mask`` else ``b`` (``numpy.where`` for one lane; both are already computed)."""
+    return a if mask else b
+
+
+select = where
+
+
+def fallback(mask, value, make):
+    """``make()`` if ``mask`` else ``value``: a branch computed only when taken."""
+    return make() if mask else value
+
+
+some = bool
 
 
 def sub(a, b):
@@ -101,18 +129,20 @@ def aim(basis, pose, local_dir, target_dir, pole_dir=None, up_local=None):
     """The pose rotation that turns a joint (world rotation ``basis * pose``) so unit
     ``local_dir`` (joint frame) points along unit ``target_dir`` (world): the shortest turn,
     keeping the roll; with ``pole_dir`` (world) it then rolls about ``target_dir`` until
-    ``up_local`` (joint frame) faces the pole, unless either lies along the aim
-    (``transforms.aim_matrix`` on floats)."""
+    ``up_local`` (joint frame) faces the pole, unless either lies along the aim. Returns the
+    pose and whether the pole set the roll."""
     world = qmul(basis, pose)
     current = normalize(qrotate(world, local_dir))
     world = qmul(qbetween(current, target_dir), world)
+    poled = False
     if pole_dir is not None:
         up_perp = sub(up_local, scale(local_dir, dot(up_local, local_dir)))
         pole_perp = sub(pole_dir, scale(target_dir, dot(pole_dir, target_dir)))
-        if length(up_perp) > 1e-9 and length(pole_perp) > 1e-9 * max(length(pole_dir), EPS):
+        poled = length(up_perp) > 1e-9 and length(pole_perp) > 1e-9 * max(length(pole_dir), EPS)
+        if poled:
             roll = signed_angle(qrotate(world, up_local), pole_perp, target_dir)
             world = qmul(qaxis_angle(target_dir, roll), world)
-    return qmul(qconj(basis), world)
+    return qmul(qconj(basis), world), poled
 
 
 def quat_from_matrix3(m):

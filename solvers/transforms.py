@@ -173,21 +173,6 @@ def quat_slerp(a, b, t):
     return quat_normalize(wa * a + wb * b)
 
 
-def look_basis(direction, up):
-    """Orthonormal bases (..., 3, 3) with columns (direction, ``up`` made perpendicular to it,
-    their cross product), for unit ``direction`` (..., 3) and any ``up`` (..., 3). Also returns a
-    boolean mask (...) that is False where ``up`` is (nearly) parallel to ``direction``; there the
-    basis uses an arbitrary perpendicular instead."""
-    direction = np.asarray(direction, dtype=float)
-    up = np.asarray(up, dtype=float)
-    up_perp = up - direction * np.sum(up * direction, axis=-1, keepdims=True)
-    norm = np.linalg.norm(up_perp, axis=-1)
-    valid = norm > 1e-9 * np.maximum(np.linalg.norm(up, axis=-1), EPS)
-    up_perp = np.where(valid[..., None], up_perp / np.where(valid, norm, 1.0)[..., None],
-                       any_perpendicular(direction))
-    return np.stack([direction, up_perp, np.cross(direction, up_perp)], axis=-1), valid
-
-
 def quat_to_rotvec(q):
     """Rotation vectors (..., 3) (axis times angle in [0, pi]) of unit quaternions (..., 4)."""
     q = np.asarray(q, dtype=float)
@@ -253,28 +238,6 @@ def euler_xyz_from_quat(q):
     x = np.where(gimbal, np.arctan2(-m[..., 1, 2], m[..., 1, 1]), x)
     z = np.where(gimbal, 0.0, z)
     return np.stack([x, y, z], axis=-1)
-
-
-def aim_matrix(basis, pose, local_dir, target_dir, pole_dir=None, up_local=None):
-    """Turn a joint so a direction fixed in it points along ``target_dir``.
-
-    The joint's world rotation is ``basis @ pose`` (both (L, 3, 3)); ``local_dir`` (L, 3) is the
-    unit direction in the joint's frame that must end up along unit ``target_dir`` (L, 3, world).
-    Without a pole the turn is the shortest arc (the joint's roll is kept). With ``pole_dir``
-    (L, 3, world) the joint also rolls about ``target_dir`` until ``up_local`` (L, 3, joint frame)
-    faces ``pole_dir``. Returns the new ``pose`` (L, 3, 3) and a mask (L,) of where the pole was
-    used (False where the pole or ``up_local`` is parallel to the aim).
-    """
-    basis_t = np.swapaxes(basis, -1, -2)
-    current = normalize(np.einsum('lij,lj->li', basis @ pose, local_dir))
-    swung = basis_t @ quat_to_matrix3(quat_between(current, target_dir)) @ basis @ pose
-    if pole_dir is None:
-        return swung, np.zeros(len(pose), dtype=bool)
-    local_frame, ok_local = look_basis(local_dir, up_local)
-    world_frame, ok_world = look_basis(target_dir, pole_dir)
-    posed = ok_local & ok_world
-    poled = basis_t @ world_frame @ np.swapaxes(local_frame, -1, -2)
-    return np.where(posed[:, None, None], poled, swung), posed
 
 
 _AXIS_INDEX = {"X": 0, "Y": 1, "Z": 2}

@@ -11,22 +11,23 @@ plane. The rest shape stands for Blender's FK pose, so the result does not depen
 chain starts with (``solvers.chain.face_pole`` does the same for the iterative solvers).
 tests/rig/test_blender_pole_reference.py checks the poses against Blender's.
 
-The batch runs vectorised numpy; a single limb runs the same steps on plain floats
-(``_solve_limb``), which is two orders of magnitude faster than a numpy batch of one. A single
-solve with an end-bone rotation goal goes through the batch code as a batch of one.
+The solve is written once (``_solve``) against the interface ``scalar`` and ``lanes`` share: a
+single limb runs it on plain floats (a numpy call costs more than a whole limb's arithmetic), a
+batch on component arrays, one lane per limb, so both give the same poses.
 """
 import math
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
+from solvers import lanes
 from solvers import scalar as sc
 from solvers.chain import Chain, SolveResult, chain_pose
-from solvers.transforms import EPS, aim_matrix, any_perpendicular, matrix3_to_quat, normalize, quat_from_axis_angle, \
-    quat_angle, quat_between, quat_mul, quat_to_matrix3, signed_angle, swing_twist
+from solvers.transforms import normalize, quat_between, quat_to_matrix3
 
-Y = np.array([0.0, 1.0, 0.0])
-X = np.array([1.0, 0.0, 0.0])
+Y = (0.0, 1.0, 0.0)
+X = (1.0, 0.0, 0.0)
 STRAIGHT = 1e-7
 
 
@@ -34,6 +35,11 @@ def validate_two_bone(chain):
     """Raise ValueError when the chain cannot be solved by the two-bone solver."""
     if len(chain) != 2:
         raise ValueError(f"the two-bone solver needs a chain of exactly 2 bones, got {len(chain)}")
+
+
+def _columns(values, count):
+    """The components of ``values`` (count, k) as k contiguous (count,) lanes."""
+    return tuple(np.ascontiguousarray(np.asarray(values, dtype=float).reshape(count, -1).T))
 
 
 @dataclass
@@ -56,6 +62,17 @@ class TwoBoneLimbs:
     def __len__(self):
         return len(self.lengths)
 
+    @cached_property
+    def lanes(self):
+        """The per-limb constants ``_solve`` takes (``_limb``), as lanes. The base quaternions come
+        from the float path's own conversion, once per limb: a last-bit difference there would
+        grow to 1e-8 where the end-bone twist is ill-conditioned."""
+        count = len(self)
+        base_q = _columns([sc.quat_from_matrix3(m) for m in self.base[:, :3, :3].tolist()], count)
+        return _limb(lanes, base_q, _columns(self.base[:, :3, 3], count), _columns(self.offsets[:, 0], count),
+                     _columns(self.rest_rotations[:, 0], count), _columns(self.rest_rotations[:, 1], count),
+                     _columns(self.offsets[:, 1], count), np.ascontiguousarray(self.lengths[:, 1]))
+
 
 @dataclass
 class TwoBoneBatchResult:
@@ -67,190 +84,123 @@ class TwoBoneBatchResult:
     converged: np.ndarray
 
 
-def _apply(m, v):
-    return np.einsum('lij,lj->li', m, v)
-
-
-def _soft_distance(distance, reach, soft):
-    """The distance the tip actually travels: ``distance`` itself until ``reach - soft``, then an
-    exponential ease that approaches ``reach`` without the snap of a chain going straight."""
-    start = reach - soft
-    safe_soft = np.where(soft > EPS, soft, 1.0)
-    eased = start + soft * (1.0 - np.exp(-(distance - start) / safe_soft))
-    return np.where(soft > EPS, np.where(distance > start, eased, distance), np.minimum(distance, reach))
-
-
-def _solve(base, offsets, rest, lengths, rotations, target, pole, pole_angle, stretch, soft, end_rotation,
-           end_weight):
-    count = len(lengths)
-    finite = np.isfinite(target).all(-1)
-    if pole is not None:
-        finite &= np.isfinite(pole).all(-1)
-    if end_rotation is not None:
-        finite &= np.isfinite(end_rotation).all(-1)
-    base3 = base[:, :3, :3]
-    root = _apply(base3, offsets[:, 0]) + base[:, :3, 3]
-    target = np.where(finite[:, None], target, root)
-    q0, q1 = rotations[:, 0], rotations[:, 1]
-    rest1_m = quat_to_matrix3(rest[:, 1])
-    root_basis = base3 @ quat_to_matrix3(rest[:, 0])
-    to_target = target - root
-    distance = np.linalg.norm(to_target, axis=-1)
-
-    # Reach: soft easing near full extension, then stretch to cover what the easing left short.
-    mid = offsets[:, 1]
-    upper, lower = np.linalg.norm(mid, axis=-1), lengths[:, 1]
+def _reach(xp, distance, upper, lower, stretch, soft):
+    """How far from the root the tip goes, and the bones' Y scales: soft easing near full
+    extension (an exponential that approaches the reach without the snap of a chain going
+    straight), then stretch to cover what the easing and the reach left short."""
     reach = upper + lower
-    solve_distance = _soft_distance(distance, reach, soft)
-    scale = np.ones((count, 2))
-    if stretch is not None:
-        give = stretch[:, 0] * upper + stretch[:, 1] * lower
-        ratio = np.where(solve_distance > EPS, distance / np.where(solve_distance > EPS, solve_distance, 1.0), 1.0)
-        grow = np.where(give > EPS, reach * (ratio - 1.0) / np.where(give > EPS, give, 1.0), 0.0)
-        scale = 1.0 + grow[:, None] * stretch
-        solve_distance = np.where(give > EPS, distance, solve_distance)
-    mid = mid * np.stack([np.ones(count), scale[:, 0], np.ones(count)], -1)
-    upper, lower = np.linalg.norm(mid, axis=-1), lower * scale[:, 1]
+    solve_distance = xp.minimum(distance, reach)
+    softly = soft > sc.EPS
+    if xp.some(softly):
+        start = reach - soft
+        eased = start + soft * (1.0 - xp.exp(-xp.maximum(distance - start, 0.0) / xp.where(softly, soft, 1.0)))
+        solve_distance = xp.where(softly, xp.where(distance > start, eased, distance), solve_distance)
+    if stretch is None:
+        return solve_distance, 1.0, 1.0
+    give = stretch[0] * upper + stretch[1] * lower
+    stretchy = give > sc.EPS
+    near = solve_distance > sc.EPS
+    ratio = xp.where(near, distance / xp.where(near, solve_distance, 1.0), 1.0)
+    grow = xp.where(stretchy, reach * (ratio - 1.0) / xp.where(stretchy, give, 1.0), 0.0)
+    return xp.where(stretchy, distance, solve_distance), 1.0 + grow * stretch[0], 1.0 + grow * stretch[1]
 
-    # Bend: in the first bone's frame the lower bone's direction turns within the bend plane.
-    mid_dir = normalize(mid)
-    pose1 = quat_mul(rest[:, 1], q1)
-    d2 = _apply(quat_to_matrix3(pose1), np.broadcast_to(Y, (count, 3)))
-    hinge = np.cross(mid_dir, d2)
-    rest_hinge = np.cross(mid_dir, rest1_m[:, :, 1])
-    x_hinge = X - mid_dir * mid_dir[:, :1]
-    x_hinge = np.where(np.linalg.norm(x_hinge, axis=-1, keepdims=True) > 1e-6, x_hinge, any_perpendicular(mid_dir))
-    hinge = np.where(np.linalg.norm(hinge, axis=-1, keepdims=True) > STRAIGHT, hinge,
-                     np.where(np.linalg.norm(rest_hinge, axis=-1, keepdims=True) > STRAIGHT, rest_hinge, x_hinge))
-    hinge = normalize(hinge)
-    bendable = (upper > EPS) & (lower > EPS)
-    safe_ul = np.where(bendable, 2.0 * upper * lower, 1.0)
-    bend = np.arccos(np.clip((solve_distance ** 2 - upper ** 2 - lower ** 2) / safe_ul, -1.0, 1.0))
-    new_d2 = mid_dir * np.cos(bend)[:, None] + np.cross(hinge, mid_dir) * np.sin(bend)[:, None]
-    new_d2 = np.where(bendable[:, None], new_d2, d2)
-    turn = quat_to_matrix3(quat_between(d2, new_d2))
-    r1 = np.swapaxes(rest1_m, 1, 2) @ turn @ quat_to_matrix3(pose1)
-    tip_local = mid + lower[:, None] * new_d2
+
+def _straight_hinge(xp, mid_dir, rest1):
+    """The bend axis (first bone's frame) of a straight limb: the rest bend plane's normal, or
+    the first bone's X axis made perpendicular to the middle joint when the rest pose is
+    straight too."""
+    hinge = sc.cross(mid_dir, sc.qrotate(rest1, Y))
+    x_axis = sc.sub(X, sc.scale(mid_dir, mid_dir[0]))
+    x_axis = xp.fallback(xp.length(x_axis) <= 1e-6, x_axis, lambda: xp.any_perpendicular(mid_dir))
+    return xp.normalize(xp.select(xp.length(hinge) <= STRAIGHT, x_axis, hinge))
+
+
+def _limb(xp, base_q, origin, offset0, rest0, rest1, mid, lower):
+    """A limb's constants for ``_solve``: its root (world), the first bone's rest world rotation,
+    the second bone's rest rotation, offset (with its length and direction) and length, and the
+    straight-limb bend axis."""
+    root = sc.add(origin, sc.qrotate(base_q, offset0))
+    mid_dir = xp.normalize(mid)
+    return (root, sc.qmul(base_q, rest0), rest1, (mid, xp.length(mid), mid_dir), lower,
+            _straight_hinge(xp, mid_dir, rest1))
+
+
+def _chain_limb(chain):
+    base_q, origin, (offset0, mid), (rest0, rest1), (_, lower) = chain.floats
+    return _limb(sc, base_q, origin, offset0, rest0, rest1, mid, lower)
+
+
+def _bend(xp, mid, mid_dir, upper, lower, solve_distance, rest1, q1, straight_hinge):
+    """Bend the middle joint so the tip lies ``solve_distance`` from the root: in the first
+    bone's frame the lower bone turns within the bend plane, about the normal of the current
+    one (of the rest one, kept perpendicular to a stretched middle joint, for a straight limb).
+    Returns the second bone's pose rotation and the tip in the first bone's frame."""
+    pose1 = sc.qmul(rest1, q1)
+    d2 = sc.qrotate(pose1, Y)
+    hinge = sc.cross(mid_dir, d2)
+    hinge = xp.normalize(xp.fallback(xp.length(hinge) <= STRAIGHT, hinge, lambda: sc.sub(
+        straight_hinge, sc.scale(mid_dir, sc.dot(straight_hinge, mid_dir)))))
+    bendable = (upper > sc.EPS) & (lower > sc.EPS)
+    cosine = xp.clip((solve_distance * solve_distance - upper * upper - lower * lower)
+                     / xp.where(bendable, 2.0 * upper * lower, 1.0), -1.0, 1.0)
+    sine = xp.sqrt((1.0 - cosine) * (1.0 + cosine))
+    new_d2 = xp.select(bendable, sc.add(sc.scale(mid_dir, cosine), sc.scale(sc.cross(hinge, mid_dir), sine)), d2)
+    r1 = sc.qmul(sc.qconj(rest1), sc.qmul(xp.qbetween(d2, new_d2), pose1))
+    return r1, sc.add(mid, sc.scale(new_d2, lower))
+
+
+def _end_rotation(xp, root_q, rest1, r0, r1, target_dir, poled, goal, weight):
+    """Blend toward the end bone's world rotation ``goal`` by ``weight`` using only the freedom
+    the tip leaves: roll the chain about the target line (unless a pole holds the roll), then
+    twist the end bone about its own axis."""
+    world0 = sc.qmul(root_q, r0)
+    end_y = sc.qrotate(sc.qmul(world0, sc.qmul(rest1, r1)), Y)
+    goal_y = sc.qrotate(goal, Y)
+    end_dir = sc.sub(end_y, sc.scale(target_dir, sc.dot(end_y, target_dir)))
+    goal_dir = sc.sub(goal_y, sc.scale(target_dir, sc.dot(goal_y, target_dir)))
+    held = poled | (xp.length(end_dir) <= 1e-9) | (xp.length(goal_dir) <= 1e-9)
+    roll = xp.where(held, 0.0, xp.signed_angle(end_dir, goal_dir, target_dir)) * weight
+    world0 = sc.qmul(xp.qaxis_angle(target_dir, roll), world0)
+    local = xp.qnormalize(sc.qmul(sc.qconj(sc.qmul(world0, sc.qmul(rest1, r1))), goal))  # w >= 0: the shorter twist
+    twist = 2.0 * xp.atan2(local[1], local[3])
+    return sc.qmul(sc.qconj(root_q), world0), sc.qmul(r1, xp.qaxis_angle(Y, weight * twist))
+
+
+def _solve(xp, limb, q0, q1, target, pole, pole_angle, stretch, soft, end_rotation, end_weight):
+    """The two-bone solve on finite input, for ``xp`` = ``scalar`` (one limb, floats) or
+    ``lanes`` (a batch); ``limb`` from ``_limb``. Returns ((r0, r1), (scale0, scale1), errors,
+    converged) with errors (tip distance,) or (tip distance, end-bone angle)."""
+    root, root_q, rest1, (mid, upper, mid_dir), lower, straight_hinge = limb
+    to_target = sc.sub(target, root)
+    distance = xp.length(to_target)
+    solve_distance, scale0, scale1 = _reach(xp, distance, upper, lower, stretch, soft)
+    if stretch is not None:
+        mid = (mid[0], mid[1] * scale0, mid[2])
+        upper, mid_dir, lower = xp.length(mid), xp.normalize(mid), lower * scale1
+    r1, tip_local = _bend(xp, mid, mid_dir, upper, lower, solve_distance, rest1, q1, straight_hinge)
 
     # Aim: turn the first bone so the tip lies on the root-to-target line (and faces the pole).
-    r0 = quat_to_matrix3(q0)
-    current_tip_dir = normalize(_apply(root_basis @ r0, tip_local))
-    reaches = distance > EPS
-    target_dir = np.where(reaches[:, None], to_target / np.where(reaches, distance, 1.0)[:, None], current_tip_dir)
-    posed = np.zeros(count, dtype=bool)
+    tip_dir = xp.normalize(tip_local)
+    toward = sc.scale(to_target, 1.0 / xp.where(distance > sc.EPS, distance, 1.0))
+    target_dir = xp.fallback(distance <= sc.EPS, toward, lambda: xp.normalize(sc.qrotate(sc.qmul(root_q, q0), tip_dir)))
     if pole is None:
-        r0, _ = aim_matrix(root_basis, r0, normalize(tip_local), target_dir)
-    else:
-        # Blender: the unbent chain turns to the target and rolls its up vector to the pole, then bends.
-        angle = np.broadcast_to(pole_angle, (count,))
-        up_local = np.stack([np.cos(angle), np.zeros(count), np.sin(angle)], -1)
-        start_tip = mid + lower[:, None] * rest1_m[:, :, 1]
-        unfolded = np.linalg.norm(start_tip, axis=-1) > EPS
-        start_dir = np.where(unfolded[:, None], normalize(start_tip), normalize(tip_local))
-        r0, posed = aim_matrix(root_basis, r0, start_dir, target_dir, np.where(finite[:, None], pole, 0.0) - root,
-                               up_local)
-        r0 = r0 @ quat_to_matrix3(quat_between(normalize(tip_local), start_dir))
-
-    # End-bone rotation: roll the chain about the target line (when no pole holds it), then twist
-    # the end bone about its own axis; neither moves the tip.
+        r0, poled = xp.aim(root_q, q0, tip_dir, target_dir)
+    else:  # Blender: the rest-shaped chain turns to the target and rolls to the pole, then bends
+        start_tip = sc.add(mid, sc.scale(sc.qrotate(rest1, Y), lower))
+        start_dir = xp.normalize(xp.select(xp.length(start_tip) <= sc.EPS, tip_local, start_tip))
+        r0, poled = xp.aim(root_q, q0, start_dir, target_dir, sc.sub(pole, root),
+                           (xp.cos(pole_angle), 0.0, xp.sin(pole_angle)))
+        r0 = sc.qmul(r0, xp.qbetween(tip_dir, start_dir))
     if end_rotation is not None:
-        weight = np.broadcast_to(end_weight, (count,))
-        goal = quat_to_matrix3(np.where(finite[:, None], end_rotation, [0.0, 0.0, 0.0, 1.0]))
-        world1 = root_basis @ r0 @ rest1_m @ r1
-        end_dir = world1[:, :, 1] - target_dir * np.sum(world1[:, :, 1] * target_dir, -1, keepdims=True)
-        goal_dir = goal[:, :, 1] - target_dir * np.sum(goal[:, :, 1] * target_dir, -1, keepdims=True)
-        rollable = ~posed & (np.linalg.norm(end_dir, axis=-1) > 1e-9) & (np.linalg.norm(goal_dir, axis=-1) > 1e-9)
-        roll = np.where(rollable, signed_angle(end_dir, goal_dir, target_dir), 0.0) * weight
-        r0 = np.swapaxes(root_basis, 1, 2) @ quat_to_matrix3(quat_from_axis_angle(target_dir, roll)) @ root_basis @ r0
-        world1 = root_basis @ r0 @ rest1_m @ r1
-        twist = swing_twist(matrix3_to_quat(np.swapaxes(world1, 1, 2) @ goal), Y)[1]
-        twist_angle = 2.0 * np.arctan2(twist[:, 1], twist[:, 3])
-        r1 = r1 @ quat_to_matrix3(quat_from_axis_angle(Y, weight * twist_angle))
+        r0, r1 = _end_rotation(xp, root_q, rest1, r0, r1, target_dir, poled, end_rotation, end_weight)
 
-    solved = np.stack([matrix3_to_quat(r0), matrix3_to_quat(r1)], axis=1)
-    tip = root + _apply(root_basis @ r0, tip_local)
-    errors = np.linalg.norm(tip - target, axis=-1)[:, None]
+    world0 = sc.qmul(root_q, r0)
+    errors = (xp.length(sc.sub(sc.add(root, sc.qrotate(world0, tip_local)), target)),)
     if end_rotation is not None:
-        world1 = root_basis @ r0 @ rest1_m @ r1
-        errors = np.concatenate([errors, quat_angle(matrix3_to_quat(world1), end_rotation)[:, None]], axis=1)
-    converged = finite & (errors[:, 0] <= 1e-6 * np.maximum(upper + lower, 1.0))
-    solved = np.where(finite[:, None, None], solved, rotations)
-    scale = np.where(finite[:, None], scale, 1.0)
-    errors = np.where(finite[:, None], errors, np.inf)
-    return solved, scale, errors, converged
-
-
-def _finite(values):
-    return all(math.isfinite(v) for v in values)
-
-
-def _solve_limb(chain, rotations, target, pole, pole_angle, stretch, soft):
-    """One limb on plain floats: the steps of ``_solve`` without the end-rotation goal.
-    Returns (rotations (2, 4), stretch (2,), error, converged) as Python values."""
-    base_q, base_origin, offsets, (rest0, rest1), (_, lower) = chain.floats
-    q0, q1 = rotations
-    root = sc.add(base_origin, sc.qrotate(base_q, offsets[0]))
-    if not _finite(target) or (pole is not None and not _finite(pole)):
-        return (q0, q1), (1.0, 1.0), math.inf, False
-    to_target = sc.sub(target, root)
-    distance = sc.length(to_target)
-
-    mid = offsets[1]
-    upper = sc.length(mid)
-    reach = upper + lower
-    if soft > sc.EPS:
-        start = reach - soft
-        solve_distance = start + soft * (1.0 - math.exp(-(distance - start) / soft)) if distance > start else distance
-    else:
-        solve_distance = min(distance, reach)
-    scale0 = scale1 = 1.0
-    if stretch is not None:
-        give = stretch[0] * upper + stretch[1] * lower
-        if give > sc.EPS:
-            ratio = distance / solve_distance if solve_distance > sc.EPS else 1.0
-            grow = reach * (ratio - 1.0) / give
-            scale0, scale1 = 1.0 + grow * stretch[0], 1.0 + grow * stretch[1]
-            solve_distance = distance
-    mid = (mid[0], mid[1] * scale0, mid[2])
-    upper, lower = sc.length(mid), lower * scale1
-
-    mid_dir = sc.normalize(mid)
-    pose1 = sc.qmul(rest1, q1)
-    d2 = sc.qrotate(pose1, (0.0, 1.0, 0.0))
-    hinge = sc.cross(mid_dir, d2)
-    if sc.length(hinge) <= STRAIGHT:
-        hinge = sc.cross(mid_dir, sc.qrotate(rest1, (0.0, 1.0, 0.0)))
-        if sc.length(hinge) <= STRAIGHT:
-            hinge = sc.sub((1.0, 0.0, 0.0), sc.scale(mid_dir, mid_dir[0]))
-            if sc.length(hinge) <= 1e-6:
-                hinge = sc.any_perpendicular(mid_dir)
-    hinge = sc.normalize(hinge)
-    new_d2 = d2
-    if upper > sc.EPS and lower > sc.EPS:
-        cosine = (solve_distance * solve_distance - upper * upper - lower * lower) / (2.0 * upper * lower)
-        bend = math.acos(min(1.0, max(-1.0, cosine)))
-        new_d2 = sc.add(sc.scale(mid_dir, math.cos(bend)), sc.scale(sc.cross(hinge, mid_dir), math.sin(bend)))
-    r1 = sc.qmul(sc.qconj(rest1), sc.qmul(sc.qbetween(d2, new_d2), pose1))
-    tip_local = sc.add(mid, sc.scale(new_d2, lower))
-
-    root_q = sc.qmul(base_q, rest0)
-    tip_dir = sc.normalize(tip_local)
-    target_dir = sc.scale(to_target, 1.0 / distance) if distance > sc.EPS else \
-        sc.normalize(sc.qrotate(sc.qmul(root_q, q0), tip_dir))
-    start_tip = sc.add(mid, sc.scale(sc.qrotate(rest1, (0.0, 1.0, 0.0)), lower))
-    if pole is not None and sc.length(start_tip) > sc.EPS:
-        # Blender: the unbent chain turns to the target and rolls its up vector to the pole, then bends.
-        start_dir = sc.normalize(start_tip)
-        up_local = (math.cos(pole_angle), 0.0, math.sin(pole_angle))
-        r0 = sc.qmul(sc.aim(root_q, q0, start_dir, target_dir, sc.sub(pole, root), up_local),
-                     sc.qbetween(tip_dir, start_dir))
-    else:
-        r0 = sc.aim(root_q, q0, tip_dir, target_dir)
-
-    tip = sc.add(root, sc.qrotate(sc.qmul(root_q, r0), tip_local))
-    error = sc.length(sc.sub(tip, target))
-    converged = error <= 1e-6 * max(upper + lower, 1.0)
-    return (sc.qnormalize(r0), sc.qnormalize(r1)), (scale0, scale1), error, converged
+        world1 = sc.qmul(world0, sc.qmul(rest1, r1))
+        errors += (2.0 * xp.acos(xp.minimum(abs(sc.dot(world1, end_rotation) + world1[3] * end_rotation[3]), 1.0)),)
+    converged = errors[0] <= 1e-6 * xp.maximum(upper + lower, 1.0)
+    return (xp.qnormalize(r0), xp.qnormalize(r1)), (scale0, scale1), errors, converged
 
 
 def pole_facing(chain: Chain, rotations, pole_angle):
@@ -263,6 +213,10 @@ def pole_facing(chain: Chain, rotations, pole_angle):
     tip = world[0].T @ (points[-1] - points[0])
     unbend = quat_to_matrix3(quat_between(normalize(rest_tip), normalize(tip)))
     return world[0] @ unbend @ np.array([math.cos(pole_angle), 0.0, math.sin(pole_angle)])
+
+
+def _floats(values):
+    return values if values is None else np.asarray(values, dtype=float).tolist()
 
 
 def solve_two_bone(chain: Chain, rotations, target, pole=None, pole_angle=0.0, *, stretch=None, soft=0.0,
@@ -283,20 +237,21 @@ def solve_two_bone(chain: Chain, rotations, target, pole=None, pole_angle=0.0, *
       target line when there is no pole, the bone's twist about its own axis).
     ``result.errors`` is (tip distance,) or (tip distance, end-bone angle in radians).
     """
-    if end_rotation is None:
-        validate_two_bone(chain)
-        solved, scale, error, converged = _solve_limb(
-            chain, np.asarray(rotations, dtype=float).tolist(), np.asarray(target, dtype=float).tolist(),
-            None if pole is None else np.asarray(pole, dtype=float).tolist(), float(pole_angle),
-            None if stretch is None else np.asarray(stretch, dtype=float).tolist(), float(soft))
-        return SolveResult(np.array(solved), 1, np.array([error]), converged, np.array(scale))
-    solved, scale, errors, converged = _solve(
-        chain.base[None], chain.offsets[None], chain.rest_rotations[None], chain.lengths[None],
-        np.asarray(rotations, dtype=float)[None], np.asarray(target, dtype=float)[None],
-        None if pole is None else np.asarray(pole, dtype=float)[None], pole_angle,
-        None if stretch is None else np.asarray(stretch, dtype=float)[None], soft,
-        None if end_rotation is None else np.asarray(end_rotation, dtype=float)[None], end_weight)
-    return SolveResult(solved[0], 1, errors[0], bool(converged[0]), scale[0])
+    validate_two_bone(chain)
+    rotations = np.asarray(rotations, dtype=float)
+    target, pole, stretch, end_rotation = _floats(target), _floats(pole), _floats(stretch), _floats(end_rotation)
+    if not all(map(math.isfinite, target + (pole or []) + (end_rotation or []))):
+        return SolveResult(rotations.copy(), 1, np.full(1 if end_rotation is None else 2, np.inf), False)
+    q0, q1 = rotations.tolist()
+    limb = chain.cached("two_bone", lambda: _chain_limb(chain))
+    solved, scale, errors, converged = _solve(sc, limb, q0, q1, target, pole, float(pole_angle), stretch, float(soft),
+                                              end_rotation, float(end_weight))
+    return SolveResult(np.array(solved), 1, np.array(errors), converged, np.array(scale))
+
+
+def _per_limb(value, count):
+    """A per-limb setting as a float when it is one for all, else as (count,) lanes."""
+    return float(value) if np.ndim(value) == 0 else np.ascontiguousarray(np.broadcast_to(value, (count,)), float)
 
 
 def solve_two_bone_batch(limbs: TwoBoneLimbs, rotations, targets, poles=None, pole_angles=0.0, *, stretch=None,
@@ -307,12 +262,23 @@ def solve_two_bone_batch(limbs: TwoBoneLimbs, rotations, targets, poles=None, po
     ``soft`` and ``end_weights`` scalars or (L,), ``stretch`` (L, 2) or None, ``end_rotations``
     (L, 4) or None. Returns a ``TwoBoneBatchResult``.
     """
-    def per_limb(value):
-        return np.broadcast_to(np.asarray(value, dtype=float), (len(limbs),))
-
-    solved, scale, errors, converged = _solve(
-        limbs.base, limbs.offsets, limbs.rest_rotations, limbs.lengths, np.asarray(rotations, dtype=float),
-        np.asarray(targets, dtype=float), None if poles is None else np.asarray(poles, dtype=float),
-        per_limb(pole_angles), None if stretch is None else np.asarray(stretch, dtype=float), per_limb(soft),
-        None if end_rotations is None else np.asarray(end_rotations, dtype=float), per_limb(end_weights))
+    count = len(limbs)
+    rotations = np.asarray(rotations, dtype=float)
+    inputs = [np.asarray(v, dtype=float) if v is not None else None for v in (targets, poles, end_rotations)]
+    finite = np.logical_and.reduce([np.isfinite(v).all(-1) for v in inputs if v is not None])
+    if not finite.all():  # those limbs solve stand-in input (+Z, the identity quaternion), then keep their pose
+        inputs = [v if v is None else np.where(finite[:, None], v, np.eye(v.shape[-1])[-1]) for v in inputs]
+    target, pole, end_rotation = [v if v is None else _columns(v, count) for v in inputs]
+    q = _columns(rotations, count)
+    (r0, r1), (scale0, scale1), errors, converged = _solve(
+        lanes, limbs.lanes, q[:4], q[4:], target, pole, _per_limb(pole_angles, count),
+        None if stretch is None else _columns(stretch, count), _per_limb(soft, count), end_rotation,
+        _per_limb(end_weights, count))
+    solved = np.stack(r0 + r1, axis=-1).reshape(count, 2, 4)
+    scale = np.ones((count, 2))
+    scale[:, 0], scale[:, 1] = scale0, scale1
+    errors = np.stack(errors, axis=-1)
+    if not finite.all():
+        solved[~finite], scale[~finite], errors[~finite] = rotations[~finite], 1.0, np.inf
+        converged &= finite
     return TwoBoneBatchResult(solved, scale, errors, converged)

@@ -166,32 +166,54 @@ def test_batch_matches_single_solves_and_is_deterministic():
     np.testing.assert_array_equal(batch.rotations[3], rotations[3])
 
 
-@pytest.mark.parametrize("use_pole, stretchy, soft", [(False, False, 0.0), (True, False, 0.0), (True, True, 0.1),
-                                                     (False, True, 0.0)])
-def test_single_limb_float_path_matches_the_batch(use_pole, stretchy, soft):
-    """Single solves run on plain floats; they must agree with the vectorised batch."""
-    rng = np.random.default_rng(11)
-    chains = [arm(), straight_chain([0.5, 1.5]), straight_chain([1.0, 1.0])] * 20
-    count = len(chains)
-    rotations = quat_normalize(np.tile(IDENTITY, (count, 1, 1)) + 0.3 * rng.normal(size=(count, 2, 4)))
+def random_limbs(rng, count):
+    """Seeded limbs: tilted bases, rest bends, offsets off the Y axis, a zero-length lower bone."""
+    chains = []
+    for i in range(count):
+        base = compose(rng.normal(size=3), quat_normalize(rng.normal(size=4)))
+        rest = quat_normalize(np.array([[0, 0, 0, 1.0], [0, 0, 0, 1.0]]) + 0.3 * rng.normal(size=(2, 4)) * (i % 3 > 0))
+        offsets = [rng.normal(size=3) * 0.1, [0.05 * rng.normal(), rng.uniform(0.3, 1.5), 0.05 * rng.normal()]]
+        chains.append(Chain(base, offsets, rest, [rng.uniform(0.3, 1.5), 0.0 if i == 7 else rng.uniform(0.3, 1.5)]))
+    return chains
+
+
+def degenerate_inputs(chains, rotations, targets, poles):
+    """Targets at the root and far away, poles on the aim line and at the root, NaN and inf."""
+    roots = [chain_pose(c, r)[1][0] for c, r in zip(chains, rotations)]
+    targets[4], targets[5], targets[6] = roots[4], roots[5] + [0.0, 9.0, 0.0], [np.nan, 0.0, 0.0]
+    poles[8], poles[9], poles[10] = targets[8] + 2.0 * (targets[8] - roots[8]), roots[9], [0.0, np.inf, 0.0]
     rotations[:3] = IDENTITY  # straight limbs: the hinge falls back to the rest bend or X
-    targets = rng.normal(size=(count, 3)) * 1.5
-    targets[4] = chain_pose(chains[4], rotations[4])[1][0]  # at the root
-    targets[5] = np.inf
-    poles = rng.normal(size=(count, 3)) * 3 if use_pole else None
-    if use_pole:
-        poles[6] = targets[6]  # pole on the root-to-target line
-    stretch = rng.uniform(0, 1, size=(count, 2)) if stretchy else None
-    batch = solve_two_bone_batch(TwoBoneLimbs.from_chains(chains), rotations, targets, poles, 0.4, stretch=stretch,
-                                 soft=soft)
+
+
+@pytest.mark.parametrize("use_pole, stretchy, use_end", [(False, False, False), (True, False, False),
+                                                         (True, True, True), (False, True, True)])
+def test_batch_matches_single_solves_to_the_last_bits(use_pole, stretchy, use_end):
+    """Batch lanes and single float solves run one algorithm: same poses to 1e-12, per limb."""
+    rng = np.random.default_rng(11)
+    count = 60
+    chains = random_limbs(rng, count)
+    rotations = quat_normalize(np.tile(IDENTITY, (count, 1, 1)) + 0.3 * rng.normal(size=(count, 2, 4)))
+    targets = np.array([chain_pose(c, IDENTITY)[1][0] for c in chains]) + rng.normal(size=(count, 3)) * 1.5
+    poles = rng.normal(size=(count, 3)) * 3
+    degenerate_inputs(chains, rotations, targets, poles)
+    poles = poles if use_pole else None
+    angles, soft = rng.uniform(-np.pi, np.pi, count), np.where(rng.uniform(size=count) < 0.5, 0.0, 0.2)
+    stretch = rng.uniform(0, 1, size=(count, 2)) * (rng.uniform(size=(count, 1)) < 0.7) if stretchy else None
+    goals, weights = (quat_normalize(rng.normal(size=(count, 4))), rng.uniform(0, 1, count)) if use_end else (None, 1.0)
+    batch = solve_two_bone_batch(TwoBoneLimbs.from_chains(chains), rotations, targets, poles, angles, stretch=stretch,
+                                 soft=soft, end_rotations=goals, end_weights=weights)
     for i, chain in enumerate(chains):
-        single = solve_two_bone(chain, rotations[i], targets[i], None if poles is None else poles[i], 0.4,
-                                stretch=None if stretch is None else stretch[i], soft=soft)
-        np.testing.assert_allclose(quat_to_matrix3(single.rotations), quat_to_matrix3(batch.rotations[i]), atol=1e-9)
+        single = solve_two_bone(chain, rotations[i], targets[i], None if poles is None else poles[i], angles[i],
+                                stretch=None if stretch is None else stretch[i], soft=soft[i],
+                                end_rotation=None if goals is None else goals[i],
+                                end_weight=weights[i] if use_end else 1.0)
+        np.testing.assert_allclose(quat_to_matrix3(single.rotations), quat_to_matrix3(batch.rotations[i]), atol=1e-12)
         np.testing.assert_allclose(single.stretch, batch.stretch[i], atol=1e-12)
+        np.testing.assert_allclose(single.errors, batch.errors[i], atol=1e-12)
         assert single.converged == batch.converged[i]
-        assert single.errors[0] == pytest.approx(batch.errors[i, 0], abs=1e-9) or not np.isfinite(batch.errors[i, 0])
     assert np.isfinite(batch.rotations).all()
+    assert not batch.converged[6] and (batch.errors[6] == np.inf).all()
+    np.testing.assert_array_equal(batch.rotations[6], rotations[6])
 
 
 def test_validation():
