@@ -58,6 +58,22 @@ class Chain:
                 tuple(map(tuple, self.offsets.tolist())), tuple(map(tuple, self.rest_rotations.tolist())),
                 tuple(self.lengths.tolist()))
 
+    @cached_property
+    def float_segments(self):
+        """``segments`` as plain floats: each bone's vector from its head to the next point, in
+        its own frame (tuples)."""
+        return tuple(map(tuple, self.segments.tolist()))
+
+    @cached_property
+    def float_spans(self):
+        """The distances between consecutive chain points (lengths of ``segments``), plain floats."""
+        return tuple(np.linalg.norm(self.segments, axis=1).tolist())
+
+    @cached_property
+    def float_rest_points(self):
+        """``chain_points`` of the rest pose as (x, y, z) float tuples."""
+        return tuple(map(tuple, chain_points(self, np.tile([0.0, 0.0, 0.0, 1.0], (len(self), 1))).tolist()))
+
 
 def straight_chain(lengths, base=None):
     """A chain of bones (lengths (n,)) laid end to end along the base's +Y, rest pose straight."""
