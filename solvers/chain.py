@@ -8,11 +8,13 @@ the bone's head in the previous bone's frame, ``rest_rotations`` (n, 4) its rest
 ``lengths`` (n,) are rest lengths. ``stretch`` (n,) scales a bone along its own Y (its length and
 its children's offsets) without shearing its children: scale is not inherited.
 """
+import math
 from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
 
+from solvers import scalar
 from solvers.transforms import matrix3_to_quat, quat_mul, quat_to_matrix3
 
 
@@ -39,10 +41,7 @@ class Chain:
             raise ValueError("chain arrays must be finite")
         if np.any(self.lengths < 0):
             raise ValueError("bone lengths must not be negative")
-        rotation = self.base[:3, :3]
-        # Plain max-abs checks: np.allclose costs more than a whole two-bone solve.
-        if np.abs(rotation.T @ rotation - np.eye(3)).max() > 1e-6 or np.linalg.det(rotation) < 0:
-            raise ValueError("the chain's base must be a rigid transform (rotation and translation, no scale)")
+        _check_rigid(self.base)
         if np.abs(np.einsum("ij,ij->i", self.rest_rotations, self.rest_rotations) - 1.0).max() > 2e-6:
             raise ValueError("rest rotations must be unit quaternions")
         self.segments = np.vstack([self.offsets[1:], [[0.0, self.lengths[-1], 0.0]]])
@@ -50,12 +49,29 @@ class Chain:
     def __len__(self):
         return len(self.lengths)
 
+    def rebased(self, base):
+        """This chain hanging from another rigid ``base`` (4, 4), for a chain whose parent moves
+        between solves: the arrays checked when it was built, and what is cached from them alone,
+        are shared; only the base is checked. Raises ValueError for a base that is not rigid."""
+        base = np.asarray(base, dtype=float)
+        if base.shape != (4, 4):
+            raise ValueError("the chain's base must be a (4, 4) matrix")
+        _check_rigid(base)
+        chain = object.__new__(Chain)
+        chain.__dict__.update((k, v) for k, v in self.__dict__.items() if k not in BASE_CACHES)
+        chain.base = base
+        return chain
+
     @cached_property
     def floats(self):
         """The chain as plain Python floats for the per-limb fast paths: (base rotation quat,
         base origin, offsets, rest rotations, lengths), tuples throughout."""
-        return (tuple(matrix3_to_quat(self.base[:3, :3]).tolist()), tuple(self.base[:3, 3].tolist()),
-                tuple(map(tuple, self.offsets.tolist())), tuple(map(tuple, self.rest_rotations.tolist())),
+        return (tuple(matrix3_to_quat(self.base[:3, :3]).tolist()), tuple(self.base[:3, 3].tolist())) + self.bone_floats
+
+    @cached_property
+    def bone_floats(self):
+        """The part of ``floats`` that does not depend on the base."""
+        return (tuple(map(tuple, self.offsets.tolist())), tuple(map(tuple, self.rest_rotations.tolist())),
                 tuple(self.lengths.tolist()))
 
     @cached_property
@@ -73,6 +89,22 @@ class Chain:
     def float_rest_points(self):
         """``chain_points`` of the rest pose as (x, y, z) float tuples."""
         return tuple(map(tuple, chain_points(self, np.tile([0.0, 0.0, 0.0, 1.0], (len(self), 1))).tolist()))
+
+
+# Cached properties that depend on the base (``rebased`` drops them).
+BASE_CACHES = ("floats", "float_rest_points")
+
+
+def _check_rigid(base):
+    """Raise ValueError unless ``base`` (4, 4) is finite and its rotation part orthonormal and
+    right-handed (checked on plain floats: numpy calls on a 3x3 cost more than a two-bone solve)."""
+    rows = base.tolist()
+    if not all(math.isfinite(v) for row in rows for v in row):
+        raise ValueError("the chain's base must be finite")
+    x, y, z = columns = tuple(zip(*(row[:3] for row in rows[:3])))
+    off_unit = max(abs(scalar.dot(u, v) - (j == k)) for j, u in enumerate(columns) for k, v in enumerate(columns))
+    if off_unit > 1e-6 or scalar.dot(scalar.cross(x, y), z) < 0:
+        raise ValueError("the chain's base must be a rigid transform (rotation and translation, no scale)")
 
 
 def straight_chain(lengths, base=None):
