@@ -101,9 +101,11 @@ def _check_rigid(base):
     rows = base.tolist()
     if not all(math.isfinite(v) for row in rows for v in row):
         raise ValueError("the chain's base must be finite")
-    x, y, z = columns = tuple(zip(*(row[:3] for row in rows[:3])))
-    off_unit = max(abs(scalar.dot(u, v) - (j == k)) for j, u in enumerate(columns) for k, v in enumerate(columns))
-    if off_unit > 1e-6 or scalar.dot(scalar.cross(x, y), z) < 0:
+    x, y, z = zip(*(row[:3] for row in rows[:3]))
+    dot = scalar.dot
+    off_unit = max(abs(dot(x, x) - 1.0), abs(dot(y, y) - 1.0), abs(dot(z, z) - 1.0),
+                   abs(dot(x, y)), abs(dot(x, z)), abs(dot(y, z)))
+    if off_unit > 1e-6 or dot(scalar.cross(x, y), z) < 0:
         raise ValueError("the chain's base must be a rigid transform (rotation and translation, no scale)")
 
 
