@@ -330,8 +330,9 @@ def _rotations_from_points(chain, rotations, points):
         fy = pw * ry - px * rz + py * rw + pz * rx
         fz = pw * rz + px * ry - py * rx + pz * rw
         fw = pw * rw - px * rx - py * ry - pz * rz
+        at_rest = q == REST
         # Where the bone points (a) and where it should (b), both in that frame.
-        ax, ay, az = a = segment if q == REST else sc.qrotate(q, segment)
+        ax, ay, az = a = segment if at_rest else sc.qrotate(q, segment)
         (x0, y0, z0), (x1, y1, z1) = points[i], points[i + 1]
         vx, vy, vz = x1 - x0, y1 - y0, z1 - z0
         tx, ty, tz = 2.0 * (fz * vy - fy * vz), 2.0 * (fx * vz - fz * vx), 2.0 * (fy * vx - fx * vy)
@@ -346,7 +347,7 @@ def _rotations_from_points(chain, rotations, points):
             turn = sc.qbetween(sc.normalize(a), sc.normalize(b))
         else:
             turn = REST
-        qx, qy, qz, qw = q = sc.qnormalize(turn if q == REST else sc.qmul(turn, q))
+        qx, qy, qz, qw = q = sc.qnormalize(turn if at_rest else sc.qmul(turn, q))
         solved.append(q)
         # The bone's world rotation: frame * q, the next bone's parent.
         px = fw * qx + fx * qw + fy * qz - fz * qy
