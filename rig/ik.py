@@ -27,6 +27,9 @@ from solvers.tree import Tree
 from solvers.two_bone import solve_two_bone
 
 
+IDENTITY3 = np.eye(3)
+
+
 @dataclass
 class IKGoal:
     """``constraint`` with world-space goals: ``target`` (3,), ``rotation`` (4,) xyzw for the
@@ -64,26 +67,40 @@ def _rigid(matrix):
     """``matrix`` with the scale taken out of its rotation: solvers hang chains from rigid frames,
     and a stretched parent's scale is not the chain's business."""
     rigid = matrix.copy()
-    basis = matrix[:3, :3] / np.linalg.norm(matrix[:3, :3], axis=0)
-    if np.abs(basis.T @ basis - np.eye(3)).max() > 1e-9:  # sheared by an inherited stretch
+    if np.abs(matrix[:3, :3].T @ matrix[:3, :3] - IDENTITY3).max() <= 1e-12:  # rigid already
+        return rigid
+    basis = matrix[:3, :3] / np.sqrt(np.einsum("ij,ij->j", matrix[:3, :3], matrix[:3, :3]))
+    if np.abs(basis.T @ basis - IDENTITY3).max() > 1e-9:  # sheared by an inherited stretch
         basis = quat_to_matrix3(matrix3_to_quat(basis))
     rigid[:3, :3] = basis
     return rigid
 
 
+def _base(skeleton, world, bone):
+    """The rigid frame ``bone`` hangs from: its parent's in ``world``, or the armature's."""
+    parent = skeleton.parents[bone]
+    return _rigid(world[parent]) if parent >= 0 else np.eye(4)
+
+
 def _hanging_arrays(skeleton, pose, world, bones):
     """Base frame (the first bone's parent, rigid), head offsets, rest rotations and lengths of
     ``bones`` (ascending indices) as the solvers see them."""
-    parent = skeleton.parents[bones[0]]
-    base = _rigid(world[parent]) if parent >= 0 else np.eye(4)
     rest = skeleton.rest_local[bones]
     offsets = rest[:, :3, 3] + np.einsum("nij,nj->ni", rest[:, :3, :3], pose.locations[bones])
-    return base, offsets, skeleton.rest_local_rotations[bones], skeleton.lengths[bones]
+    return _base(skeleton, world, bones[0]), offsets, skeleton.rest_local_rotations[bones], skeleton.lengths[bones]
 
 
 def chain_arrays(skeleton, pose, world, chain):
-    """The solver's view of bones ``chain`` (root first): a Chain hanging from the root's parent."""
-    return Chain(*_hanging_arrays(skeleton, pose, world, chain))
+    """The solver's view of bones ``chain`` (root first): a Chain hanging from the root's parent.
+    The chain is built and checked once (again when its bones' pose locations change) and kept
+    in ``skeleton.solver_chains``; later solves only rebase it on the parent's frame."""
+    key, locations = tuple(chain), pose.locations[chain].tobytes()
+    cached = skeleton.solver_chains.get(key)
+    if cached is not None and cached[0] == locations:
+        return cached[1].rebased(_base(skeleton, world, chain[0]))
+    built = Chain(*_hanging_arrays(skeleton, pose, world, chain))
+    skeleton.solver_chains[key] = (locations, built)
+    return built
 
 
 def tree_arrays(skeleton, pose, world, bones):

@@ -56,10 +56,14 @@ def update_world(skeleton, pose, world, changed):
     changed = list(changed)
     if not changed:
         return
-    bones = np.unique(np.concatenate([skeleton.subtrees[i] for i in changed]))
+    bones = skeleton.subtrees[changed[0]] if len(changed) == 1 else \
+        np.unique(np.concatenate([skeleton.subtrees[i] for i in changed]))
     local = skeleton.rest_local[bones] @ compose(pose.locations[bones], pose.rotations[bones], pose.scales[bones])
-    for k, (bone, parent) in enumerate(zip(bones.tolist(), skeleton.parents[bones].tolist())):
-        world[bone] = world[parent] @ local[k] if parent >= 0 else local[k]
+    for bone, parent, matrix in zip(bones.tolist(), skeleton.parents[bones].tolist(), local):
+        if parent >= 0:
+            np.matmul(world[parent], matrix, out=world[bone])
+        else:
+            world[bone] = matrix
 
 
 def heads_tails(skeleton, world):

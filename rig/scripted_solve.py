@@ -15,7 +15,7 @@ import numpy as np
 from rig.constraints import SOLVER_TYPES, IKConstraint, SolverSettings
 from rig.ik import IKGoal, solve_groups
 from rig.jsonfields import Reader, load_json
-from rig.pose import Pose, heads_tails, world_matrices
+from rig.pose import Pose, heads_tails
 from solvers.transforms import normalize
 
 
@@ -63,7 +63,7 @@ def solve_case(rig, goals):
     """Solve one case from the rest pose; returns (pose, world, [ChainReport], seconds)."""
     start = time.perf_counter()
     pose = Pose.rest(len(rig.skeleton))
-    world = world_matrices(rig.skeleton, pose)
+    world = rig.skeleton.rest_world.copy()  # the rest pose's world matrices
     by_constraint = {id(g.constraint): g for g in goals}
     reports, _ = solve_groups(rig, pose, world, [g.constraint for g in goals], lambda c, _: by_constraint[id(c)])
     return pose, world, reports, time.perf_counter() - start

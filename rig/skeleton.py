@@ -47,7 +47,8 @@ class Skeleton:
     ``rest_world`` holds each bone's rest frame in armature space, shape (N, 4, 4), rigid.
     ``rest_local[i] = inverse(rest_world[parent]) @ rest_world[i]`` (the armature frame for roots).
     ``subtrees[i]`` holds ``i`` and every bone below it (ascending); ``rest_local_rotations`` (N, 4)
-    are the rest_local rotations as quaternions. ``lengths`` (N,) is head-to-tail distance; ``connected`` (N,) marks bones whose head sits on
+    are the rest_local rotations as quaternions; ``solver_chains`` is where ``rig.ik`` keeps the
+    solver chains it builds from this skeleton. ``lengths`` (N,) is head-to-tail distance; ``connected`` (N,) marks bones whose head sits on
     the parent's tail (Blender's "Connected", followed by Auto IK).
     """
     names: list
@@ -59,6 +60,7 @@ class Skeleton:
     index: dict = field(init=False)
     subtrees: list = field(init=False)
     rest_local_rotations: np.ndarray = field(init=False)
+    solver_chains: dict = field(init=False, default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self):
         self.parents = np.asarray(self.parents, dtype=np.int64)

@@ -8,12 +8,13 @@ the bone's head in the previous bone's frame, ``rest_rotations`` (n, 4) its rest
 ``lengths`` (n,) are rest lengths. ``stretch`` (n,) scales a bone along its own Y (its length and
 its children's offsets) without shearing its children: scale is not inherited.
 """
+import math
 from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
 
-from solvers import scalar as sc
+from solvers import scalar
 from solvers.transforms import EPS, matrix3_to_quat, normalize, quat_mul, quat_to_matrix3
 
 
@@ -41,10 +42,7 @@ class Chain:
             raise ValueError("chain arrays must be finite")
         if np.any(self.lengths < 0):
             raise ValueError("bone lengths must not be negative")
-        rotation = self.base[:3, :3]
-        # Plain max-abs checks: np.allclose costs more than a whole two-bone solve.
-        if np.abs(rotation.T @ rotation - np.eye(3)).max() > 1e-6 or np.linalg.det(rotation) < 0:
-            raise ValueError("the chain's base must be a rigid transform (rotation and translation, no scale)")
+        _check_rigid(self.base)
         if np.abs(np.einsum("ij,ij->i", self.rest_rotations, self.rest_rotations) - 1.0).max() > 2e-6:
             raise ValueError("rest rotations must be unit quaternions")
         self.segments = np.vstack([self.offsets[1:], [[0.0, self.lengths[-1], 0.0]]])
@@ -52,12 +50,30 @@ class Chain:
     def __len__(self):
         return len(self.lengths)
 
+    def rebased(self, base):
+        """This chain hanging from another rigid ``base`` (4, 4), for a chain whose parent moves
+        between solves: the arrays checked when it was built, and what is cached from them alone,
+        are shared; only the base is checked. Raises ValueError for a base that is not rigid."""
+        base = np.asarray(base, dtype=float)
+        if base.shape != (4, 4):
+            raise ValueError("the chain's base must be a (4, 4) matrix")
+        _check_rigid(base)
+        chain = object.__new__(Chain)
+        chain.__dict__.update((k, v) for k, v in self.__dict__.items() if k not in BASE_CACHES)
+        chain.base = base
+        chain.memo = {}  # solvers' constants (``cached``) may depend on the base
+        return chain
+
     @cached_property
     def floats(self):
         """The chain as plain Python floats for the per-limb fast paths: (base rotation quat,
         base origin, offsets, rest rotations, lengths), tuples throughout."""
-        return (tuple(matrix3_to_quat(self.base[:3, :3]).tolist()), tuple(self.base[:3, 3].tolist()),
-                tuple(map(tuple, self.offsets.tolist())), tuple(map(tuple, self.rest_rotations.tolist())),
+        return (tuple(matrix3_to_quat(self.base[:3, :3]).tolist()), tuple(self.base[:3, 3].tolist())) + self.bone_floats
+
+    @cached_property
+    def bone_floats(self):
+        """The part of ``floats`` that does not depend on the base."""
+        return (tuple(map(tuple, self.offsets.tolist())), tuple(map(tuple, self.rest_rotations.tolist())),
                 tuple(self.lengths.tolist()))
 
     def cached(self, key, build):
@@ -67,6 +83,40 @@ class Chain:
         if value is None:
             value = self.memo[key] = build()
         return value
+
+    @cached_property
+    def float_segments(self):
+        """``segments`` as plain floats: each bone's vector from its head to the next point, in
+        its own frame (tuples)."""
+        return tuple(map(tuple, self.segments.tolist()))
+
+    @cached_property
+    def float_spans(self):
+        """The distances between consecutive chain points (lengths of ``segments``), plain floats."""
+        return tuple(np.linalg.norm(self.segments, axis=1).tolist())
+
+    @cached_property
+    def float_rest_points(self):
+        """``chain_points`` of the rest pose as (x, y, z) float tuples."""
+        return tuple(map(tuple, chain_points(self, np.tile([0.0, 0.0, 0.0, 1.0], (len(self), 1))).tolist()))
+
+
+# Cached properties that depend on the base (``rebased`` drops them).
+BASE_CACHES = ("floats", "float_rest_points")
+
+
+def _check_rigid(base):
+    """Raise ValueError unless ``base`` (4, 4) is finite and its rotation part orthonormal and
+    right-handed (checked on plain floats: numpy calls on a 3x3 cost more than a two-bone solve)."""
+    rows = base.tolist()
+    if not all(math.isfinite(v) for row in rows for v in row):
+        raise ValueError("the chain's base must be finite")
+    x, y, z = zip(*(row[:3] for row in rows[:3]))
+    dot = scalar.dot
+    off_unit = max(abs(dot(x, x) - 1.0), abs(dot(y, y) - 1.0), abs(dot(z, z) - 1.0),
+                   abs(dot(x, y)), abs(dot(x, z)), abs(dot(y, z)))
+    if off_unit > 1e-6 or dot(scalar.cross(x, y), z) < 0:
+        raise ValueError("the chain's base must be a rigid transform (rotation and translation, no scale)")
 
 
 def straight_chain(lengths, base=None):
@@ -130,7 +180,7 @@ def face_pole(chain, rotations, target, pole, pole_angle):
     if not (np.isfinite(to_target).all() and np.isfinite(pole).all()) or min(
             np.linalg.norm(to_target), np.linalg.norm(tip)) < EPS:
         return rotations
-    turned, _ = sc.aim(tuple(matrix3_to_quat(rest_world[0])), tuple(rotations[0]), tuple(normalize(tip)),
+    turned, _ = scalar.aim(tuple(matrix3_to_quat(rest_world[0])), tuple(rotations[0]), tuple(normalize(tip)),
                        tuple(normalize(to_target)), tuple(pole - root), (np.cos(pole_angle), 0.0, np.sin(pole_angle)))
     rotations = np.array(rotations, dtype=float)
     rotations[0] = turned

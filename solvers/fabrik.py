@@ -8,6 +8,9 @@ arc (minimal twist, so bone roll stays where it was), several give the weighted 
 an effector with ``use_rotation`` takes its target rotation. Joint limits (``solvers.limits``) are
 applied in that conversion, so every iterate is a valid pose with exact bone lengths.
 """
+import itertools
+import math
+from math import sqrt
 from dataclasses import dataclass
 
 import numpy as np
@@ -21,6 +24,8 @@ from solvers.tree import Tree, tree_pose
 
 
 UNFOLD = 1e-3
+REST = [0.0, 0.0, 0.0, 1.0]
+EPS_SQUARED = sc.EPS * sc.EPS
 
 
 @dataclass(frozen=True)
@@ -234,76 +239,119 @@ def _unchanged(rotations, count):
 
 
 def _free_chain_points(chain, rotations):
-    """World rotations (quats) and joint points (n + 1) of ``chain`` on plain floats."""
-    base_q, origin, offsets, rest, lengths = chain.floats
-    world, points = [], [sc.add(origin, sc.qrotate(base_q, offsets[0]))]
+    """Joint points (n + 1) of ``chain`` in pose ``rotations`` (lists of floats) as (x, y, z)
+    tuples; the rest pose's come from the chain."""
+    if all(q == REST for q in rotations):
+        return chain.float_rest_points
+    base_q, origin, offsets, rest, _ = chain.floats
+    points = [sc.add(origin, sc.qrotate(base_q, offsets[0]))]
     current = base_q
-    for i, q in enumerate(rotations):
-        current = sc.qmul(current, sc.qmul(rest[i], q))
-        segment = offsets[i + 1] if i + 1 < len(offsets) else (0.0, lengths[-1], 0.0)
-        world.append(current)
+    for rest_q, q, segment in zip(rest, rotations, chain.float_segments):
+        current = sc.qmul(current, sc.qmul(rest_q, q))
         points.append(sc.add(points[-1], sc.qrotate(current, segment)))
-    return world, points
-
-
-def _reach_toward(points, anchor, anchor_index, step, spans):
-    """One FABRIK pass: pin ``points[anchor_index]`` at ``anchor`` and pull each following joint
-    (in direction ``step``) back onto its span; a joint on its neighbour keeps the span's old
-    direction."""
-    points = list(points)
-    points[anchor_index] = anchor
-    i = anchor_index
-    while 0 <= i + step < len(points):
-        span = spans[min(i, i + step)]
-        away = sc.sub(points[i + step], points[i])
-        distance = sc.length(away)
-        if distance > sc.EPS:
-            points[i + step] = sc.add(points[i], sc.scale(away, span / distance))
-        i += step
     return points
+
+
+def _sweep(points, target, spans):
+    """One FABRIK iteration on ``points`` ((x, y, z) tuples): the backward pass pins the tip at
+    ``target``, the forward pass pins the root where it was; each pulls the next joint back onto
+    its span (a joint on its neighbour stays put). The backward pass skips the root, which the
+    forward pass pins anyway. Returns a new list."""
+    x, y, z = target
+    back = [target]
+    for i in range(len(spans) - 1, 0, -1):
+        px, py, pz = points[i]
+        dx, dy, dz = px - x, py - y, pz - z
+        squared = dx * dx + dy * dy + dz * dz
+        if squared > EPS_SQUARED:
+            s = spans[i] / sqrt(squared)
+            x, y, z = x + dx * s, y + dy * s, z + dz * s
+        else:
+            x, y, z = px, py, pz
+        back.append((x, y, z))
+    back.reverse()
+    root = points[0]
+    x, y, z = root
+    forward = [root]
+    for (px, py, pz), span in zip(back, spans):
+        dx, dy, dz = px - x, py - y, pz - z
+        squared = dx * dx + dy * dy + dz * dz
+        if squared > EPS_SQUARED:
+            s = span / sqrt(squared)
+            x, y, z = x + dx * s, y + dy * s, z + dz * s
+        else:
+            x, y, z = px, py, pz
+        forward.append((x, y, z))
+    return forward
 
 
 def _solve_free_chain(chain, rotations, target, max_iterations, tolerance):
     """Positional FABRIK for a chain without limits; None when the chain and target lie on one
     line (the passes could not bend it: the general solver unfolds it first)."""
-    target = tuple(target.tolist())
-    if not all(np.isfinite(target)):
+    tx, ty, tz = target = tuple(target.tolist())
+    if not all(map(math.isfinite, target)):
         return SolveResult(rotations.copy(), 0, np.array([np.inf]), False)
-    world, start = _free_chain_points(chain, rotations.tolist())
-    spans = [sc.length(sc.sub(b, a)) for a, b in zip(start, start[1:])]
-    root, reach = start[0], sum(spans)
-    to_target = sc.sub(target, root)
-    if all(sc.length(sc.cross(sc.sub(p, root), to_target)) <= 1e-9 * max(reach, sc.EPS) ** 2 for p in start):
+    pose = rotations.tolist()
+    start = _free_chain_points(chain, pose)
+    spans = chain.float_spans
+    reach = sum(spans)
+    rx, ry, rz = start[0]
+    ax, ay, az = tx - rx, ty - ry, tz - rz
+    # Colinear when every point's cross product with the root-to-target line vanishes.
+    flat = 1e-9 * max(reach, sc.EPS) ** 2
+    if all(sc.length(sc.cross((x - rx, y - ry, z - rz), (ax, ay, az))) <= flat for x, y, z in start):
         return None
-    tip = len(start) - 1
 
     def rotations_for(points):
-        return _rotations_from_points(chain, rotations.tolist(), world, start, points), None, None
+        return _rotations_from_points(chain, pose, points), None, None
 
-    if sc.length(to_target) >= reach:
+    distance = math.sqrt(ax * ax + ay * ay + az * az)
+    if distance >= reach:
         # Out of reach: the chain lies straight toward the target, as one forward pass puts it.
-        straight = [root]
-        direction = sc.normalize(to_target)
-        for span in spans:
-            straight.append(sc.add(straight[-1], sc.scale(direction, span)))
-        error = sc.length(sc.sub(straight[-1], target))
+        straight = [(rx + ax * d / distance, ry + ay * d / distance, rz + az * d / distance)
+                    for d in itertools.accumulate(spans, initial=0.0)]
+        error = math.dist(straight[-1], target)
         return SolveResult(rotations_for(straight)[0], 1, np.array([error]), error <= tolerance)
-    return iterate(start, lambda points: _reach_toward(_reach_toward(points, target, tip, -1, spans), root, 0, 1, spans),
-                   lambda points: (sc.length(sc.sub(points[-1], target)),), rotations_for,
+    return iterate(start, lambda points: _sweep(points, target, spans),
+                   lambda points: (math.dist(points[-1], target),), rotations_for,
                    max_iterations=max_iterations, tolerance=tolerance)
 
 
-def _rotations_from_points(chain, rotations, world, start, points):
-    """Pose rotations (n, 4) that move joints ``start`` to ``points``: each bone turns by the
-    shortest arc from where it points once its parent has turned, so bone roll stays put."""
+def _rotations_from_points(chain, rotations, points):
+    """Pose rotations (n, 4) that lay the chain along ``points`` ((x, y, z) tuples): each bone
+    turns by the shortest arc from where it points once its parent has turned, so bone roll stays
+    put. Quaternion products written out: this runs once per solve on every bone."""
     base_q, _, _, rest, _ = chain.floats
-    parent, solved = base_q, []
-    for i, q in enumerate(rotations):
-        bone_world = sc.qmul(parent, sc.qmul(rest[i], q))
-        old_dir = sc.qrotate(sc.qmul(bone_world, sc.qconj(world[i])), sc.sub(start[i + 1], start[i]))
-        new_dir = sc.sub(points[i + 1], points[i])
-        if sc.length(old_dir) > sc.EPS and sc.length(new_dir) > sc.EPS:
-            bone_world = sc.qmul(sc.qbetween(sc.normalize(old_dir), sc.normalize(new_dir)), bone_world)
-        solved.append(sc.qnormalize(sc.qmul(sc.qconj(rest[i]), sc.qmul(sc.qconj(parent), bone_world))))
-        parent = bone_world
+    px, py, pz, pw = base_q  # the parent's world rotation, once it has turned
+    solved = []
+    for i, ((rx, ry, rz, rw), q, segment) in enumerate(zip(rest, rotations, chain.float_segments)):
+        # The bone's frame before its pose rotation: parent * rest.
+        fx = pw * rx + px * rw + py * rz - pz * ry
+        fy = pw * ry - px * rz + py * rw + pz * rx
+        fz = pw * rz + px * ry - py * rx + pz * rw
+        fw = pw * rw - px * rx - py * ry - pz * rz
+        at_rest = q == REST
+        # Where the bone points (a) and where it should (b), both in that frame.
+        ax, ay, az = a = segment if at_rest else sc.qrotate(q, segment)
+        (x0, y0, z0), (x1, y1, z1) = points[i], points[i + 1]
+        vx, vy, vz = x1 - x0, y1 - y0, z1 - z0
+        tx, ty, tz = 2.0 * (fz * vy - fy * vz), 2.0 * (fx * vz - fz * vx), 2.0 * (fy * vx - fx * vy)
+        bx, by, bz = b = (vx + fw * tx - fy * tz + fz * ty, vy + fw * ty - fz * tx + fx * tz,
+                          vz + fw * tz - fx * ty + fy * tx)
+        # The shortest arc from a to b is (a x b, |a||b| + a.b), normalised.
+        norms = sqrt((ax * ax + ay * ay + az * az) * (bx * bx + by * by + bz * bz))
+        w = norms + ax * bx + ay * by + az * bz
+        if w > 1e-9 * norms:
+            turn = (ay * bz - az * by, az * bx - ax * bz, ax * by - ay * bx, w)
+        elif norms > sc.EPS:
+            turn = sc.qbetween(sc.normalize(a), sc.normalize(b))
+        else:
+            turn = REST
+        qx, qy, qz, qw = q = sc.qnormalize(turn if at_rest else sc.qmul(turn, q))
+        solved.append(q)
+        # The bone's world rotation: frame * q, the next bone's parent.
+        px = fw * qx + fx * qw + fy * qz - fz * qy
+        py = fw * qy - fx * qz + fy * qw + fz * qx
+        pz = fw * qz + fx * qy - fy * qx + fz * qw
+        pw = fw * qw - fx * qx - fy * qy - fz * qz
     return np.array(solved)

@@ -13,7 +13,7 @@ from solvers.chain import SolveResult
 
 def _cost(errors, cost_of):
     """``cost_of(errors)``, or inf when any error is not finite (such a state never counts as better)."""
-    return float(cost_of(errors)) if all(math.isfinite(e) for e in errors) else math.inf
+    return float(cost_of(errors)) if all(map(math.isfinite, errors)) else math.inf
 
 
 def iterate(state, step, measure, finish, max_iterations=20, tolerance=1e-3, patience=3, min_gain=None, cost=None):
@@ -35,14 +35,15 @@ def iterate(state, step, measure, finish, max_iterations=20, tolerance=1e-3, pat
     # Errors as Python floats: a handful of goals, where numpy calls would cost more than the sums.
     cost_of = sum if cost is None else cost
     best = state
-    best_errors = [float(e) for e in measure(state)]
+    best_errors = list(map(float, measure(state)))
     best_cost = _cost(best_errors, cost_of)
     iterations = 0
     stalled = 0
-    while iterations < max_iterations and not all(e <= tolerance for e in best_errors):
+    within = float(tolerance).__ge__  # False for NaN, like the comparison it stands for
+    while iterations < max_iterations and not all(map(within, best_errors)):
         state = step(state)
         iterations += 1
-        errors = [float(e) for e in measure(state)]
+        errors = list(map(float, measure(state)))
         current = _cost(errors, cost_of)
         if current < best_cost - min_gain:
             stalled = 0
@@ -53,5 +54,5 @@ def iterate(state, step, measure, finish, max_iterations=20, tolerance=1e-3, pat
         if stalled >= patience:
             break
     rotations, stretch, at_limit = finish(best)
-    return SolveResult(rotations, iterations, np.array(best_errors), all(e <= tolerance for e in best_errors),
+    return SolveResult(rotations, iterations, np.array(best_errors), all(map(within, best_errors)),
                        stretch, at_limit)

@@ -82,6 +82,10 @@ def qmul(a, b):
             aw * bw - ax * bx - ay * by - az * bz)
 
 
+def qdot(a, b):
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3]
+
+
 def qconj(q):
     return (-q[0], -q[1], -q[2], q[3])
 

@@ -87,19 +87,30 @@ def quat_between(a, b):
     return quat_normalize(np.where(opposite, flip, q))
 
 
+def _quadratic_form(rows):
+    """(16, k) coefficients that turn the flattened outer product q q^T (..., 16) of a quaternion
+    into ``rows`` (k dicts of {"xy": coefficient}): one matrix product for any stack."""
+    form = np.zeros((4, 4, len(rows)))
+    for k, row in enumerate(rows):
+        for pair, coefficient in row.items():
+            form["xyzw".index(pair[0]), "xyzw".index(pair[1]), k] = coefficient
+    return form.reshape(16, len(rows))
+
+
+# A unit quaternion's rotation matrix, row by row, less the identity: each entry is the textbook
+# sum (1 - 2 (yy + zz), 2 (xy - wz), ...) with the same roundings, so results keep their bits.
+MATRIX_FORM = _quadratic_form([
+    {"yy": -2, "zz": -2}, {"xy": 2, "wz": -2}, {"xz": 2, "wy": 2},
+    {"xy": 2, "wz": 2}, {"xx": -2, "zz": -2}, {"yz": 2, "wx": -2},
+    {"xz": 2, "wy": -2}, {"yz": 2, "wx": 2}, {"xx": -2, "yy": -2}])
+IDENTITY9 = np.eye(3).ravel()
+
+
 def quat_to_matrix3(q):
-    """Rotation matrices (..., 3, 3) for unit quaternions (..., 4)."""
+    """Rotation matrices (..., 3, 3) for quaternions (..., 4), normalised on the way."""
     q = quat_normalize(q)
-    x, y, z, w = np.moveaxis(q, -1, 0)
-    xx, yy, zz = x * x, y * y, z * z
-    xy, xz, yz = x * y, x * z, y * z
-    wx, wy, wz = w * x, w * y, w * z
-    m = np.stack([
-        1 - 2 * (yy + zz), 2 * (xy - wz), 2 * (xz + wy),
-        2 * (xy + wz), 1 - 2 * (xx + zz), 2 * (yz - wx),
-        2 * (xz - wy), 2 * (yz + wx), 1 - 2 * (xx + yy),
-    ], axis=-1)
-    return m.reshape(q.shape[:-1] + (3, 3))
+    outer = (q[..., :, None] * q[..., None, :]).reshape(q.shape[:-1] + (16,))
+    return (IDENTITY9 + outer @ MATRIX_FORM).reshape(q.shape[:-1] + (3, 3))
 
 
 def matrix3_to_quat(m):

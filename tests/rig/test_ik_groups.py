@@ -76,3 +76,19 @@ def test_weights_decide_who_wins_a_tug_of_war():
         pose, world, reports = evaluate(rig, pose)
     assert reports[0].error < reports[1].error
     assert np.isfinite(pose.rotations).all()
+
+
+def test_a_chain_follows_its_moved_root_bone_and_its_parent():
+    """Chains are built once and kept on the skeleton: moving the chain's first bone (its pose
+    location) or its parent must still reach the target, from the moved head."""
+    rig = y_rig(chain_count=2)
+    pose = Pose.rest(len(rig.skeleton))
+    index = rig.skeleton.index
+    evaluate(rig, pose)
+    for bone, offset in (("arm.L", (0.0, 0.1, 0.05)), ("spine", (0.05, 0.0, 0.0))):
+        pose.locations[index[bone]] = offset
+        move(rig, pose, "target.L", [0.4, 1.65, 0.2])
+        pose, world, _ = evaluate(rig, pose)
+        heads, tails = heads_tails(rig.skeleton, world)
+        assert np.linalg.norm(tails[index["hand.L"]] - [0.4, 1.65, 0.2]) < 1e-4
+        np.testing.assert_allclose(np.linalg.norm(tails - heads, axis=1), rig.skeleton.lengths, rtol=1e-9)

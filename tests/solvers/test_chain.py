@@ -1,0 +1,52 @@
+"""The Chain's checks and its rebasing for chains whose parent moves between solves."""
+import numpy as np
+import pytest
+
+from solvers.chain import Chain, chain_points, straight_chain
+from solvers.transforms import quat_from_axis_angle, quat_to_matrix3
+
+
+def moved_base(angle, origin):
+    base = np.eye(4)
+    base[:3, :3] = quat_to_matrix3(quat_from_axis_angle([0.3, 1.0, -0.2], angle))
+    base[:3, 3] = origin
+    return base
+
+
+def test_rebased_chain_matches_one_built_on_that_base_and_leaves_the_original_alone():
+    offsets = [[0.0, 0.0, 0.0], [0.05, 0.5, 0.0], [0.0, 0.4, -0.1]]
+    rest = quat_from_axis_angle([1.0, 0.0, 0.0], [0.1, -0.2, 0.3])
+    chain = Chain(moved_base(0.4, [0.1, 1.0, 0.2]), offsets, rest, [0.5, 0.4, 0.3])
+    pose = quat_from_axis_angle([0.0, 0.2, 1.0], [0.5, 0.1, -0.4])
+    before, floats = chain_points(chain, pose), chain.floats
+    base = moved_base(-1.1, [0.5, -0.3, 2.0])
+    rebased = chain.rebased(base)
+    fresh = Chain(base, offsets, rest, [0.5, 0.4, 0.3])
+    np.testing.assert_allclose(chain_points(rebased, pose), chain_points(fresh, pose), atol=1e-12)
+    np.testing.assert_allclose(rebased.floats[0], fresh.floats[0], atol=1e-12)
+    np.testing.assert_allclose(rebased.float_rest_points, fresh.float_rest_points, atol=1e-12)
+    np.testing.assert_array_equal(chain_points(chain, pose), before)
+    assert chain.floats == floats
+
+
+@pytest.mark.parametrize("base", [np.diag([2.0, 1.0, 1.0, 1.0]), np.diag([-1.0, 1.0, 1.0, 1.0]),
+                                  np.full((4, 4), np.nan), np.eye(3)])
+def test_rebased_rejects_a_base_that_is_not_rigid(base):
+    with pytest.raises(ValueError):
+        straight_chain([1.0, 1.0]).rebased(base)
+
+
+def test_a_rebased_limb_solves_from_its_new_base_not_the_cached_old_one():
+    """The two-bone solver caches the limb's root and root rotation on the chain; a rebased chain
+    must not inherit them."""
+    from solvers.two_bone import solve_two_bone
+    offsets, lengths = [[0.0, 0.0, 0.0], [0.0, 0.5, 0.05]], [0.5, 0.45]
+    rest = np.tile([0.0, 0.0, 0.0, 1.0], (2, 1))
+    chain = Chain(moved_base(0.4, [0.1, 1.0, 0.2]), offsets, rest, lengths)
+    target, pole = [0.4, 1.2, 0.5], [0.0, 2.0, 2.0]
+    solve_two_bone(chain, rest, target, pole)
+    base = moved_base(-0.7, [0.3, 0.9, 0.1])
+    rebased = solve_two_bone(chain.rebased(base), rest, target, pole)
+    fresh = solve_two_bone(Chain(base, offsets, rest, lengths), rest, target, pole)
+    np.testing.assert_allclose(rebased.rotations, fresh.rotations, atol=1e-12)
+    assert rebased.errors[0] < 1e-9
