@@ -10,9 +10,10 @@
     python app.py solve RIG GOALS.json -o OUT.json
                                   solve every case of a goals file from the rig's rest pose
                                   and write the results
-    python app.py export RIG [--pose POSE.json] -o OUT.glb|OUT.bvh|OUT.json
+    python app.py export RIG [--pose POSE.json ...] -o OUT.glb|OUT.bvh|OUT.json
                                   convert a rig (any format we read) to the format the output's
-                                  extension names; .glb and .bvh carry the pose
+                                  extension names; .glb and .bvh carry the pose, several poses
+                                  as an animation clip (.glb) or frames (.bvh)
 
 Every command reading a rig takes the import options --bvh-scale M (metres per BVH unit) and
 --bvh-up y|z (the BVH file's up axis).
@@ -180,24 +181,27 @@ def solve_command(argv):
 
 
 def export_command(argv):
-    """``export RIG [--pose POSE.json] -o OUT``: convert a rig, no GL."""
+    """``export RIG [--pose POSE.json ...] -o OUT``: convert a rig, no GL."""
     from rig.export import export_rig
     from rig.formats import open_rig
     from rig.rigfile import load_pose
     parser = argparse.ArgumentParser(prog="posekit export", description="Convert a rig to .glb, .bvh or .json.")
     parser.add_argument("rig", help="rig file (posekit JSON, BVH, glTF .gltf/.glb)")
-    parser.add_argument("--pose", metavar="POSE.json", help="pose to export (.glb and .bvh only)")
+    parser.add_argument("--pose", metavar="POSE.json", action="append",
+                        help="pose to export (.glb and .bvh only); repeat it to export the poses as frames "
+                             "(BVH) or an animation clip (.glb)")
     parser.add_argument("-o", "--output", metavar="OUT", required=True, help="output file: .glb, .bvh or .json")
     add_import_options(parser)
     args = parser.parse_args(argv)
     try:
         document = open_rig(args.rig, import_options(args))
         warnings = list(document.warnings)
-        pose = None
-        if args.pose:
-            pose, pose_warnings = load_pose(args.pose, document.rig.skeleton)
+        poses = []
+        for path in args.pose or []:
+            pose, pose_warnings = load_pose(path, document.rig.skeleton)
+            poses.append(pose)
             warnings += pose_warnings
-        warnings += export_rig(document, args.output, pose)
+        warnings += export_rig(document, args.output, poses or None)
     except ValueError as error:  # FileFormatError included
         raise UsageError(str(error)) from None
     except OSError as error:

@@ -1,8 +1,9 @@
 """Exporting an opened rig (any format we read) to a format chosen by the output's extension.
 
-``.glb`` carries the rig, the pose and the document's skinned mesh; ``.bvh`` the skeleton and the
-pose as one frame; ``.json`` (posekit.rig) the rig only: a rig file holds no pose, so asking for
-one there is refused rather than silently dropped.
+``.glb`` carries the rig, the pose and the document's skinned mesh, and several poses as an
+animation clip (one frame each, the first also as the nodes' pose); ``.bvh`` the skeleton and the
+poses as frames; ``.json`` (posekit.rig) the rig only: a rig file holds no pose, so asking for one
+there is refused rather than silently dropped.
 """
 import os
 
@@ -13,16 +14,16 @@ from rig.pose import Pose
 from rig.rigfile import save_rig
 
 
-def _glb(document, pose, path):
-    write_glb(path, document.rig, pose, document.mesh)
+def _glb(document, poses, path):
+    write_glb(path, document.rig, poses[0], document.mesh, clip=poses if len(poses) > 1 else None)
     return []
 
 
-def _bvh(document, pose, path):
-    return save_bvh(path, document.rig.skeleton, pose)
+def _bvh(document, poses, path):
+    return save_bvh(path, document.rig.skeleton, poses)
 
 
-def _json(document, pose, path):
+def _json(document, poses, path):
     save_rig(document.rig, path)
     return []
 
@@ -33,9 +34,10 @@ POSED = (".glb", ".bvh")
 
 def export_rig(document, path, pose=None):
     """Write ``document`` (a RigDocument) to ``path`` in the format its extension names, posed by
-    ``pose`` (default: the pose the document holds, else rest). Returns the writer's warnings.
-    Raises FileFormatError for an extension we cannot write or a pose the format cannot hold,
-    ValueError for a non-finite pose and OSError when the file cannot be written."""
+    ``pose``: a Pose, or a list of them as frames (default: the pose the document holds, else
+    rest). Returns the writer's warnings. Raises FileFormatError for an extension we cannot write
+    or a pose the format cannot hold, ValueError for a non-finite pose and OSError when the file
+    cannot be written."""
     extension = os.path.splitext(str(path))[1].lower()
     writer = WRITERS.get(extension)
     if writer is None:
@@ -46,6 +48,9 @@ def export_rig(document, path, pose=None):
                               "save poses as posekit.pose files)")
     if pose is None:
         pose = document.pose if document.pose is not None else Pose.rest(len(document.rig.skeleton))
-    if not pose.is_finite():
+    poses = [pose] if isinstance(pose, Pose) else list(pose)
+    if not poses:
+        raise ValueError("need at least one pose to export")
+    if not all(p.is_finite() for p in poses):
         raise ValueError("the pose has non-finite values")
-    return writer(document, pose, path)
+    return writer(document, poses, path)

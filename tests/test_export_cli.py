@@ -1,11 +1,12 @@
-"""`python app.py export RIG [--pose POSE.json] -o OUT`: every output reads back to the same joints."""
+"""`python app.py export RIG [--pose POSE.json ...] -o OUT`: every output reads back to the same joints,
+several poses as BVH frames or a glTF clip."""
 import json
 
 import numpy as np
 import pytest
 
 import app
-from rig.formats import open_rig
+from rig.formats import RigDocument, open_rig
 from rig.pose import Pose, heads_tails, world_matrices
 from rig.rigfile import load_rig, save_pose
 from tests.gltf_validator import assert_valid
@@ -51,6 +52,26 @@ def test_posed_humanoid_reads_back_with_the_same_joint_positions(extension, tmp_
     if extension == ".glb":
         assert_valid(out)
         assert len(document.rig.ik) == len(load_rig(RIG).ik)  # constraints travel in the extras
+
+
+@pytest.mark.parametrize("extension", [".glb", ".bvh"])
+def test_several_poses_export_as_frames_that_read_back(extension, tmp_path):
+    skeleton = load_rig(RIG).skeleton
+    poses = [posed(skeleton, seed) for seed in (3, 4, 5)]
+    args = []
+    for k, pose in enumerate(poses):
+        save_pose(skeleton, pose, tmp_path / f"pose{k}.json")
+        args += ["--pose", tmp_path / f"pose{k}.json"]
+    out = tmp_path / f"out{extension}"
+    assert export(RIG, *args, "-o", out) == 0
+    document = open_rig(out)
+    (frames,) = document.clips.values()
+    assert len(frames) == 3
+    for pose, frame in zip(poses, frames):
+        assert_same_joints(skeleton, pose, RigDocument(document.rig, str(out), pose=frame))
+    assert_same_joints(skeleton, poses[0], document)  # the first pose is also the file's own
+    if extension == ".glb":
+        assert_valid(out)
 
 
 def test_json_output_is_the_same_rig(tmp_path):

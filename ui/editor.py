@@ -6,7 +6,8 @@ Shortcuts follow Blender: Ctrl+Z / Ctrl+Shift+Z (or Ctrl+Y) undo / redo, Ctrl+C 
 Ctrl+Shift+V copy, paste and paste flipped, Alt+R / Alt+G clear rotation / location of the
 selected bones (all bones when none is selected), Ctrl+S / Ctrl+Shift+S / Ctrl+O save, save as and
 open a pose, Ctrl+Shift+O open a rig (also File > Open Recent, or a file dropped on the window;
-File > BVH import sets how BVH files read), Ctrl+Q quit.
+File > BVH import sets how BVH files read), Ctrl+E export the posed rig (.glb with its mesh, .bvh,
+or the rig alone as .json), Ctrl+Q quit.
 """
 import math
 import os
@@ -16,11 +17,12 @@ import numpy as np
 from imgui_bundle import imgui
 from pyglet.window import key
 
-from rig.formats import ImportOptions, open_rig
+from rig.export import POSED, export_rig
+from rig.formats import ImportOptions, RigDocument, open_rig
 from rig.jsonfields import FileFormatError
 from rig.pose_ops import clear_channels, mirror_pose
 from rig.rigfile import load_pose, pose_from_dict, pose_to_dict, save_pose
-from ui.files import RIG_FILTERS, FileAsker, native_dialogs_available
+from ui.files import EXPORT_FILTERS, RIG_FILTERS, FileAsker, native_dialogs_available
 from ui.recent import RecentFiles
 from ui.state import AppState
 
@@ -49,6 +51,7 @@ COMMANDS = (
     Command("Open pose...", "open_pose", ((key.O, CTRL),), "File"),
     Command("Save pose", "save_pose", ((key.S, CTRL),), "File"),
     Command("Save pose as...", "save_pose_as", ((key.S, CTRL | SHIFT),), "File"),
+    Command("Export...", "export", ((key.E, CTRL),), "File"),
     Command("Quit", "quit", ((key.Q, CTRL),), "File"),
     Command("Undo", "undo", ((key.Z, CTRL),), "Edit"),
     Command("Redo", "redo", ((key.Z, CTRL | SHIFT), (key.Y, CTRL)), "Edit"),
@@ -256,6 +259,25 @@ class Editor:
 
     def save_pose_as(self):
         self.files.ask("Save pose", True, self._default_path(), self.write_pose)
+
+    def export(self):
+        default = os.path.splitext(self.state.rig_path)[0] + "_posed.glb"
+        self.files.ask("Export", True, default, self.write_export, EXPORT_FILTERS)
+
+    def write_export(self, path):
+        """Export the rig as the extension of ``path`` says, in the current pose where the format
+        holds one, with the skinned mesh in a .glb; failures become the status message."""
+        state = self.state
+        document = RigDocument(state.rig, state.rig_path, mesh=state.mesh, pose=state.pose)
+        posed = os.path.splitext(path)[1].lower() in POSED
+        try:
+            warnings = export_rig(document, path, state.pose if posed else None)
+        except (OSError, ValueError) as error:  # FileFormatError included
+            state.message = f"Cannot export {path}: {error}"
+            return False
+        state.message = "; ".join([f"Exported {path}" + ("" if posed else " (the rig; .json holds no pose)")]
+                                  + warnings)
+        return True
 
     def open_pose(self):
         self.files.ask("Open pose", False, self._default_path(), self.read_pose)

@@ -13,6 +13,7 @@ from imgui_bundle import imgui, portable_file_dialogs
 DIALOG_PROGRAMS = ("zenity", "kdialog", "qarma", "matedialog")
 POSE_FILTERS = ["Pose files (*.json)", "*.json", "All files", "*"]
 RIG_FILTERS = ["Rig files (*.json *.bvh *.gltf *.glb)", "*.json *.bvh *.gltf *.glb", "All files", "*"]
+EXPORT_FILTERS = ["glTF binary (*.glb)", "*.glb", "BVH motion (*.bvh)", "*.bvh", "Posekit rig (*.json)", "*.json"]
 
 
 def native_dialogs_available():

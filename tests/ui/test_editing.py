@@ -1,9 +1,11 @@
 """Editing through the keyboard and menus of the real (headless) window: undo / redo of drags,
-copy / paste (flipped), mirror, clear, and pose files through the path popup."""
+copy / paste (flipped), mirror, clear, pose files and export through the path popup."""
 import numpy as np
 
-from rig.pose import heads_tails
+from rig.formats import open_rig
+from rig.pose import heads_tails, world_matrices
 from rig.pose_ops import REFLECT_X, mirror_map
+from tests.gltf_validator import assert_valid
 
 from .test_drag import hand_and_lengths
 
@@ -137,3 +139,27 @@ def test_escape_cancels_the_path_popup_without_touching_the_pose(driver, tmp_pat
     driver.frames(1)
     assert not driver.app.editor.files.active
     assert state.pose == posed and driver.app.editor.pose_path == ""
+
+
+def test_export_writes_the_posed_rig_through_the_path_popup(driver, tmp_path):
+    """Ctrl+E asks for a path (prefilled with a .glb beside the rig); the file written reads
+    back with the dragged pose's joints. A .json export writes the rig alone and says so."""
+    state = driver.state
+    drag_hand(driver)
+    driver.key("E", ["ctrl"])
+    files = driver.app.editor.files
+    assert files.active and files.path.endswith("_posed.glb")
+    files.path = str(tmp_path / "posed.glb")
+    driver.key("ENTER")
+    driver.frames(2)
+    assert state.message.startswith(f"Exported {tmp_path / 'posed.glb'}")
+    assert_valid(tmp_path / "posed.glb")
+    back = open_rig(tmp_path / "posed.glb")
+    index = [back.rig.skeleton.index[n] for n in state.rig.skeleton.names]
+    np.testing.assert_allclose(world_matrices(back.rig.skeleton, back.pose)[index, :3, 3], state.world[:, :3, 3],
+                               atol=1e-6)
+    driver.key("E", ["ctrl"])
+    files.path = str(tmp_path / "rig.json")
+    driver.key("ENTER")
+    driver.frames(2)
+    assert "the rig; .json holds no pose" in state.message and (tmp_path / "rig.json").exists()
