@@ -23,6 +23,7 @@ in the humanoid), else they have no parent, so moving the hips does not drag pla
 angles are computed so the rest pose is already solved, and ``snap_handles`` moves the handles of a
 pose so that pose is (joint for joint) the IK solution, e.g. a BVH frame.
 """
+import copy
 import re
 from dataclasses import dataclass, field
 
@@ -268,13 +269,22 @@ def _free_name(taken, base):
     return name
 
 
-def auto_rig(rig, pose=None):
-    """Recognise ``rig``'s limbs and add IK handles, poles and constraints (module doc). Returns
-    (new Rig, AutoRigReport, pose): ``pose`` (for ``rig``) extended to the new bones with the
-    handles snapped so it is the IK solution (None when no pose was given). ``rig`` is unchanged;
-    limbs whose lower bone already has an IK constraint are left alone."""
+def limb_ending_at(skeleton, end):
+    """The limb (upper, lower, hand/foot bone names) whose last bone is ``end``, or None when
+    ``end`` has no parent and grandparent."""
+    lower = int(skeleton.parents[skeleton.index[end]])
+    upper = int(skeleton.parents[lower]) if lower >= 0 else -1
+    return None if upper < 0 else [skeleton.names[upper], skeleton.names[lower], end]
+
+
+def auto_rig(rig, pose=None, recognised=None):
+    """Recognise ``rig``'s limbs (or take ``recognised``, an AutoRigReport the user corrected) and
+    add IK handles, poles and constraints (module doc). Returns (new Rig, AutoRigReport, pose):
+    ``pose`` (for ``rig``) extended to the new bones with the handles snapped so it is the IK
+    solution (None when no pose was given). ``rig`` is unchanged; limbs whose lower bone already
+    has an IK constraint are left alone."""
     skel = rig.skeleton
-    report = recognise(skel)
+    report = recognise(skel) if recognised is None else copy.deepcopy(recognised)
     anchor = _handle_parent(skel, report)
     taken, constrained = set(skel.names), {c.bone for c in rig.ik}
     names, parents, frames, lengths = list(skel.names), list(skel.parents), list(skel.rest_world), list(skel.lengths)

@@ -6,7 +6,9 @@ rig is replaced), so the panel can show it every frame for free.
 """
 from dataclasses import dataclass
 
-from rig.autorig import AutoRigReport, auto_rig, recognise
+from rig.autorig import LIMBS, SIDES, AutoRigReport, auto_rig, limb_ending_at, recognise
+
+LIMB_ROLES = tuple(f"{kind}.{side}" for kind, *_ in LIMBS for side in SIDES)
 
 
 @dataclass
@@ -15,6 +17,7 @@ class AutoSetup:
     skeleton: object
     report: AutoRigReport
     applied: bool = False
+    edited: bool = False  # the user corrected the recognised limbs
 
 
 def current_setup(state):
@@ -23,6 +26,19 @@ def current_setup(state):
     if setup is None or setup.skeleton is not state.rig.skeleton:
         setup = state.auto_setup = AutoSetup(state.rig.skeleton, recognise(state.rig.skeleton))
     return setup
+
+
+def choose_limb_end(state, role, end):
+    """Correct what was recognised: limb ``role`` ends at bone ``end`` (its parent and
+    grandparent are the rest of it), or has no limb when ``end`` is None."""
+    report = current_setup(state).report
+    limb = None if end is None else limb_ending_at(state.rig.skeleton, end)
+    if limb is None:
+        report.roles.pop(role, None)
+        report.found_by.pop(role, None)
+    else:
+        report.roles[role], report.found_by[role] = limb, "chosen"
+    current_setup(state).edited = True
 
 
 def limbs_to_set_up(state):
@@ -39,14 +55,16 @@ def should_offer(state):
 
 
 def show_auto_setup(state):
-    """Whether the panel has something to say: limbs to set up, or a set-up made on this rig."""
-    return current_setup(state).applied or bool(limbs_to_set_up(state))
+    """Whether the panel has something to say: limbs to set up, a set-up made on this rig, or
+    limbs the user took out (to put back)."""
+    setup = current_setup(state)
+    return setup.applied or bool(limbs_to_set_up(state)) or setup.edited
 
 
 def apply_auto_setup(state):
     """Replace the rig by ``auto_rig``'s (the pose kept, handles snapped onto it) and re-solve;
     the frame's end records it as an undo step. Returns whether anything was set up."""
-    rig, report, pose = auto_rig(state.rig, state.pose)
+    rig, report, pose = auto_rig(state.rig, state.pose, current_setup(state).report)
     if not report.created:
         state.message = "Automatic IK set-up: nothing to add. " + "; ".join(report.warnings)
         return False

@@ -8,7 +8,8 @@ from imgui_bundle import imgui
 
 from rig.constraints import SOLVE_MODES, SOLVER_TYPES, IKConstraint
 from ui.animation import choose_frame
-from ui.auto_setup import apply_auto_setup, current_setup, limbs_to_set_up, should_offer, show_auto_setup
+from ui.auto_setup import LIMB_ROLES, apply_auto_setup, choose_limb_end, current_setup, limbs_to_set_up, should_offer, \
+    show_auto_setup
 from ui.navigation import frame_bones
 from ui.state import GIZMO_MODES
 
@@ -28,6 +29,7 @@ def _help(text):
 
 
 WRAP_WIDTH = 300.0
+NO_LIMB = "(none)"
 
 
 def _wrapped(text):
@@ -319,7 +321,21 @@ def auto_setup_panel(state):
         imgui.end_disabled()
     _help("Adds hand/foot IK handles, elbow/knee poles and IK constraints to the limbs above\n"
           "that have no IK constraint yet. Undo (Ctrl+Z) takes it back.")
+    if not setup.applied and imgui.tree_node("Fix limbs"):
+        _limb_choices(state, report)
+        imgui.tree_pop()
     return bool(clicked and pending and apply_auto_setup(state))
+
+
+def _limb_choices(state, report):
+    """One combo per limb: the hand or foot bone it ends at (its parent and grandparent make the
+    rest of the limb), or none."""
+    choices = [NO_LIMB] + list(state.rig.skeleton.names)
+    for role in LIMB_ROLES:
+        current = report.roles[role][2] if role in report.roles else NO_LIMB
+        changed, end = _combo(f"{role} ends at", current, choices)
+        if changed:
+            choose_limb_end(state, role, None if end == NO_LIMB else end)
 
 
 def animation_panel(state):

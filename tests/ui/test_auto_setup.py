@@ -4,7 +4,7 @@ import pytest
 
 from tests.ui.conftest import Driver, humanoid_state, start_app
 from tests.ui.test_editing import drag_hand
-from ui.auto_setup import apply_auto_setup, should_offer, show_auto_setup
+from ui.auto_setup import apply_auto_setup, choose_limb_end, should_offer, show_auto_setup
 from ui.autosave import STATE_DIR_ENV
 
 BVH = "tests/data/cmu_01_02_excerpt.bvh"
@@ -54,3 +54,21 @@ def test_set_up_then_dragging_the_hand_handle_moves_the_hand_and_undo_takes_it_b
 def test_nothing_is_offered_for_a_rig_that_has_its_ik():
     state = humanoid_state()
     assert not should_offer(state) and not show_auto_setup(state)
+
+
+def test_fixing_the_recognised_limbs_changes_what_is_set_up(bvh_driver):
+    """The panel's "Fix limbs" combos: a limb ending at another bone, or no limb at all."""
+    state = bvh_driver.state
+    choose_limb_end(state, "leg.L", None)
+    choose_limb_end(state, "arm.L", "LeftForeArm")
+    assert state.auto_setup.report.roles["arm.L"] == ["LeftShoulder", "LeftArm", "LeftForeArm"]
+    assert state.auto_setup.report.found_by["arm.L"] == "chosen"
+    joints_before = state.world[:, :3, 3].copy()
+    assert apply_auto_setup(state)
+    bvh_driver.frames(1)
+    constrained = {c.bone for c in state.rig.ik}
+    assert constrained == {"LeftArm", "RightForeArm", "RightLeg"}  # each limb's lower bone
+    assert "foot_ik.L" not in state.rig.skeleton.names
+    np.testing.assert_allclose(state.world[:len(joints_before), :3, 3], joints_before, atol=1e-6)
+    choose_limb_end(state, "arm.R", "Hips")  # a root has no limb above it: the role goes
+    assert "arm.R" not in state.auto_setup.report.roles

@@ -14,6 +14,7 @@ OPEN_RECENT, BVH_IMPORT = (60, 51), (60, 68)
 SUBMENU_X = 300  # inside the submenu that opens to the right of the File menu
 Z_UP, GUESS_UNITS, REOPEN = (SUBMENU_X, 68), (SUBMENU_X, 85), (SUBMENU_X, 102)
 SET_UP_IK = (98, 356)  # the Auto IK setup panel's button, offered open for the BVH figure
+FIX_LIMBS, ARM_L_COMBO = (60, 378), (130, 396)  # the tree node below it, and its first combo
 
 
 @pytest.fixture
@@ -105,3 +106,16 @@ def test_skin_menu_reads_another_skin_of_the_open_file(bvh_app, tmp_path):
     state = bvh_app.state
     assert state.skin == 1 and state.rig.skeleton.names == ["lower", "hand"] and state.rig_path == str(path)
     assert bvh_app.editor.import_options.gltf_skin == 0  # the choice is for this file only
+
+
+def test_fix_limbs_combo_moves_where_a_limb_ends(bvh_app):
+    driver = open_file(bvh_app, BVH)
+    driver.click(*FIX_LIMBS)  # opens the tree node under the set-up button
+    driver.frames(2)
+    driver.click(*ARM_L_COMBO)  # the list opens scrolled to LeftHand; the row above is LeftForeArm
+    driver.frames(2)
+    driver.click(100, 463)
+    driver.frames(2)
+    report = bvh_app.state.auto_setup.report
+    assert report.roles["arm.L"] == ["LeftShoulder", "LeftArm", "LeftForeArm"]
+    assert report.roles["arm.R"][2] == "RightHand"
