@@ -15,7 +15,7 @@ from functools import cached_property
 import numpy as np
 
 from solvers import scalar
-from solvers.transforms import EPS, matrix3_to_quat, normalize, quat_mul, quat_to_matrix3
+from solvers.transforms import EPS, matrix3_to_quat, quat_mul, quat_to_matrix3
 
 
 @dataclass
@@ -173,15 +173,16 @@ def face_pole(chain, rotations, target, pole, pole_angle):
     Blender starts from: taking the current bends instead would creep the roll from one solve to
     the next in continuous mode. Returns rotations (n, 4); the same ones when a point is not
     finite, or the target or the rest tip sits at the root (a pole parallel to the aim is ignored)."""
-    target, pole = np.asarray(target, float), np.asarray(pole, float)
-    rest_world, rest_points = chain_pose(chain, np.tile([0.0, 0.0, 0.0, 1.0], (len(chain), 1)))
-    root = rest_points[0]
-    to_target, tip = target - root, rest_world[0].T @ (rest_points[-1] - root)
-    if not (np.isfinite(to_target).all() and np.isfinite(pole).all()) or min(
-            np.linalg.norm(to_target), np.linalg.norm(tip)) < EPS:
+    target, pole = tuple(np.asarray(target, float).tolist()), tuple(np.asarray(pole, float).tolist())
+    base_q, _, _, rest_rotations, _ = chain.floats
+    rest_points = chain.float_rest_points  # cached: this runs on every solve of a chain with a pole
+    root, basis = rest_points[0], scalar.qmul(base_q, rest_rotations[0])
+    to_target = scalar.sub(target, root)
+    tip = scalar.qrotate(scalar.qconj(basis), scalar.sub(rest_points[-1], root))
+    if not all(map(math.isfinite, to_target + pole)) or min(scalar.length(to_target), scalar.length(tip)) < EPS:
         return rotations
-    turned, _ = scalar.aim(tuple(matrix3_to_quat(rest_world[0])), tuple(rotations[0]), tuple(normalize(tip)),
-                       tuple(normalize(to_target)), tuple(pole - root), (np.cos(pole_angle), 0.0, np.sin(pole_angle)))
+    turned, _ = scalar.aim(basis, tuple(rotations[0]), scalar.normalize(tip), scalar.normalize(to_target),
+                           scalar.sub(pole, root), (math.cos(pole_angle), 0.0, math.sin(pole_angle)))
     rotations = np.array(rotations, dtype=float)
     rotations[0] = turned
     return rotations
