@@ -176,13 +176,14 @@ def face_pole(chain, rotations, target, pole, pole_angle):
     target, pole = tuple(np.asarray(target, float).tolist()), tuple(np.asarray(pole, float).tolist())
     base_q, _, _, rest_rotations, _ = chain.floats
     rest_points = chain.float_rest_points  # cached: this runs on every solve of a chain with a pole
-    root, basis = rest_points[0], scalar.qmul(base_q, rest_rotations[0])
-    to_target = scalar.sub(target, root)
-    tip = scalar.qrotate(scalar.qconj(basis), scalar.sub(rest_points[-1], root))
+    root, to_rest = rest_points[0], scalar.qconj(scalar.qmul(base_q, rest_rotations[0]))
+    to_target = scalar.qrotate(to_rest, scalar.sub(target, root))  # the first bone's rest frame from here on
+    tip = scalar.qrotate(to_rest, scalar.sub(rest_points[-1], root))
     if not all(map(math.isfinite, to_target + pole)) or min(scalar.length(to_target), scalar.length(tip)) < EPS:
         return rotations
-    turned, _ = scalar.aim(basis, tuple(rotations[0]), scalar.normalize(tip), scalar.normalize(to_target),
-                           scalar.sub(pole, root), (math.cos(pole_angle), 0.0, math.sin(pole_angle)))
+    turned, _ = scalar.aim(tuple(rotations[0]), scalar.normalize(tip), scalar.normalize(to_target),
+                           scalar.qrotate(to_rest, scalar.sub(pole, root)),
+                           (math.cos(pole_angle), 0.0, math.sin(pole_angle)))
     rotations = np.array(rotations, dtype=float)
     rotations[0] = turned
     return rotations

@@ -78,16 +78,15 @@ def signed_angle(a, b, axis):
     return np.arctan2(sc.dot(sc.cross(a, b), axis), sc.dot(a, b))
 
 
-def aim(basis, pose, local_dir, target_dir, pole_dir=None, up_local=None):
+def aim(pose, local_dir, target_dir, pole_dir=None, up_local=None):
     """``scalar.aim`` per lane; also returns the lanes where the pole set the roll."""
-    world = sc.qmul(basis, pose)
-    current = normalize(sc.qrotate(world, local_dir))
-    world = sc.qmul(qbetween(current, target_dir), world)
+    current = normalize(sc.qrotate(pose, local_dir))
+    pose = sc.qmul(qbetween(current, target_dir), pose)
     poled = np.zeros(len(target_dir[0]), dtype=bool)
     if pole_dir is not None:
         up_perp = sc.sub(up_local, sc.scale(local_dir, sc.dot(up_local, local_dir)))
         pole_perp = sc.sub(pole_dir, sc.scale(target_dir, sc.dot(pole_dir, target_dir)))
         poled = (length(up_perp) > 1e-9) & (length(pole_perp) > 1e-9 * np.maximum(length(pole_dir), EPS))
-        roll = np.where(poled, signed_angle(sc.qrotate(world, up_local), pole_perp, target_dir), 0.0)
-        world = sc.qmul(qaxis_angle(target_dir, roll), world)
-    return sc.qmul(sc.qconj(basis), world), poled
+        roll = np.where(poled, signed_angle(sc.qrotate(pose, up_local), pole_perp, target_dir), 0.0)
+        pose = sc.qmul(qaxis_angle(target_dir, roll), pose)
+    return pose, poled

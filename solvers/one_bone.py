@@ -37,12 +37,13 @@ def solve_one_bone(chain: Chain, rotations, target, pole=None, pole_angle=0.0):
     to_target = sc.sub(target, head)
     if sc.length(to_target) <= sc.EPS:
         return SolveResult(rotations.copy(), 0, np.array([0.0]), True)
-    basis = sc.qmul(base_q, rest[0])
-    aim = sc.normalize(to_target)
+    to_rest = sc.qconj(sc.qmul(base_q, rest[0]))  # aim in the bone's rest frame
+    aim = sc.normalize(sc.qrotate(to_rest, to_target))
     pole_dir = up_local = None
     if pole is not None:
-        pole_dir, up_local = sc.sub(pole, head), (math.cos(pole_angle), 0.0, math.sin(pole_angle))
-    solved = sc.qnormalize(sc.aim(basis, tuple(rotations[0].tolist()), (0.0, 1.0, 0.0), aim, pole_dir, up_local)[0])
-    direction = sc.qrotate(sc.qmul(basis, solved), (0.0, 1.0, 0.0))
+        pole_dir = sc.qrotate(to_rest, sc.sub(pole, head))
+        up_local = (math.cos(pole_angle), 0.0, math.sin(pole_angle))
+    solved = sc.qnormalize(sc.aim(tuple(rotations[0].tolist()), (0.0, 1.0, 0.0), aim, pole_dir, up_local)[0])
+    direction = sc.qrotate(solved, (0.0, 1.0, 0.0))
     error = math.atan2(sc.length(sc.cross(direction, aim)), sc.dot(direction, aim))
     return SolveResult(np.array([solved]), 1, np.array([error]), error <= 1e-9)

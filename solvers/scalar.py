@@ -129,24 +129,23 @@ def signed_angle(a, b, axis):
     return math.atan2(dot(cross(a, b), axis), dot(a, b))
 
 
-def aim(basis, pose, local_dir, target_dir, pole_dir=None, up_local=None):
-    """The pose rotation that turns a joint (world rotation ``basis * pose``) so unit
-    ``local_dir`` (joint frame) points along unit ``target_dir`` (world): the shortest turn,
-    keeping the roll; with ``pole_dir`` (world) it then rolls about ``target_dir`` until
+def aim(pose, local_dir, target_dir, pole_dir=None, up_local=None):
+    """The rotation ``pose`` turned so unit ``local_dir`` (the joint's frame) points along unit
+    ``target_dir`` (the frame ``pose`` acts in, e.g. the joint's rest frame): the shortest turn,
+    keeping the roll; with ``pole_dir`` (same frame) it then rolls about ``target_dir`` until
     ``up_local`` (joint frame) faces the pole, unless either lies along the aim. Returns the
-    pose and whether the pole set the roll."""
-    world = qmul(basis, pose)
-    current = normalize(qrotate(world, local_dir))
-    world = qmul(qbetween(current, target_dir), world)
+    rotation and whether the pole set the roll."""
+    current = normalize(qrotate(pose, local_dir))
+    pose = qmul(qbetween(current, target_dir), pose)
     poled = False
     if pole_dir is not None:
         up_perp = sub(up_local, scale(local_dir, dot(up_local, local_dir)))
         pole_perp = sub(pole_dir, scale(target_dir, dot(pole_dir, target_dir)))
         poled = length(up_perp) > 1e-9 and length(pole_perp) > 1e-9 * max(length(pole_dir), EPS)
         if poled:
-            roll = signed_angle(qrotate(world, up_local), pole_perp, target_dir)
-            world = qmul(qaxis_angle(target_dir, roll), world)
-    return qmul(qconj(basis), world), poled
+            roll = signed_angle(qrotate(pose, up_local), pole_perp, target_dir)
+            pose = qmul(qaxis_angle(target_dir, roll), pose)
+    return pose, poled
 
 
 def quat_from_matrix3(m):

@@ -18,6 +18,7 @@ batch on component arrays, one lane per limb, so both give the same poses.
 import math
 from dataclasses import dataclass
 from functools import cached_property
+from typing import NamedTuple
 
 import numpy as np
 
@@ -115,14 +116,33 @@ def _straight_hinge(xp, mid_dir, rest1):
     return xp.normalize(xp.select(xp.length(hinge) <= STRAIGHT, x_axis, hinge))
 
 
-def _limb(xp, base_q, origin, offset0, rest0, rest1, mid, lower):
-    """A limb's constants for ``_solve``: its root (world), the first bone's rest world rotation,
-    the second bone's rest rotation, offset (with its length and direction) and length, and the
-    straight-limb bend axis."""
-    root = sc.add(origin, sc.qrotate(base_q, offset0))
+class _Limb(NamedTuple):
+    """A limb's constants for ``_solve``. Each bone is solved in its rest frame (the frame its
+    pose rotation acts in), which saves turning every rotation into world space and back:
+    ``to_rest0`` takes world directions into the first bone's rest frame, ``rest1`` takes the
+    second bone's rest frame into the first bone's."""
+    root: tuple  # the first bone's head, world
+    to_rest0: tuple
+    rest1: tuple
+    mid: tuple  # the second bone's head, first bone's frame
+    upper: object  # ``mid``'s length
+    lower: object  # the second bone's length
+    mid_dir1: tuple  # ``mid``'s direction in the second bone's rest frame
+    straight_hinge1: tuple  # the straight-limb bend axis, second bone's rest frame
+    rest_tip: tuple  # the tip of the chain in its rest shape, first bone's frame
+
+
+def _limb_for(xp, rest1, mid, lower):
+    """The parts of ``_Limb`` that hang on the bones' shape (stretch changes them)."""
     mid_dir = xp.normalize(mid)
-    return (root, sc.qmul(base_q, rest0), rest1, (mid, xp.length(mid), mid_dir), lower,
-            _straight_hinge(xp, mid_dir, rest1))
+    to_rest1 = sc.qconj(rest1)
+    return (mid, xp.length(mid), lower, sc.qrotate(to_rest1, mid_dir),
+            sc.qrotate(to_rest1, _straight_hinge(xp, mid_dir, rest1)), sc.add(mid, sc.scale(sc.qrotate(rest1, Y), lower)))
+
+
+def _limb(xp, base_q, origin, offset0, rest0, rest1, mid, lower):
+    return _Limb(sc.add(origin, sc.qrotate(base_q, offset0)), sc.qconj(sc.qmul(base_q, rest0)), rest1,
+                 *_limb_for(xp, rest1, mid, lower))
 
 
 def _chain_limb(chain):
@@ -130,75 +150,72 @@ def _chain_limb(chain):
     return _limb(sc, base_q, origin, offset0, rest0, rest1, mid, lower)
 
 
-def _bend(xp, mid, mid_dir, upper, lower, solve_distance, rest1, q1, straight_hinge):
-    """Bend the middle joint so the tip lies ``solve_distance`` from the root: in the first
-    bone's frame the lower bone turns within the bend plane, about the normal of the current
-    one (of the rest one, kept perpendicular to a stretched middle joint, for a straight limb).
-    Returns the second bone's pose rotation and the tip in the first bone's frame."""
-    pose1 = sc.qmul(rest1, q1)
-    d2 = sc.qrotate(pose1, Y)
-    hinge = sc.cross(mid_dir, d2)
+def _bend(xp, mid_dir1, upper, lower, solve_distance, q1, straight_hinge1):
+    """Bend the middle joint so the tip lies ``solve_distance`` from the root: in the second
+    bone's rest frame the bone turns within the bend plane, about the normal of the current one
+    (of the rest one, kept perpendicular to a stretched middle joint, for a straight limb).
+    Returns the second bone's pose rotation and its new direction (its rest frame)."""
+    d2 = sc.qrotate(q1, Y)
+    hinge = sc.cross(mid_dir1, d2)
     hinge = xp.normalize(xp.fallback(xp.length(hinge) <= STRAIGHT, hinge, lambda: sc.sub(
-        straight_hinge, sc.scale(mid_dir, sc.dot(straight_hinge, mid_dir)))))
+        straight_hinge1, sc.scale(mid_dir1, sc.dot(straight_hinge1, mid_dir1)))))
     bendable = (upper > sc.EPS) & (lower > sc.EPS)
     cosine = xp.clip((solve_distance * solve_distance - upper * upper - lower * lower)
                      / xp.where(bendable, 2.0 * upper * lower, 1.0), -1.0, 1.0)
     sine = xp.sqrt((1.0 - cosine) * (1.0 + cosine))
-    new_d2 = xp.select(bendable, sc.add(sc.scale(mid_dir, cosine), sc.scale(sc.cross(hinge, mid_dir), sine)), d2)
-    r1 = sc.qmul(sc.qconj(rest1), sc.qmul(xp.qbetween(d2, new_d2), pose1))
-    return r1, sc.add(mid, sc.scale(new_d2, lower))
+    new_d2 = xp.select(bendable, sc.add(sc.scale(mid_dir1, cosine), sc.scale(sc.cross(hinge, mid_dir1), sine)), d2)
+    return sc.qmul(xp.qbetween(d2, new_d2), q1), new_d2
 
 
-def _end_rotation(xp, root_q, rest1, r0, r1, target_dir, poled, goal, weight):
-    """Blend toward the end bone's world rotation ``goal`` by ``weight`` using only the freedom
-    the tip leaves: roll the chain about the target line (unless a pole holds the roll), then
-    twist the end bone about its own axis."""
-    world0 = sc.qmul(root_q, r0)
-    end_y = sc.qrotate(sc.qmul(world0, sc.qmul(rest1, r1)), Y)
+def _end_rotation(xp, rest1, r0, r1, target_dir, poled, goal, weight):
+    """Blend toward the end bone's rotation ``goal`` (first bone's rest frame) by ``weight``
+    using only the freedom the tip leaves: roll the chain about the target line (unless a pole
+    holds the roll), then twist the end bone about its own axis."""
+    end_y = sc.qrotate(sc.qmul(r0, sc.qmul(rest1, r1)), Y)
     goal_y = sc.qrotate(goal, Y)
     end_dir = sc.sub(end_y, sc.scale(target_dir, sc.dot(end_y, target_dir)))
     goal_dir = sc.sub(goal_y, sc.scale(target_dir, sc.dot(goal_y, target_dir)))
     held = poled | (xp.length(end_dir) <= 1e-9) | (xp.length(goal_dir) <= 1e-9)
     roll = xp.where(held, 0.0, xp.signed_angle(end_dir, goal_dir, target_dir)) * weight
-    world0 = sc.qmul(xp.qaxis_angle(target_dir, roll), world0)
-    local = xp.qnormalize(sc.qmul(sc.qconj(sc.qmul(world0, sc.qmul(rest1, r1))), goal))  # w >= 0: the shorter twist
+    r0 = sc.qmul(xp.qaxis_angle(target_dir, roll), r0)
+    local = xp.qnormalize(sc.qmul(sc.qconj(sc.qmul(r0, sc.qmul(rest1, r1))), goal))  # w >= 0: the shorter twist
     twist = 2.0 * xp.atan2(local[1], local[3])
-    return sc.qmul(sc.qconj(root_q), world0), sc.qmul(r1, xp.qaxis_angle(Y, weight * twist))
+    return r0, sc.qmul(r1, xp.qaxis_angle(Y, weight * twist))
 
 
 def _solve(xp, limb, q0, q1, target, pole, pole_angle, stretch, soft, end_rotation, end_weight):
     """The two-bone solve on finite input, for ``xp`` = ``scalar`` (one limb, floats) or
-    ``lanes`` (a batch); ``limb`` from ``_limb``. Returns ((r0, r1), (scale0, scale1), errors,
+    ``lanes`` (a batch); ``limb`` a ``_Limb``. Returns ((r0, r1), (scale0, scale1), errors,
     converged) with errors (tip distance,) or (tip distance, end-bone angle)."""
-    root, root_q, rest1, (mid, upper, mid_dir), lower, straight_hinge = limb
-    to_target = sc.sub(target, root)
+    root, to_rest0, rest1, mid, upper, lower, mid_dir1, straight_hinge1, rest_tip = limb
+    to_target = sc.qrotate(to_rest0, sc.sub(target, root))  # the first bone's rest frame from here on
     distance = xp.length(to_target)
     solve_distance, scale0, scale1 = _reach(xp, distance, upper, lower, stretch, soft)
     if stretch is not None:
-        mid = (mid[0], mid[1] * scale0, mid[2])
-        upper, mid_dir, lower = xp.length(mid), xp.normalize(mid), lower * scale1
-    r1, tip_local = _bend(xp, mid, mid_dir, upper, lower, solve_distance, rest1, q1, straight_hinge)
+        mid, upper, lower, mid_dir1, _, rest_tip = _limb_for(xp, rest1, (mid[0], mid[1] * scale0, mid[2]),
+                                                             lower * scale1)
+    r1, lower_dir = _bend(xp, mid_dir1, upper, lower, solve_distance, q1, straight_hinge1)
+    tip = sc.add(mid, sc.scale(sc.qrotate(rest1, lower_dir), lower))
 
     # Aim: turn the first bone so the tip lies on the root-to-target line (and faces the pole).
-    tip_dir = xp.normalize(tip_local)
+    tip_dir = xp.normalize(tip)
     toward = sc.scale(to_target, 1.0 / xp.where(distance > sc.EPS, distance, 1.0))
-    target_dir = xp.fallback(distance <= sc.EPS, toward, lambda: xp.normalize(sc.qrotate(sc.qmul(root_q, q0), tip_dir)))
+    target_dir = xp.fallback(distance <= sc.EPS, toward, lambda: xp.normalize(sc.qrotate(q0, tip_dir)))
     if pole is None:
-        r0, poled = xp.aim(root_q, q0, tip_dir, target_dir)
+        r0, poled = xp.aim(q0, tip_dir, target_dir)
     else:  # Blender: the rest-shaped chain turns to the target and rolls to the pole, then bends
-        start_tip = sc.add(mid, sc.scale(sc.qrotate(rest1, Y), lower))
-        start_dir = xp.normalize(xp.select(xp.length(start_tip) <= sc.EPS, tip_local, start_tip))
-        r0, poled = xp.aim(root_q, q0, start_dir, target_dir, sc.sub(pole, root),
+        start_dir = xp.normalize(xp.select(xp.length(rest_tip) <= sc.EPS, tip, rest_tip))
+        r0, poled = xp.aim(q0, start_dir, target_dir, sc.qrotate(to_rest0, sc.sub(pole, root)),
                            (xp.cos(pole_angle), 0.0, xp.sin(pole_angle)))
         r0 = sc.qmul(r0, xp.qbetween(tip_dir, start_dir))
     if end_rotation is not None:
-        r0, r1 = _end_rotation(xp, root_q, rest1, r0, r1, target_dir, poled, end_rotation, end_weight)
+        end_rotation = sc.qmul(to_rest0, end_rotation)
+        r0, r1 = _end_rotation(xp, rest1, r0, r1, target_dir, poled, end_rotation, end_weight)
 
-    world0 = sc.qmul(root_q, r0)
-    errors = (xp.length(sc.sub(sc.add(root, sc.qrotate(world0, tip_local)), target)),)
+    errors = (abs(distance - xp.length(tip)),)  # the aim is exact: the tip lies on the target line
     if end_rotation is not None:
-        world1 = sc.qmul(world0, sc.qmul(rest1, r1))
-        errors += (2.0 * xp.acos(xp.minimum(abs(sc.dot(world1, end_rotation) + world1[3] * end_rotation[3]), 1.0)),)
+        end = sc.qmul(r0, sc.qmul(rest1, r1))
+        errors += (2.0 * xp.acos(xp.minimum(abs(sc.dot(end, end_rotation) + end[3] * end_rotation[3]), 1.0)),)
     converged = errors[0] <= 1e-6 * xp.maximum(upper + lower, 1.0)
     return (xp.qnormalize(r0), xp.qnormalize(r1)), (scale0, scale1), errors, converged
 
@@ -238,11 +255,10 @@ def solve_two_bone(chain: Chain, rotations, target, pole=None, pole_angle=0.0, *
     ``result.errors`` is (tip distance,) or (tip distance, end-bone angle in radians).
     """
     validate_two_bone(chain)
-    rotations = np.asarray(rotations, dtype=float)
     target, pole, stretch, end_rotation = _floats(target), _floats(pole), _floats(stretch), _floats(end_rotation)
     if not all(map(math.isfinite, target + (pole or []) + (end_rotation or []))):
-        return SolveResult(rotations.copy(), 1, np.full(1 if end_rotation is None else 2, np.inf), False)
-    q0, q1 = rotations.tolist()
+        return SolveResult(np.array(rotations, dtype=float), 1, np.full(1 if end_rotation is None else 2, np.inf), False)
+    q0, q1 = np.asarray(rotations, dtype=float).tolist()
     limb = chain.cached("two_bone", lambda: _chain_limb(chain))
     solved, scale, errors, converged = _solve(sc, limb, q0, q1, target, pole, float(pole_angle), stretch, float(soft),
                                               end_rotation, float(end_weight))
