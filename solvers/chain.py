@@ -61,7 +61,6 @@ class Chain:
         chain = object.__new__(Chain)
         chain.__dict__.update((k, v) for k, v in self.__dict__.items() if k not in BASE_CACHES)
         chain.base = base
-        chain.memo = {}  # solvers' constants (``cached``) may depend on the base
         return chain
 
     @cached_property
@@ -78,7 +77,7 @@ class Chain:
 
     def cached(self, key, build):
         """``build()``, computed once per chain and kept under ``key``: constants a solver derives
-        from the chain (valid while its arrays are left unchanged, as for ``floats``)."""
+        from the chain's bones, not its base (``rebased`` chains share them)."""
         value = self.memo.get(key)
         if value is None:
             value = self.memo[key] = build()

@@ -65,14 +65,15 @@ class TwoBoneLimbs:
 
     @cached_property
     def lanes(self):
-        """The per-limb constants ``_solve`` takes (``_limb``), as lanes. The base quaternions come
+        """The per-limb constants ``_solve`` takes (``_mount``, ``_limb``), as lanes. The base quaternions come
         from the float path's own conversion, once per limb: a last-bit difference there would
         grow to 1e-8 where the end-bone twist is ill-conditioned."""
         count = len(self)
         base_q = _columns([sc.quat_from_matrix3(m) for m in self.base[:, :3, :3].tolist()], count)
-        return _limb(lanes, base_q, _columns(self.base[:, :3, 3], count), _columns(self.offsets[:, 0], count),
-                     _columns(self.rest_rotations[:, 0], count), _columns(self.rest_rotations[:, 1], count),
-                     _columns(self.offsets[:, 1], count), np.ascontiguousarray(self.lengths[:, 1]))
+        mount = _mount(base_q, _columns(self.base[:, :3, 3], count), _columns(self.offsets[:, 0], count),
+                       _columns(self.rest_rotations[:, 0], count))
+        return mount, _limb(lanes, _columns(self.rest_rotations[:, 1], count), _columns(self.offsets[:, 1], count),
+                            np.ascontiguousarray(self.lengths[:, 1]))
 
 
 @dataclass
@@ -117,12 +118,10 @@ def _straight_hinge(xp, mid_dir, rest1):
 
 
 class _Limb(NamedTuple):
-    """A limb's constants for ``_solve``. Each bone is solved in its rest frame (the frame its
-    pose rotation acts in), which saves turning every rotation into world space and back:
-    ``to_rest0`` takes world directions into the first bone's rest frame, ``rest1`` takes the
-    second bone's rest frame into the first bone's."""
-    root: tuple  # the first bone's head, world
-    to_rest0: tuple
+    """A limb's constants for ``_solve``, those of its bones (not of the frame it hangs from).
+    Each bone is solved in its rest frame (the frame its pose rotation acts in), which saves
+    turning every rotation into world space and back: ``rest1`` takes the second bone's rest
+    frame into the first bone's."""
     rest1: tuple
     mid: tuple  # the second bone's head, first bone's frame
     upper: object  # ``mid``'s length
@@ -132,22 +131,18 @@ class _Limb(NamedTuple):
     rest_tip: tuple  # the tip of the chain in its rest shape, first bone's frame
 
 
-def _limb_for(xp, rest1, mid, lower):
-    """The parts of ``_Limb`` that hang on the bones' shape (stretch changes them)."""
+def _limb(xp, rest1, mid, lower):
     mid_dir = xp.normalize(mid)
     to_rest1 = sc.qconj(rest1)
-    return (mid, xp.length(mid), lower, sc.qrotate(to_rest1, mid_dir),
-            sc.qrotate(to_rest1, _straight_hinge(xp, mid_dir, rest1)), sc.add(mid, sc.scale(sc.qrotate(rest1, Y), lower)))
+    return _Limb(rest1, mid, xp.length(mid), lower, sc.qrotate(to_rest1, mid_dir),
+                 sc.qrotate(to_rest1, _straight_hinge(xp, mid_dir, rest1)),
+                 sc.add(mid, sc.scale(sc.qrotate(rest1, Y), lower)))
 
 
-def _limb(xp, base_q, origin, offset0, rest0, rest1, mid, lower):
-    return _Limb(sc.add(origin, sc.qrotate(base_q, offset0)), sc.qconj(sc.qmul(base_q, rest0)), rest1,
-                 *_limb_for(xp, rest1, mid, lower))
-
-
-def _chain_limb(chain):
-    base_q, origin, (offset0, mid), (rest0, rest1), (_, lower) = chain.floats
-    return _limb(sc, base_q, origin, offset0, rest0, rest1, mid, lower)
+def _mount(base_q, origin, offset0, rest0):
+    """Where a limb hangs: its root (world) and the rotation taking world directions into the
+    first bone's rest frame."""
+    return sc.add(origin, sc.qrotate(base_q, offset0)), sc.qconj(sc.qmul(base_q, rest0))
 
 
 def _bend(xp, mid_dir1, upper, lower, solve_distance, q1, straight_hinge1):
@@ -183,17 +178,19 @@ def _end_rotation(xp, rest1, r0, r1, target_dir, poled, goal, weight):
     return r0, sc.qmul(r1, xp.qaxis_angle(Y, weight * twist))
 
 
-def _solve(xp, limb, q0, q1, target, pole, pole_angle, stretch, soft, end_rotation, end_weight):
+def _solve(xp, mount, limb, q0, q1, target, pole, pole_angle, stretch, soft, end_rotation, end_weight):
     """The two-bone solve on finite input, for ``xp`` = ``scalar`` (one limb, floats) or
-    ``lanes`` (a batch); ``limb`` a ``_Limb``. Returns ((r0, r1), (scale0, scale1), errors,
-    converged) with errors (tip distance,) or (tip distance, end-bone angle)."""
-    root, to_rest0, rest1, mid, upper, lower, mid_dir1, straight_hinge1, rest_tip = limb
+    ``lanes`` (a batch); ``mount`` from ``_mount``, ``limb`` a ``_Limb``. Returns ((r0, r1),
+    (scale0, scale1), errors, converged) with errors (tip distance,) or (tip distance, end-bone
+    angle)."""
+    root, to_rest0 = mount
+    rest1, mid, upper, lower, mid_dir1, straight_hinge1, rest_tip = limb
     to_target = sc.qrotate(to_rest0, sc.sub(target, root))  # the first bone's rest frame from here on
     distance = xp.length(to_target)
     solve_distance, scale0, scale1 = _reach(xp, distance, upper, lower, stretch, soft)
     if stretch is not None:
-        mid, upper, lower, mid_dir1, _, rest_tip = _limb_for(xp, rest1, (mid[0], mid[1] * scale0, mid[2]),
-                                                             lower * scale1)
+        _, mid, upper, lower, mid_dir1, _, rest_tip = _limb(xp, rest1, (mid[0], mid[1] * scale0, mid[2]),
+                                                            lower * scale1)
     r1, lower_dir = _bend(xp, mid_dir1, upper, lower, solve_distance, q1, straight_hinge1)
     tip = sc.add(mid, sc.scale(sc.qrotate(rest1, lower_dir), lower))
 
@@ -259,8 +256,9 @@ def solve_two_bone(chain: Chain, rotations, target, pole=None, pole_angle=0.0, *
     if not all(map(math.isfinite, target + (pole or []) + (end_rotation or []))):
         return SolveResult(np.array(rotations, dtype=float), 1, np.full(1 if end_rotation is None else 2, np.inf), False)
     q0, q1 = np.asarray(rotations, dtype=float).tolist()
-    limb = chain.cached("two_bone", lambda: _chain_limb(chain))
-    solved, scale, errors, converged = _solve(sc, limb, q0, q1, target, pole, float(pole_angle), stretch, float(soft),
+    base_q, origin, (offset0, mid), (rest0, rest1), (_, lower) = chain.floats
+    limb = chain.cached("two_bone", lambda: _limb(sc, rest1, mid, lower))
+    solved, scale, errors, converged = _solve(sc, _mount(base_q, origin, offset0, rest0), limb, q0, q1, target, pole, float(pole_angle), stretch, float(soft),
                                               end_rotation, float(end_weight))
     return SolveResult(np.array(solved), 1, np.array(errors), converged, np.array(scale))
 
@@ -287,7 +285,7 @@ def solve_two_bone_batch(limbs: TwoBoneLimbs, rotations, targets, poles=None, po
     target, pole, end_rotation = [v if v is None else _columns(v, count) for v in inputs]
     q = _columns(rotations, count)
     (r0, r1), (scale0, scale1), errors, converged = _solve(
-        lanes, limbs.lanes, q[:4], q[4:], target, pole, _per_limb(pole_angles, count),
+        lanes, *limbs.lanes, q[:4], q[4:], target, pole, _per_limb(pole_angles, count),
         None if stretch is None else _columns(stretch, count), _per_limb(soft, count), end_rotation,
         _per_limb(end_weights, count))
     solved = np.stack(r0 + r1, axis=-1).reshape(count, 2, 4)
