@@ -105,6 +105,22 @@ def test_no_pole_sideways_drag_turns_the_limb_no_more_than_the_target(axis, turn
     assert np.all(quat_angle(frames[0], frames[1]) <= target_turn + 1e-7)
 
 
+@pytest.mark.parametrize("bend", [0.8, -0.3, 0.0])  # bent, straight, the rest bend
+@pytest.mark.parametrize("along, error", [(1.2, 0.0), (0.3, 0.0), (2.0, 0.2), (0.0, 0.2)])
+def test_no_pole_targets_on_the_root_elbow_line(bend, along, error):
+    """Targets on the line through the root and the current elbow (at the root too) from bent
+    and straight continuous starts: finite poses, the tip as near as the bones allow (reach 1.8,
+    inner radius 0.2), and the batch path agrees."""
+    chain, start = arm(), posed_start([0.0, 0.0, 1.0], 0.4, bend)
+    root, elbow, _ = chain_pose(chain, start)[1]
+    target = root + (elbow - root) * along
+    result = solve_two_bone(chain, start, target)
+    batch = solve_two_bone_batch(TwoBoneLimbs.from_chains([chain]), start[None], target[None])
+    assert np.isfinite(result.rotations).all()
+    assert result.errors[0] == pytest.approx(error, abs=1e-9)
+    np.testing.assert_allclose(batch.rotations[0], result.rotations, atol=1e-12)
+
+
 def test_hand_solved_right_angle():
     chain = straight_chain([1.0, 1.0])
     result = solve_two_bone(chain, IDENTITY, [1.0, 1.0, 0.0], pole=[1.0, 1.0, -5.0], pole_angle=-np.pi / 2)
