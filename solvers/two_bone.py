@@ -1,11 +1,20 @@
 """Analytic two-bone IK (law of cosines) with a Blender-style pole target, stretch, soft reach and
 an end-bone rotation goal; one limb (``solve_two_bone``) or many at once (``solve_two_bone_batch``).
 
-The chain's effector is the second bone's tail. The middle joint bends about the hinge axis of
-the chain's current bend plane (its rest bend plane when straight, the first bone's X axis when
-both are straight). The first bone then turns so the tip points at the target. With a pole the
-order is Blender's (its IK solver's pole step runs before it bends the chain): the chain in its
-rest shape turns so its tip points at the target and rolls about that line until the first bone's
+The chain's effector is the second bone's tail. Without a pole the middle joint bends, by the law
+of cosines, about the hinge axis of the chain's current bend plane, held in the first bone's
+frame (the rest bend plane's when the chain is straight, the first bone's X axis when both are
+straight). The first bone then turns by the least rotation that puts the tip on the
+root-to-target line: the shortest arc from the bent tip's direction to the target's (its axis
+is their cross product), so the chain never rolls about that line (unless an end-rotation goal
+asks it to) and the elbow follows a dragged hand without flips. That is where Blender's
+iterative solver, moving the joints as little as it can, ends after small moves
+(tests/rig/test_blender_nopole_reference.py); an implicit pole (the elbow kept on the current
+elbow's side of the root-to-target line, as game engines do) lies further from Blender's elbows
+and rolls a nearly straight limb sharply.
+
+With a pole the order is Blender's (its IK solver's pole step runs before it bends the chain):
+the chain in its rest shape turns so its tip points at the target and rolls about that line until the first bone's
 "up" vector ``X cos(pole_angle) + Z sin(pole_angle)`` faces the pole; then it bends within its
 plane. The rest shape stands for Blender's FK pose, so the result does not depend on the bend the
 chain starts with (``solvers.chain.face_pole`` does the same for the iterative solvers).
@@ -237,10 +246,12 @@ def solve_two_bone(chain: Chain, rotations, target, pole=None, pole_angle=0.0, *
                    end_rotation=None, end_weight=1.0):
     """Solve a 2-bone chain so its tip reaches ``target`` (3,), world space.
 
-    ``rotations`` (2, 4) is the starting pose (its bend plane and, without a pole, its roll are
-    kept). Unreachable targets leave the chain straight toward the target; targets inside the
-    inner radius fold it as far as it goes. A non-finite target, pole or end rotation leaves the
-    pose unchanged (converged False, error inf).
+    ``rotations`` (2, 4) is the starting pose. Its bend plane is kept; without a pole the first
+    bone then turns by the shortest arc that aims the tip at the target, so the chain keeps its
+    roll about the root-to-target line (module doc). Unreachable targets leave the chain
+    straight toward the target; targets inside the inner radius fold it as far as it goes. A
+    non-finite target, pole or end rotation leaves the pose unchanged (converged False, error
+    inf).
 
     - ``stretch`` (2,): per-bone stretchiness >= 0 (Blender's IK Stretch); when the target lies
       beyond reach the bones lengthen along Y by ``1 + t * stretch[i]`` so the tip arrives.
