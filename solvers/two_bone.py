@@ -265,12 +265,13 @@ def solve_two_bone(chain: Chain, rotations, target, pole=None, pole_angle=0.0, *
     validate_two_bone(chain)
     target, pole, stretch, end_rotation = _floats(target), _floats(pole), _floats(stretch), _floats(end_rotation)
     if not all(map(math.isfinite, target + (pole or []) + (end_rotation or []))):
-        return SolveResult(np.array(rotations, dtype=float), 1, np.full(1 if end_rotation is None else 2, np.inf), False)
+        errors = np.full(1 if end_rotation is None else 2, np.inf)
+        return SolveResult(np.array(rotations, dtype=float), 1, errors, False)
     q0, q1 = np.asarray(rotations, dtype=float).tolist()
     base_q, origin, (offset0, mid), (rest0, rest1), (_, lower) = chain.floats
     limb = chain.cached("two_bone", lambda: _limb(sc, rest1, mid, lower))
-    solved, scale, errors, converged = _solve(sc, _mount(base_q, origin, offset0, rest0), limb, q0, q1, target, pole, float(pole_angle), stretch, float(soft),
-                                              end_rotation, float(end_weight))
+    solved, scale, errors, converged = _solve(sc, _mount(base_q, origin, offset0, rest0), limb, q0, q1, target, pole,
+                                              float(pole_angle), stretch, float(soft), end_rotation, float(end_weight))
     return SolveResult(np.array(solved), 1, np.array(errors), converged, np.array(scale))
 
 
