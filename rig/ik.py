@@ -16,7 +16,7 @@ import numpy as np
 from rig.constraints import IKConstraint
 from rig.pose import Pose, update_world
 from solvers.ccd import solve_ccd_chain
-from solvers.chain import Chain, SolveResult, face_pole
+from solvers.chain import Chain, SolveResult, face_pole, rotation_error
 from solvers.dls import dls_plan, solve_dls
 from solvers.fabrik import Effector, fabrik_plan, solve_fabrik, solve_fabrik_chain
 from solvers.goals import BoneDofs, DistanceGoal, JointRotationGoal, PositionGoal, RotationGoal
@@ -25,9 +25,6 @@ from solvers.one_bone import solve_one_bone
 from solvers.transforms import matrix3_to_quat, quat_slerp, quat_to_matrix3
 from solvers.tree import Tree
 from solvers.two_bone import solve_two_bone
-
-
-IDENTITY3 = np.eye(3)
 
 
 @dataclass
@@ -67,10 +64,10 @@ def _rigid(matrix):
     """``matrix`` with the scale taken out of its rotation: solvers hang chains from rigid frames,
     and a stretched parent's scale is not the chain's business."""
     rigid = matrix.copy()
-    if np.abs(matrix[:3, :3].T @ matrix[:3, :3] - IDENTITY3).max() <= 1e-12:  # rigid already
+    if rotation_error(matrix) <= 1e-12:  # rigid already
         return rigid
     basis = matrix[:3, :3] / np.sqrt(np.einsum("ij,ij->j", matrix[:3, :3], matrix[:3, :3]))
-    if np.abs(basis.T @ basis - IDENTITY3).max() > 1e-9:  # sheared by an inherited stretch
+    if rotation_error(basis) > 1e-9:  # sheared by an inherited stretch
         basis = quat_to_matrix3(matrix3_to_quat(basis))
     rigid[:3, :3] = basis
     return rigid

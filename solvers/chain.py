@@ -104,17 +104,26 @@ class Chain:
 BASE_CACHES = ("floats", "float_rest_points")
 
 
+def rotation_error(matrix):
+    """How far the rotation part of ``matrix`` (4, 4 or 3, 3) is from orthonormal: the largest
+    deviation of its columns' dot products from the identity's; inf when it is not finite.
+    Plain floats: numpy calls on a 3x3 cost more than a two-bone solve."""
+    rows = matrix[:3, :3].tolist()
+    if not all(math.isfinite(v) for row in rows for v in row):
+        return math.inf
+    x, y, z = zip(*rows)
+    dot = scalar.dot
+    return max(abs(dot(x, x) - 1.0), abs(dot(y, y) - 1.0), abs(dot(z, z) - 1.0),
+               abs(dot(x, y)), abs(dot(x, z)), abs(dot(y, z)))
+
+
 def _check_rigid(base):
     """Raise ValueError unless ``base`` (4, 4) is finite and its rotation part orthonormal and
-    right-handed (checked on plain floats: numpy calls on a 3x3 cost more than a two-bone solve)."""
-    rows = base.tolist()
-    if not all(math.isfinite(v) for row in rows for v in row):
+    right-handed."""
+    if not all(math.isfinite(v) for row in base.tolist() for v in row):
         raise ValueError("the chain's base must be finite")
-    x, y, z = zip(*(row[:3] for row in rows[:3]))
-    dot = scalar.dot
-    off_unit = max(abs(dot(x, x) - 1.0), abs(dot(y, y) - 1.0), abs(dot(z, z) - 1.0),
-                   abs(dot(x, y)), abs(dot(x, z)), abs(dot(y, z)))
-    if off_unit > 1e-6 or dot(scalar.cross(x, y), z) < 0:
+    x, y, z = zip(*base[:3, :3].tolist())
+    if rotation_error(base) > 1e-6 or scalar.dot(scalar.cross(x, y), z) < 0:
         raise ValueError("the chain's base must be a rigid transform (rotation and translation, no scale)")
 
 
