@@ -21,10 +21,11 @@ segment, which lays the chain straight toward the target.
 
 Every turn is optionally clamped to ``max_step`` radians, then the joint's limits
 (``solvers.limits``) are applied, so every iterate is a valid pose with exact bone lengths. The
-shared rule relies on the root's final aim; where limits or ``max_step`` keep the root from it,
-the tip can sit at the right distance but off to the side, where turning it on that sphere
-stalls. So the first sweep that fails to bring the tip closer ends the sharing and classic
-sweeps take over. The loop itself is ``solvers.iterate.iterate``.
+shared rule relies on the root's final aim. Where the root's limits keep it from aiming (a locked
+or hinged root), the tip can end at the right distance but off to the side, where moving it on
+that sphere crawls or stalls; sharing then ends, for classic sweeps from there on, at the first
+sweep that does not bring the tip closer, or whose root could not aim and that did not cut the
+error by a quarter. The loop itself is ``solvers.iterate.iterate``.
 """
 import math
 
@@ -38,6 +39,9 @@ from solvers.transforms import quat_slerp
 
 # Turns smaller than this (radians) are skipped: they only stir rounding noise.
 MIN_TURN = 1e-12
+# A shared sweep whose root's limits kept it from aiming must leave at most this share of the
+# error, or sharing ends (see the module docstring).
+UNAIMED_GAIN = 0.75
 
 
 def solve_ccd_chain(chain: Chain, rotations, target, limits=None, max_step=None, max_iterations=50,
@@ -93,15 +97,17 @@ def _step(chain, target, limits, max_step, reach):
         root, tip, shared = points[0], points[-1], state[3]
         wanted = math.dist(target, root)
         for i in reversed(range(n)):
+            if i == 0:
+                miss = _off_aim(root, tip, target)
             goal = _shared_reach_goal(root, points[i], tip, target, wanted, i, worlds[i]) if shared and i else target
             new = _turn(frames[i], rotations[i], points[i], tip, goal, limits and limits[i], max_step, held, i)
             if new is not None:
                 rotations[i] = new
                 delta = sc.qmul(sc.qmul(frames[i], new), sc.qconj(worlds[i]))
                 tip = sc.add(points[i], sc.qrotate(delta, sc.sub(tip, points[i])))
-        # A shared sweep that did not bring the tip closer met limits (or max_step) that keep the
-        # root from aiming: classic aims from here on.
-        shared = shared and math.dist(tip, target) < math.dist(state[1], target)
+        if shared:
+            aimed = _off_aim(root, tip, target) <= (0.0 if max_step is None else max(miss - max_step, 0.0)) + 1e-6
+            shared = math.dist(tip, target) < math.dist(state[1], target) * (1.0 if aimed else UNAIMED_GAIN)
         return tuple(rotations), tip, held, shared
 
     return step
@@ -178,6 +184,12 @@ def _shared_reach_goal(root, head, tip, target, wanted, i, world):
         if size > 1e-9 * max(lever, radius):
             return sc.add(centre, sc.scale(side, ring / size))
     return sc.add(centre, sc.scale(sc.any_perpendicular(axis), ring))
+
+
+def _off_aim(root, tip, target):
+    """The angle (radians) between the lines from ``root`` to ``tip`` and to ``target``."""
+    a, b = sc.sub(tip, root), sc.sub(target, root)
+    return math.atan2(sc.length(sc.cross(a, b)), sc.dot(a, b))
 
 
 def _pose_floats(chain, rotations):
