@@ -84,6 +84,19 @@ class Chain:
         return value
 
     @cached_property
+    def base_memo(self):
+        """What ``cached_for_base`` keeps: dropped by ``rebased``."""
+        return {}
+
+    def cached_for_base(self, key, build):
+        """``build()``, computed once per chain and kept under ``key``: constants that depend on
+        the base too (a rebased chain builds its own)."""
+        memo = self.base_memo
+        if key not in memo:
+            memo[key] = build()
+        return memo[key]
+
+    @cached_property
     def float_segments(self):
         """``segments`` as plain floats: each bone's vector from its head to the next point, in
         its own frame (tuples)."""
@@ -101,7 +114,7 @@ class Chain:
 
 
 # Cached properties that depend on the base (``rebased`` drops them).
-BASE_CACHES = ("floats", "float_rest_points")
+BASE_CACHES = ("floats", "float_rest_points", "base_memo")
 
 
 def rotation_error(matrix):
@@ -202,7 +215,7 @@ class SolveResult:
     """What every solve returns. ``rotations`` (n, 4) are the chain's new pose rotations,
     ``stretch`` (n,) the Y scale per bone (ones without stretch), ``errors`` the residual per goal
     (metres for positions, radians for rotations), ``at_limit`` (n, 3) booleans per bone and local
-    axis."""
+    axis. Left out, ``stretch`` and ``at_limit`` are shared read-only arrays of ones and False."""
     rotations: np.ndarray
     iterations: int
     errors: np.ndarray
@@ -211,8 +224,20 @@ class SolveResult:
     at_limit: np.ndarray = field(default=None)
 
     def __post_init__(self):
-        n = len(self.rotations)
-        if self.stretch is None:
-            self.stretch = np.ones(n)
-        if self.at_limit is None:
-            self.at_limit = np.zeros((n, 3), dtype=bool)
+        if self.stretch is None or self.at_limit is None:
+            n = len(self.rotations)
+            defaults = _UNSTRETCHED_UNLIMITED.get(n) or _unstretched_unlimited(n)
+            self.stretch = defaults[0] if self.stretch is None else self.stretch
+            self.at_limit = defaults[1] if self.at_limit is None else self.at_limit
+
+
+_UNSTRETCHED_UNLIMITED = {}
+
+
+def _unstretched_unlimited(n):
+    """``SolveResult``'s defaults for n bones, made once: making them per solve cost a tenth of a
+    two-bone solve. Read-only, so sharing them cannot leak a change from one result to another."""
+    ones, unlimited = np.ones(n), np.zeros((n, 3), dtype=bool)
+    ones.flags.writeable = unlimited.flags.writeable = False
+    _UNSTRETCHED_UNLIMITED[n] = ones, unlimited
+    return ones, unlimited

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from solvers.chain import Chain, chain_points, straight_chain
+from solvers.chain import Chain, SolveResult, chain_points, straight_chain
 from solvers.transforms import quat_from_axis_angle, quat_to_matrix3
 
 
@@ -36,17 +36,33 @@ def test_rebased_rejects_a_base_that_is_not_rigid(base):
         straight_chain([1.0, 1.0]).rebased(base)
 
 
-def test_a_rebased_limb_solves_from_its_new_base_not_the_cached_old_one():
+@pytest.mark.parametrize("pole", [[0.0, 2.0, 2.0], None])  # the generic solve, the inlined no-pole one
+def test_a_rebased_limb_solves_from_its_new_base_not_the_cached_old_one(pole):
     """The two-bone solver caches the limb's root and root rotation on the chain; a rebased chain
     must not inherit them."""
     from solvers.two_bone import solve_two_bone
     offsets, lengths = [[0.0, 0.0, 0.0], [0.0, 0.5, 0.05]], [0.5, 0.45]
     rest = np.tile([0.0, 0.0, 0.0, 1.0], (2, 1))
     chain = Chain(moved_base(0.4, [0.1, 1.0, 0.2]), offsets, rest, lengths)
-    target, pole = [0.4, 1.2, 0.5], [0.0, 2.0, 2.0]
+    target = [0.4, 1.2, 0.5]
     solve_two_bone(chain, rest, target, pole)
     base = moved_base(-0.7, [0.3, 0.9, 0.1])
     rebased = solve_two_bone(chain.rebased(base), rest, target, pole)
     fresh = solve_two_bone(Chain(base, offsets, rest, lengths), rest, target, pole)
     np.testing.assert_allclose(rebased.rotations, fresh.rotations, atol=1e-12)
     assert rebased.errors[0] < 1e-9
+
+
+def test_default_stretch_and_limits_are_shared_read_only():
+    """A result without stretch or limits gets ones and False that no caller can change for the
+    next result."""
+    result = SolveResult(np.tile([0.0, 0.0, 0.0, 1.0], (3, 1)), 1, np.zeros(1), True)
+    np.testing.assert_array_equal(result.stretch, np.ones(3))
+    assert result.at_limit.shape == (3, 3) and not result.at_limit.any()
+    with pytest.raises(ValueError):
+        result.stretch[0] = 2.0
+    with pytest.raises(ValueError):
+        result.at_limit[0, 0] = True
+    given = SolveResult(np.tile([0.0, 0.0, 0.0, 1.0], (3, 1)), 1, np.zeros(1), True, np.full(3, 2.0))
+    given.stretch[0] = 3.0
+    assert given.stretch[0] == 3.0 and result.stretch[0] == 1.0
