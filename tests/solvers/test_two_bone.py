@@ -5,6 +5,7 @@ from hypothesis import given, settings, strategies as st
 from solvers.chain import Chain, chain_pose, straight_chain
 from solvers.transforms import (compose, matrix3_to_quat, quat_angle, quat_from_axis_angle, quat_mul, quat_normalize,
                                 quat_to_matrix3, safe_acos)
+from solvers import scalar as sc, two_bone
 from solvers.two_bone import TwoBoneLimbs, solve_two_bone, solve_two_bone_batch, validate_two_bone
 
 IDENTITY = np.tile([0.0, 0.0, 0.0, 1.0], (2, 1))
@@ -105,6 +106,36 @@ def test_no_pole_sideways_drag_turns_the_limb_no_more_than_the_target(axis, turn
     assert np.all(quat_angle(frames[0], frames[1]) <= target_turn + 1e-7)
 
 
+def generic_solve(chain, rotations, target):
+    """The generic float solve ``solve_two_bone`` falls back to: rotations (2, 4), tip error."""
+    base_q, origin, (offset0, mid), (rest0, rest1), (_, lower) = chain.floats
+    mount, limb = two_bone._mount(base_q, origin, offset0, rest0), two_bone._limb(sc, rest1, mid, lower)
+    solved, _, errors, _ = two_bone._solve(sc, mount, limb, *rotations.tolist(), target.tolist(), None, 0.0, None,
+                                           0.0, None, 1.0)
+    return np.array(solved), errors[0]
+
+
+@SETTINGS
+@given(unit, st.floats(0.0, 3.0), st.one_of(st.sampled_from([0.0, 1e-9, -1e-9]), st.floats(0.0, 2.8)),
+       st.tuples(coord, coord, coord), st.booleans())
+def test_inlined_no_pole_solve_agrees_with_the_generic_one(axis, turn, bend, offset, tilted):
+    """Without pole, stretch, soft reach or end rotation a single solve runs inlined on floats;
+    it takes the generic solve's steps, so it gives its pose and error to rounding. ``bend`` is
+    counted from straight, so straight and all but straight starts are drawn: there the hinge
+    comes from the rest bend."""
+    chain = arm() if tilted else straight_chain([1.0, 0.8])
+    start = posed_start(axis, turn, bend - (0.3 if tilted else 0.0))  # arm()'s rest bend is 0.3
+    target = chain_pose(chain, IDENTITY)[1][0] + np.asarray(offset)
+    inlined = two_bone._solve_floats(two_bone._float_constants(chain), *start.tolist(), target.tolist())
+    if np.linalg.norm(offset) > 1e-3:
+        assert inlined is not None  # the inlined path serves this input; None would hand it to the generic one
+    result = solve_two_bone(chain, start, target)
+    rotations, error = generic_solve(chain, start, target)
+    np.testing.assert_allclose(quat_to_matrix3(result.rotations), quat_to_matrix3(rotations), atol=1e-12)
+    assert result.errors[0] == pytest.approx(error, abs=1e-12)
+    assert (result.rotations[:, 3] >= 0.0).all()
+
+
 @pytest.mark.parametrize("bend", [0.8, -0.3, 0.0])  # bent, straight, the rest bend
 @pytest.mark.parametrize("along, error", [(1.2, 0.0), (0.3, 0.0), (2.0, 0.2), (0.0, 0.2)])
 def test_no_pole_targets_on_the_root_elbow_line(bend, along, error):
@@ -196,6 +227,13 @@ def test_degenerate_inputs_never_nan():
         assert np.isfinite(result.rotations).all() and np.isfinite(result.errors).all()
     colinear = solve_two_bone(chain, IDENTITY, [0.0, 1.5, 0.0])
     assert colinear.converged
+    folded = np.array([[0.0, 0.0, 0.0, 1.0], [1.0, 0.0, 0.0, 0.0]])  # exactly: no rounding picks the axis
+    # Half turns: the elbow unfolds from folded flat, the tip turns from straight up to straight down.
+    for rotations, target in [(folded, [0.0, 2.5, 0.0]), (folded, [0.0, 1.9, 0.0]), (IDENTITY, [0.0, -2.5, 0.0])]:
+        result = solve_two_bone(chain, rotations, target)
+        assert np.isfinite(result.rotations).all()
+        tip = chain_pose(chain, result.rotations)[1][-1]
+        np.testing.assert_allclose(tip, np.asarray(target) * min(1.0, 2.0 / np.linalg.norm(target)), atol=1e-9)
     for bad in ([np.nan, 0.0, 0.0], [np.inf, 1.0, 0.0]):
         result = solve_two_bone(chain, start, bad)
         np.testing.assert_array_equal(result.rotations, start)
