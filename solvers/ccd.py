@@ -20,12 +20,21 @@ hinged about X does. Out of reach the sweep runs root to tip instead, each bone 
 segment, which lays the chain straight toward the target.
 
 Every turn is optionally clamped to ``max_step`` radians, then the joint's limits
-(``solvers.limits``) are applied, so every iterate is a valid pose with exact bone lengths. The
-shared rule relies on the root's final aim. Where the root's limits keep it from aiming (a locked
-or hinged root), the tip can end at the right distance but off to the side, where moving it on
-that sphere crawls or stalls; sharing then ends, for classic sweeps from there on, at the first
-sweep that does not bring the tip closer, or whose root could not aim and that did not cut the
-error by a quarter. The loop itself is ``solvers.iterate.iterate``.
+(``solvers.limits``) are applied, so every iterate is a valid pose with exact bone lengths. A
+joint whose only limit is a hinge turns about its axis by the angle between the two lines'
+projections across it, the nearest its tip can come (a shortest arc clamped to the hinge would
+fall short).
+
+The shared rule relies on the root's final aim, so the root is the first joint that can turn:
+locked hinges before it keep their place. A hinged root cannot aim; it can only swing the tip
+round its axis. The joints past it then aim at the target's point on that orbit (the target
+turned about the axis to the tip's side, as far as the hinge's range lets the root turn it
+back), sharing the distance from the next joint, which aims, and the root's turn finishes the
+move: from rest, one or two sweeps. Where other limits keep the root from aiming (a cone, Euler
+limits, a hinge at the end of its range), the tip can end at the right distance but off to the
+side, where moving it on that sphere crawls or stalls; sharing then ends, for classic sweeps
+from there on, at the first sweep that does not bring the tip closer, or whose root could not
+aim and that did not cut the error by a quarter. The loop itself is ``solvers.iterate.iterate``.
 """
 import math
 
@@ -34,7 +43,7 @@ import numpy as np
 from solvers import scalar as sc
 from solvers.chain import Chain, SolveResult
 from solvers.iterate import iterate
-from solvers.limits import clamp_rotation, validate_limits
+from solvers.limits import Hinge, clamp_rotation, validate_limits
 from solvers.transforms import quat_slerp
 
 # Turns smaller than this (radians) are skipped: they only stir rounding noise.
@@ -85,6 +94,7 @@ def _step(chain, target, limits, max_step, reach):
     whether sweeps still share the reach change) and ``reach`` the chain's longest head-to-tail
     distance."""
     n = len(chain)
+    pivot = _pivot(limits, n)
 
     def step(state):
         rotations = list(state[0])
@@ -94,13 +104,23 @@ def _step(chain, target, limits, max_step, reach):
         # bone's own segment, which lays it straight in one sweep. Otherwise tip to root.
         if math.dist(target, points[0]) >= reach:
             return _straighten(chain, rotations, target, limits, max_step, held) + (state[3],)
-        root, tip, shared = points[0], points[-1], state[3]
-        wanted = math.dist(target, root)
+        root, tip, shared = points[pivot], points[-1], state[3]
+        hinge = _hinge(limits[pivot]) if limits else None
+        # Past a hinged root the joints aim at the target's point on its orbit about the hinge, from the next joint.
+        orbit = hinge is not None and pivot + 1 < n
+        goal = target
+        if orbit:
+            goal = _orbit_goal(root, sc.qrotate(frames[pivot], hinge.axis), tip, target,
+                               _hinge_room(hinge, rotations[pivot]))
+        aimer = pivot + 1 if orbit else pivot
+        wanted = math.dist(goal, points[aimer])
         for i in reversed(range(n)):
-            if i == 0:
+            if i == pivot:
                 miss = _off_aim(root, tip, target)
-            goal = _shared_reach_goal(root, points[i], tip, target, wanted, i, worlds[i]) if shared and i else target
-            new = _turn(frames[i], rotations[i], points[i], tip, goal, limits and limits[i], max_step, held, i)
+            bone_goal = goal if i > pivot else target
+            if shared and i > aimer:
+                bone_goal = _shared_reach_goal(points[aimer], points[i], tip, goal, wanted, i - aimer, worlds[i])
+            new = _turn(frames[i], rotations[i], points[i], tip, bone_goal, limits and limits[i], max_step, held, i)
             if new is not None:
                 rotations[i] = new
                 delta = sc.qmul(sc.qmul(frames[i], new), sc.qconj(worlds[i]))
@@ -134,6 +154,10 @@ def _turn(frame, old, head, aim, target, bone_limits, max_step, held, i):
     The turn is clamped to ``max_step``, then to ``bone_limits`` (axes they hold go to
     ``held[i]``), and the whole move again to ``max_step``."""
     a, b = sc.sub(aim, head), sc.sub(target, head)
+    hinge = _hinge(bone_limits)
+    if hinge is not None:  # the best turn about the axis lines up the two lines' projections across it
+        axis = sc.qrotate(frame, hinge.axis)
+        a, b = sc.sub(a, sc.scale(axis, sc.dot(a, axis))), sc.sub(b, sc.scale(axis, sc.dot(b, axis)))
     la, lb = sc.length(a), sc.length(b)
     if la < sc.EPS or lb < sc.EPS:
         return None
@@ -184,6 +208,42 @@ def _shared_reach_goal(root, head, tip, target, wanted, i, world):
         if size > 1e-9 * max(lever, radius):
             return sc.add(centre, sc.scale(side, ring / size))
     return sc.add(centre, sc.scale(sc.any_perpendicular(axis), ring))
+
+
+def _hinge(bone_limits):
+    """The bone's Hinge when that is its only limit, else None."""
+    return bone_limits[0] if bone_limits and len(bone_limits) == 1 and isinstance(bone_limits[0], Hinge) else None
+
+
+def _pivot(limits, n):
+    """The first joint from the root that can turn at all (locked hinges before it keep the
+    chain's start fixed): the sweeps' root."""
+    for i in range(n):
+        hinge = _hinge(limits[i]) if limits else None
+        if hinge is None or hinge.max_angle > hinge.min_angle:
+            return i
+    return 0
+
+
+def _hinge_room(hinge, rotation):
+    """How far (radians, low <= 0 <= high) a hinged joint at pose ``rotation`` may still turn."""
+    angle = 2.0 * math.atan2(sc.dot(rotation[:3], hinge.axis), rotation[3])
+    angle = (angle + math.pi) % (2.0 * math.pi) - math.pi
+    return min(hinge.min_angle - angle, 0.0), max(hinge.max_angle - angle, 0.0)
+
+
+def _orbit_goal(head, axis, tip, target, room):
+    """Where the joints past a hinged root send the tip: ``target`` turned about the hinge line
+    (``head``, world ``axis``) to the tip's side of it, as far as the hinge's ``room`` lets the
+    root turn it back. The root's own turn then finishes the move, which a point off the orbit
+    could never allow."""
+    t, k = sc.sub(target, head), sc.sub(tip, head)
+    t_across, k_across = sc.sub(t, sc.scale(axis, sc.dot(t, axis))), sc.sub(k, sc.scale(axis, sc.dot(k, axis)))
+    if sc.length(t_across) < 1e-9 or sc.length(k_across) < 1e-9:
+        return target
+    needed = math.atan2(sc.dot(sc.cross(k_across, t_across), axis), sc.dot(k_across, t_across))
+    turn = sc.clip(needed, *room)
+    return sc.add(head, sc.qrotate(sc.qaxis_angle(axis, -turn), t))
 
 
 def _off_aim(root, tip, target):
