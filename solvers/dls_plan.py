@@ -4,11 +4,12 @@
 Which DOFs a bone gets, and why, is described in ``solvers.dls``.
 """
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
+from solvers import scalar as sc
 from solvers.goals import BoneDofs, DistanceGoal, JointRotationGoal, PositionGoal, RotationGoal
-from solvers.transforms import quat_to_matrix3
 from solvers.tree import Tree
 
 # Longest a stretchy bone may grow, as a multiple of its rest length.
@@ -23,14 +24,31 @@ UNFOLD = 1e-2
 POSITION, DISTANCE, ROTATION, JOINT = range(4)
 
 
+class PlanRows(NamedTuple):
+    """The plan on plain floats, for the solver's per-bone and per-goal loops.
+
+    - ``goals``: per goal (kind, bone, use_tail, target point, target rotation matrix as rows,
+      kept rotation-vector axes, first row);
+    - ``column_axes``: per rotation column (bone, axis, turn) with turn 0 about the bone's own
+      axis, 1 Euler Y, 2 Euler Z (see ``solvers.dls._jacobian``), and the goals it moves;
+    - ``stretch_columns``: per stretch column its bone and (goal, how far the goal's point moves
+      along the bone's Y per unit stretch) for the goals it moves;
+    - ``bones``: per moving bone (bone, whether Euler, its column per axis or -1, low, high).
+    """
+    goals: tuple
+    column_axes: tuple
+    stretch_columns: tuple
+    bones: tuple
+
+
 @dataclass
 class DlsPlan:
     """A tree, its goals and bone settings checked once, and the bookkeeping the solver needs.
 
     Columns are the rotation DOFs (``columns``: (bone, axis) pairs, (c, 2) ints) then the stretch
-    DOFs (``stretch_bones``). ``moves[g]`` (c,) says which rotation DOFs move goal g;
-    ``stretch_reach[g]`` (s,) how far goal g's point moves along a stretch bone's Y per unit
-    stretch. ``scale`` (metres) is the longest path from a fixed head to a goal's point.
+    DOFs (``stretch_bones``). ``scale`` (metres) is the longest path from a fixed head to a goal's point.
+    ``weights`` (rows, columns) is row_scale times column_scale; ``blocks`` (goals, rows) sums
+    each goal's rows. ``rows`` holds what the iterations read on plain floats.
     """
     tree: Tree
     goals: tuple
@@ -40,24 +58,21 @@ class DlsPlan:
     columns: np.ndarray
     stretch_bones: np.ndarray
     column_scale: np.ndarray
-    moves: np.ndarray
-    stretch_reach: np.ndarray
     row_slices: tuple
     row_scale: np.ndarray
+    weights: np.ndarray
+    blocks: np.ndarray
     goal_scale: np.ndarray
-    targets: np.ndarray
-    target_matrices: np.ndarray
-    kept_axes: tuple
     free_bones: np.ndarray
     euler_bones: np.ndarray
-    euler_axis_columns: tuple
+    bounded: bool
     column_low: np.ndarray
     column_high: np.ndarray
     low: np.ndarray
     high: np.ndarray
     limited: np.ndarray
     unfold: np.ndarray
-
+    rows: "PlanRows"
 
 def _path(tree, bone):
     """Bone and its ancestors, bone first."""
@@ -178,9 +193,6 @@ def dls_plan(tree: Tree, goals, dofs=None):
     stiffness = np.array([d.stiffness for d in dofs])
     column_scale = np.sqrt(np.concatenate([1.0 - stiffness[columns[:, 0], columns[:, 1]],
                                            [dofs[j].stretch for j in stretch_bones]]))
-    moves = np.array([np.isin(columns[:, 0], r) for r in rotating]).reshape(len(goals), len(columns))
-    stretch_reach = np.array([[r.get(int(j), 0.0) for j in stretch_bones] for r in stretching]
-                             ).reshape(len(goals), len(stretch_bones))
 
     counts = [3 if k in (POSITION, JOINT) else 1 if k == DISTANCE else 3 - sum(goal.lock_axes)
               for k, goal in zip(kinds, goals)]
@@ -190,17 +202,41 @@ def dls_plan(tree: Tree, goals, dofs=None):
                            for k, goal in zip(kinds, goals)])
 
     low, high, limited = _angle_bounds(dofs)
-    targets = np.array([getattr(goal, "target", (0.0, 0.0, 0.0)) for goal in goals])
-    target_matrices = quat_to_matrix3(np.array([getattr(goal, "rotation", (0.0, 0.0, 0.0, 1.0)) for goal in goals]))
-    kept_axes = tuple(np.flatnonzero(~np.array(goal.lock_axes)) if k == ROTATION else np.arange(3)
-                      for k, goal in zip(kinds, goals))
     moving = np.unique(columns[:, 0])
-    euler_column = euler[columns[:, 0]]
-    euler_axis_columns = tuple(np.flatnonzero(euler_column & (columns[:, 1] == axis)) for axis in (1, 2))
+    euler_moving = euler[moving]
     stretchy = np.ones(len(stretch_bones))
     column_low = np.concatenate([low[columns[:, 0], columns[:, 1]], stretchy])
     column_high = np.concatenate([high[columns[:, 0], columns[:, 1]], stretchy * MAX_STRETCH])
-    return DlsPlan(tree, goals, dofs, scale, np.array(kinds), columns, stretch_bones, column_scale, moves,
-                   stretch_reach, row_slices, np.repeat(goal_scale, counts), goal_scale, targets, target_matrices,
-                   kept_axes, moving[~euler[moving]], moving[euler[moving]], euler_axis_columns, column_low,
-                   column_high, low, high, limited, _unfold_step(columns, len(column_scale)))
+    row_scale = np.repeat(goal_scale, counts)
+    blocks = np.zeros((len(goals), len(row_scale)))
+    for g, rows in enumerate(row_slices):
+        blocks[g, rows] = 1.0
+    return DlsPlan(
+        tree=tree, goals=goals, dofs=dofs, scale=scale, kinds=np.array(kinds), columns=columns,
+        stretch_bones=stretch_bones, column_scale=column_scale, row_slices=row_slices, row_scale=row_scale,
+        weights=row_scale[:, None] * column_scale[None, :], blocks=blocks, goal_scale=goal_scale,
+        free_bones=moving[~euler_moving], euler_bones=moving[euler_moving],
+        bounded=bool(np.isfinite(column_low).any() or np.isfinite(column_high).any()), column_low=column_low,
+        column_high=column_high, low=low, high=high, limited=limited, unfold=_unfold_step(columns, len(column_scale)),
+        rows=_plan_rows(kinds, goals, starts, columns, euler, rotating, stretch_bones, stretching, low, high))
+
+
+def _plan_rows(kinds, goals, starts, columns, euler, rotating, stretch_bones, stretching, low, high):
+    """The ``PlanRows`` of a plan (see ``dls_plan`` for the arguments)."""
+    identity = (0.0, 0.0, 0.0, 1.0)
+    goal_rows = tuple(
+        (kind, int(goal.bone), getattr(goal, "use_tail", False), getattr(goal, "target", None),
+         sc.qmatrix(getattr(goal, "rotation", identity)),
+         tuple(i for i in range(3) if kind != ROTATION or not goal.lock_axes[i]), int(starts[g]))
+        for g, (kind, goal) in enumerate(zip(kinds, goals)))
+    turning = [set(r) for r in rotating]
+    column_axes = tuple(
+        (j, axis, axis if euler[j] and axis else 0, tuple(g for g, r in enumerate(turning) if j in r))
+        for j, axis in columns.tolist())
+    stretch_columns = tuple((j, tuple((g, r[j]) for g, r in enumerate(stretching) if r.get(j, 0.0) != 0.0))
+                            for j in stretch_bones.tolist())
+    index = {(j, axis): c for c, (j, axis) in enumerate(columns.tolist())}
+    bones = tuple((j, bool(euler[j]), tuple(index.get((j, axis), -1) for axis in range(3)),
+                   tuple(low[j].tolist()), tuple(high[j].tolist()))
+                  for j in sorted({j for j, _ in index}))
+    return PlanRows(goal_rows, column_axes, stretch_columns, bones)

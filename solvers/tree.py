@@ -6,9 +6,11 @@ children (``parents[i] < i``). Stretch works as in ``Chain``: ``stretch[i]`` sca
 own Y (its length and its children's offsets), and is not inherited.
 """
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
+from solvers import scalar as sc
 from solvers.chain import Chain
 from solvers.transforms import quat_to_matrix3
 
@@ -39,6 +41,18 @@ class Tree:
     def __len__(self):
         return len(self.lengths)
 
+    @cached_property
+    def rows(self):
+        """The tree as plain floats for ``tree_pose_rows``: parents, offsets, lengths, rest
+        matrices (rows), and per root bone (else None) its head and the base rotation times its
+        rest rotation, which no pose changes."""
+        base_rotation, base_origin = self.base[:3, :3], self.base[:3, 3]
+        roots = [None if p >= 0 else (tuple((base_origin + base_rotation @ o).tolist()),
+                                      tuple(map(tuple, (base_rotation @ r).tolist())))
+                 for p, o, r in zip(self.parents, self.offsets, self.rest_matrices)]
+        return (self.parents.tolist(), list(map(tuple, self.offsets.tolist())), self.lengths.tolist(),
+                [tuple(map(tuple, r)) for r in self.rest_matrices.tolist()], roots)
+
 
 def tree_pose(tree, local, stretch=None):
     """World rotations (n, 3, 3), heads (n, 3) and tails (n, 3) for pose rotation matrices
@@ -64,3 +78,27 @@ def tree_pose(tree, local, stretch=None):
             world[i] = world[parent] @ full[i]
     tails = heads + world[:, :, 1] * lengths[:, None]
     return world, heads, tails
+
+
+def tree_pose_rows(tree, quats, stretch):
+    """``tree_pose`` on plain floats, for a solver that runs it every iteration on a small tree
+    (where numpy calls cost more than the arithmetic): pose rotations ``quats`` (n quaternions,
+    normalised on the way) and ``stretch`` (n floats). Returns per bone the frame it turns in
+    (its parent's world rotation times its rest rotation), its world rotation (3x3 matrices as
+    rows), head and tail (3-tuples)."""
+    parents, offsets, lengths, rest, roots = tree.rows
+    before, world, heads, tails = [], [], [], []
+    for i, parent in enumerate(parents):
+        if parent < 0:
+            head, frame = roots[i]
+        else:
+            above = world[parent]
+            ox, oy, oz = offsets[i]
+            head = sc.add(heads[parent], sc.mvec(above, (ox, oy * stretch[parent], oz)))
+            frame = sc.mmul(above, rest[i])
+        rotation = sc.mmul(frame, sc.qmatrix(quats[i]))
+        before.append(frame)
+        world.append(rotation)
+        heads.append(head)
+        tails.append(sc.add(head, sc.scale(sc.column(rotation, 1), lengths[i] * stretch[i])))
+    return before, world, heads, tails
