@@ -27,7 +27,7 @@ from solvers.chain import SolveResult
 # dls_plan is re-exported so callers plan and solve through this one module.
 from solvers.dls_plan import DISTANCE, MAX_STRETCH, POSITION, ROTATION, DlsPlan, dls_plan  # noqa: F401
 from solvers.iterate import iterate
-from solvers.transforms import EPS, euler_xyz_from_quat, quat_from_euler_xyz, quat_normalize
+from solvers.transforms import EPS
 from solvers.tree import tree_pose_rows
 
 METHODS = ("dls", "sdls")
@@ -121,7 +121,7 @@ def _log_jacobian_inverse(rotvec):
 
 def _cost(plan, errors):
     """sqrt(sum(weight * error**2)), angles counted at the plan's scale: what DLS minimises."""
-    return math.sqrt(sum((s * e) ** 2 for s, e in zip(plan.goal_scale.tolist(), errors)))
+    return math.sqrt(sum((s * e) ** 2 for s, e in zip(plan.rows.goal_scale, errors)))
 
 
 def _jacobian(plan, state):
@@ -174,31 +174,30 @@ def _step_residual(plan, state):
     return residual * (reach / largest) if largest > reach else residual
 
 
-def _clamp_max_abs(values, bound):
-    """Scale ``values`` (..., m) so that no entry exceeds ``bound`` (...,) in magnitude."""
-    largest = np.max(np.abs(values), axis=-1)
-    factor = np.where(largest > bound, bound / np.where(largest > 0, largest, 1.0), 1.0)
-    return values * np.asarray(factor)[..., None]
-
-
 def _direction(plan, jacobian, residual, damping, method):
     """The DOF change (columns,) of one damped least-squares step, in weighted DOF units."""
     u, sigma, vt = np.linalg.svd(jacobian, full_matrices=False)
     values = sigma.tolist()
     floor = 1e-9 * max(values[0] if values else 0.0, EPS)
     square = damping ** 2
-    gain = np.array([s / (s * s + square) if s > floor else 0.0 for s in values])
-    alpha = u.T @ residual
+    gains = [s / (s * s + square) if s > floor else 0.0 for s in values]
+    steps = np.array(gains) * (u.T @ residual)
     if method == "dls":
-        return vt.T @ (gain * alpha)
+        return vt.T @ steps
     # SDLS (Buss & Kim 2005): damp each singular direction by how far a unit change of it moves
-    # the goals (M) against how far it is asked to move them (N), per goal block of rows.
+    # the goals (M) against how far it is asked to move them (N), per goal block of rows: no
+    # joint moves more than SDLS_MAX_ANGLE * min(1, N / M) along it.
     rho = np.sqrt(plan.blocks @ (jacobian * jacobian)).sum(axis=0)
-    reach = np.sqrt(plan.blocks @ (u * u)).sum(axis=0)
-    spread = gain * (np.abs(vt) @ rho)
-    limit = SDLS_MAX_ANGLE * np.minimum(1.0, reach / np.maximum(spread, EPS))
-    parts = _clamp_max_abs((gain * alpha)[:, None] * vt, limit)
-    return _clamp_max_abs(parts.sum(axis=0), SDLS_MAX_ANGLE)
+    reach = np.sqrt(plan.blocks @ (u * u)).sum(axis=0).tolist()
+    size = np.abs(vt)
+    clamped = []
+    for gain, step, n, m, peak in zip(gains, steps.tolist(), reach, (size @ rho).tolist(), size.max(axis=1).tolist()):
+        limit = SDLS_MAX_ANGLE * min(1.0, n / max(gain * m, EPS))
+        largest = abs(step) * peak
+        clamped.append(step * (limit / largest) if largest > limit else step)
+    total = np.array(clamped) @ vt
+    largest = float(np.abs(total).max())
+    return total * (SDLS_MAX_ANGLE / largest) if largest > SDLS_MAX_ANGLE else total
 
 
 def _bounded_direction(plan, state, jacobian, residual, damping, method):
@@ -277,18 +276,24 @@ def _step(plan, method, base_damping):
 
 
 def _start(plan, rotations):
-    """The first state: the given pose, unstretched, limited Euler angles pulled inside their limits."""
-    # Unit rotations are kept bit for bit, so a pose the solve leaves alone comes back unchanged.
-    unit = np.abs(np.sum(rotations * rotations, axis=1) - 1.0) < 1e-12
-    quats = np.where(unit[:, None], rotations, quat_normalize(rotations))
-    angles = euler_xyz_from_quat(quats)
-    euler = plan.euler_bones
-    clamped = np.clip(angles[euler], plan.low[euler], plan.high[euler])
-    changed = euler[np.any(clamped != angles[euler], axis=1)]
-    angles[euler] = clamped
-    quats[changed] = quat_from_euler_xyz(angles[changed])
-    return _evaluate(plan, list(map(tuple, quats.tolist())), list(map(tuple, angles.tolist())),
-                     [1.0] * len(rotations), 1.0, False)
+    """The first state: the given pose, unstretched, limited Euler angles pulled inside their limits.
+    Only Euler bones get angles (the others' are never read)."""
+    quats, angles = [], []
+    for q in rotations.tolist():
+        norm = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]
+        # Unit rotations are kept bit for bit, so a pose the solve leaves alone comes back unchanged.
+        if abs(norm - 1.0) >= 1e-12:
+            norm = math.sqrt(norm)
+            q = [x / norm for x in q] if norm > EPS else IDENTITY
+        quats.append(tuple(q))
+        angles.append((0.0, 0.0, 0.0))
+    for j, euler, _, low, high in plan.rows.bones:
+        if euler:
+            found = sc.qto_euler_xyz(quats[j])
+            angles[j] = tuple(sc.clip(a, lo, hi) for a, lo, hi in zip(found, low, high))
+            if angles[j] != found:
+                quats[j] = sc.qfrom_euler_xyz(angles[j])
+    return _evaluate(plan, quats, angles, [1.0] * len(rotations), 1.0, False)
 
 
 def solve_dls(plan: DlsPlan, rotations, max_iterations=100, tolerance=1e-3, damping=0.1, method="dls"):

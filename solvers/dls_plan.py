@@ -33,12 +33,14 @@ class PlanRows(NamedTuple):
       axis, 1 Euler Y, 2 Euler Z (see ``solvers.dls._jacobian``), and the goals it moves;
     - ``stretch_columns``: per stretch column its bone and (goal, how far the goal's point moves
       along the bone's Y per unit stretch) for the goals it moves;
-    - ``bones``: per moving bone (bone, whether Euler, its column per axis or -1, low, high).
+    - ``bones``: per moving bone (bone, whether Euler, its column per axis or -1, low, high);
+    - ``goal_scale``: ``DlsPlan.goal_scale`` as floats.
     """
     goals: tuple
     column_axes: tuple
     stretch_columns: tuple
     bones: tuple
+    goal_scale: tuple
 
 
 @dataclass
@@ -218,10 +220,10 @@ def dls_plan(tree: Tree, goals, dofs=None):
         free_bones=moving[~euler_moving], euler_bones=moving[euler_moving],
         bounded=bool(np.isfinite(column_low).any() or np.isfinite(column_high).any()), column_low=column_low,
         column_high=column_high, low=low, high=high, limited=limited, unfold=_unfold_step(columns, len(column_scale)),
-        rows=_plan_rows(kinds, goals, starts, columns, euler, rotating, stretch_bones, stretching, low, high))
+        rows=_plan_rows(kinds, goals, starts, columns, euler, rotating, stretch_bones, stretching, low, high, goal_scale))
 
 
-def _plan_rows(kinds, goals, starts, columns, euler, rotating, stretch_bones, stretching, low, high):
+def _plan_rows(kinds, goals, starts, columns, euler, rotating, stretch_bones, stretching, low, high, goal_scale):
     """The ``PlanRows`` of a plan (see ``dls_plan`` for the arguments)."""
     identity = (0.0, 0.0, 0.0, 1.0)
     goal_rows = tuple(
@@ -239,4 +241,4 @@ def _plan_rows(kinds, goals, starts, columns, euler, rotating, stretch_bones, st
     bones = tuple((j, bool(euler[j]), tuple(index.get((j, axis), -1) for axis in range(3)),
                    tuple(low[j].tolist()), tuple(high[j].tolist()))
                   for j in sorted({j for j, _ in index}))
-    return PlanRows(goal_rows, column_axes, stretch_columns, bones)
+    return PlanRows(goal_rows, column_axes, stretch_columns, bones, tuple(goal_scale.tolist()))

@@ -226,3 +226,13 @@ def qfrom_euler_xyz(angles):
     sx, sy, sz = math.sin(hx), math.sin(hy), math.sin(hz)
     return (sx * cy * cz - cx * sy * sz, cx * sy * cz + sx * cy * sz, cx * cy * sz - sx * sy * cz,
             cx * cy * cz + sx * sy * sz)
+
+
+def qto_euler_xyz(q):
+    """Euler XYZ angles of quaternion ``q``, as ``transforms.euler_xyz_from_quat`` (Y in
+    [-pi/2, pi/2]; at gimbal lock Z is 0)."""
+    (m00, m01, m02), (m10, m11, m12), (m20, m21, m22) = qmatrix(q)
+    y = -math.asin(clip(m20, -1.0, 1.0))
+    if abs(m20) > 1.0 - 1e-12:
+        return (math.atan2(-m12, m11), y, 0.0)
+    return (math.atan2(m21, m22), y, math.atan2(m10, m00))

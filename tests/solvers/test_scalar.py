@@ -3,7 +3,7 @@ import numpy as np
 from hypothesis import given, settings, strategies as st
 
 from solvers import scalar as sc
-from solvers.transforms import quat_from_euler_xyz, quat_from_rotvec, quat_normalize, quat_to_matrix3, \
+from solvers.transforms import euler_xyz_from_quat, quat_from_euler_xyz, quat_from_rotvec, quat_normalize, quat_to_matrix3, \
     quat_to_rotvec
 
 SETTINGS = settings(max_examples=40, derandomize=True, deadline=None)
@@ -23,6 +23,8 @@ def test_quaternion_helpers_match_transforms(seed):
         np.testing.assert_allclose(sc.qmatrix(tuple(q)), quat_to_matrix3(q), atol=1e-14)
     for q in quat_normalize(quats):
         np.testing.assert_allclose(sc.qto_rotvec(tuple(q)), quat_to_rotvec(q), atol=1e-14)
+    for q in np.vstack([quat_normalize(quats), quat_from_euler_xyz([[0.3, np.pi / 2, 0.1], [0.2, -np.pi / 2, 0.4]])]):
+        np.testing.assert_allclose(sc.qto_euler_xyz(tuple(q)), euler_xyz_from_quat(q), atol=1e-12)
     for v in np.vstack([EDGE_VECTORS, rng.normal(size=(20, 3)) * 2.0]):
         np.testing.assert_allclose(sc.qfrom_rotvec(tuple(v)), quat_from_rotvec(v), atol=1e-15)
         np.testing.assert_allclose(sc.qfrom_euler_xyz(tuple(v)), quat_from_euler_xyz(v), atol=1e-15)
