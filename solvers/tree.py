@@ -30,9 +30,12 @@ class Tree:
         self.rest_rotations, self.lengths = as_chain.rest_rotations, as_chain.lengths
         if self.parents.shape != self.lengths.shape:
             raise ValueError("a tree needs one parent index per bone")
-        if np.any(self.parents >= np.arange(len(self.parents))) or np.any(self.parents < -1):
+        if not all(-1 <= p < i for i, p in enumerate(self.parents.tolist())):
             raise ValueError("every bone's parent must be -1 (the base) or an earlier bone")
-        self.rest_matrices = quat_to_matrix3(self.rest_rotations)
+
+    @cached_property
+    def rest_matrices(self):
+        return quat_to_matrix3(self.rest_rotations)
 
     @classmethod
     def from_chain(cls, chain):
@@ -46,12 +49,13 @@ class Tree:
         """The tree as plain floats for ``tree_pose_rows``: parents, offsets, lengths, rest
         matrices (rows), and per root bone (else None) its head and the base rotation times its
         rest rotation, which no pose changes."""
-        base_rotation, base_origin = self.base[:3, :3], self.base[:3, 3]
-        roots = [None if p >= 0 else (tuple((base_origin + base_rotation @ o).tolist()),
-                                      tuple(map(tuple, (base_rotation @ r).tolist())))
-                 for p, o, r in zip(self.parents, self.offsets, self.rest_matrices)]
-        return (self.parents.tolist(), list(map(tuple, self.offsets.tolist())), self.lengths.tolist(),
-                [tuple(map(tuple, r)) for r in self.rest_matrices.tolist()], roots)
+        base = self.base.tolist()
+        base_rotation, origin = tuple(tuple(row[:3]) for row in base[:3]), tuple(row[3] for row in base[:3])
+        parents, offsets = self.parents.tolist(), list(map(tuple, self.offsets.tolist()))
+        rest = [sc.qmatrix(q) for q in self.rest_rotations.tolist()]
+        roots = [None if p >= 0 else (sc.add(origin, sc.mvec(base_rotation, o)), sc.mmul(base_rotation, r))
+                 for p, o, r in zip(parents, offsets, rest)]
+        return parents, offsets, self.lengths.tolist(), rest, roots
 
 
 def tree_pose(tree, local, stretch=None):
