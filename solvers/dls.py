@@ -17,17 +17,18 @@ A DOF's Jacobian column is weighted by 1 - stiffness (stretch columns by the str
 goal rows by sqrt(weight), angle rows also by the plan's ``scale`` (metres), so damping and
 weights mean the same on a finger and on a crane. The iteration loop is ``solvers.iterate``.
 """
+import math
 from typing import NamedTuple
 
 import numpy as np
 
+from solvers import scalar as sc
 from solvers.chain import SolveResult
 # dls_plan is re-exported so callers plan and solve through this one module.
 from solvers.dls_plan import DISTANCE, MAX_STRETCH, POSITION, ROTATION, DlsPlan, dls_plan  # noqa: F401
 from solvers.iterate import iterate
-from solvers.transforms import EPS, euler_xyz_from_quat, matrix3_to_quat, quat_from_euler_xyz, quat_from_rotvec, \
-    quat_mul, quat_normalize, quat_to_matrix3, quat_to_rotvec
-from solvers.tree import tree_pose
+from solvers.transforms import EPS
+from solvers.tree import tree_pose_rows
 
 METHODS = ("dls", "sdls")
 # A step aims at most this far (times the plan's scale) toward a position: the linearisation
@@ -39,153 +40,175 @@ RETRIES = 4
 DAMPING_FACTORS = (1.0 / 16.0, 256.0)
 # Buss & Kim's largest joint change per iteration (radians) for SDLS.
 SDLS_MAX_ANGLE = np.pi / 4
+IDENTITY = (0.0, 0.0, 0.0, 1.0)
 
 
 class _State(NamedTuple):
-    """One iterate: pose rotations (n, 4), Euler angles (n, 3) (meaningful for Euler bones),
-    stretch (n,), the pose's local and world rotations (n, 3, 3), heads and tails (n, 3), per goal
-    its residual (what to add to reach it, unweighted), its map (rows, 3) from the world motion of
-    its point (positions, distances) or the world turn of its bone (rotations) to the residual's
-    change, and its error; the damping factor, and whether the chain was unfolded already."""
-    quats: np.ndarray
-    angles: np.ndarray
-    stretch: np.ndarray
-    local: np.ndarray
-    world: np.ndarray
-    heads: np.ndarray
-    tails: np.ndarray
+    """One iterate, on plain floats (a handful of bones and goals: numpy calls would cost more
+    than the arithmetic): per bone its pose rotation (quaternion), Euler angles (meaningful for
+    Euler bones), stretch, the frame it turns in and its world rotation (matrices as rows), head
+    and tail; per goal its residual (what to add to reach it, unweighted), its map (rows of 3,
+    or None for the identity) from the world motion of its point (positions, distances) or the
+    world turn of its bone (rotations) to the residual's change, and its error; the damping
+    factor, and whether the chain was unfolded already."""
+    quats: list
+    angles: list
+    stretch: list
+    before: list
+    world: list
+    heads: list
+    tails: list
     residuals: tuple
     maps: tuple
-    errors: np.ndarray
+    errors: list
     damping: float
     unfolded: bool
 
 
 def _evaluate(plan, quats, angles, stretch, damping, unfolded):
     """The state of a pose: forward kinematics, then every goal's residual and error."""
-    local = quat_to_matrix3(quats)
-    world, heads, tails = tree_pose(plan.tree, local, stretch)
-    residuals, maps = [], []
-    for g, (kind, goal) in enumerate(zip(plan.kinds, plan.goals)):
-        b = goal.bone
+    before, world, heads, tails = tree_pose_rows(plan.tree, quats, stretch)
+    residuals, maps, errors = [], [], []
+    for g, (kind, b, use_tail, target, target_matrix, kept, _) in enumerate(plan.rows.goals):
         if kind == POSITION:
-            residual = plan.targets[g] - (tails[b] if goal.use_tail else heads[b])
-            linear = np.eye(3)
+            point = tails[b] if use_tail else heads[b]
+            residual = sc.sub(target, point)
+            linear = None
         elif kind == DISTANCE:
-            offset = (tails[b] if goal.use_tail else heads[b]) - plan.targets[g]
-            distance = np.linalg.norm(offset)
+            goal = plan.goals[g]
+            offset = sc.sub(tails[b] if use_tail else heads[b], target)
+            distance = sc.length(offset)
             gap = goal.distance - distance
             violated = {"inside": gap < 0, "on": True, "outside": gap > 0}[goal.mode]
             # At the centre any direction is as good: leave along the bone.
-            direction = offset / distance if distance > EPS else world[b][:, 1]
-            residual = np.array([gap if violated else 0.0])
-            linear = direction[None] if violated else np.zeros((1, 3))
+            direction = (offset[0] / distance, offset[1] / distance, offset[2] / distance) if distance > EPS \
+                else sc.column(world[b], 1)
+            residual = (gap if violated else 0.0,)
+            linear = (direction if violated else (0.0, 0.0, 0.0),)
         else:
             # Rotation vectors in the bone's frame: of its world rotation to the target's, or of
             # its pose rotation to the joint goal's.
-            current = world[b] if kind == ROTATION else local[b]
-            rotvec = quat_to_rotvec(matrix3_to_quat(current.T @ plan.target_matrices[g]))
-            kept = plan.kept_axes[g]
-            residual = rotvec[kept]
-            linear = (_log_jacobian_inverse(rotvec) @ world[b].T)[kept]
+            current = world[b] if kind == ROTATION else sc.qmatrix(quats[b])
+            rotvec = sc.qto_rotvec(sc.quat_from_matrix3(sc.mmul(sc.transpose(current), target_matrix)))
+            inverse = _log_jacobian_inverse(rotvec)
+            # (inverse @ world.T), kept rows.
+            w0, w1, w2 = world[b]
+            residual = tuple(rotvec[i] for i in kept)
+            linear = tuple((sc.dot(inverse[i], w0), sc.dot(inverse[i], w1), sc.dot(inverse[i], w2)) for i in kept)
         residuals.append(residual)
         maps.append(linear)
-    errors = np.array([np.linalg.norm(r) for r in residuals])
-    return _State(quats, angles, stretch, local, world, heads, tails, tuple(residuals), tuple(maps), errors,
+        errors.append(math.sqrt(sum(r * r for r in residual)))
+    return _State(quats, angles, stretch, before, world, heads, tails, tuple(residuals), tuple(maps), errors,
                   damping, unfolded)
 
 
 def _log_jacobian_inverse(rotvec):
-    """How log(exp(w) exp(v)) changes with a small turn w at rotation vector ``v`` (3,): the
+    """How log(exp(w) exp(v)) changes with a small turn w at rotation vector ``v`` (3 floats): the
     inverse left Jacobian of SO(3), I - K/2 + c K^2 with K = [v]x (exact rows even far from the
-    goal, so large rotation errors still step straight)."""
-    angle = min(np.linalg.norm(rotvec), np.pi - 1e-6)
+    goal, so large rotation errors still step straight). Rows of 3 floats."""
     x, y, z = rotvec
-    k = np.array([[0.0, -z, y], [z, 0.0, -x], [-y, x, 0.0]])
+    angle = min(math.sqrt(x * x + y * y + z * z), math.pi - 1e-6)
     if angle < 1e-4:
         c = 1.0 / 12.0
     else:
-        c = 1.0 / angle ** 2 - (1.0 + np.cos(angle)) / (2.0 * angle * np.sin(angle))
-    return np.eye(3) - 0.5 * k + c * (k @ k)
+        c = 1.0 / angle ** 2 - (1.0 + math.cos(angle)) / (2.0 * angle * math.sin(angle))
+    # K^2 = v v^T - |v|^2 I
+    xy, xz, yz = c * x * y, c * x * z, c * y * z
+    return ((1.0 - c * (y * y + z * z), 0.5 * z + xy, xz - 0.5 * y),
+            (xy - 0.5 * z, 1.0 - c * (x * x + z * z), 0.5 * x + yz),
+            (0.5 * y + xz, yz - 0.5 * x, 1.0 - c * (x * x + y * y)))
 
 
 def _cost(plan, errors):
     """sqrt(sum(weight * error**2)), angles counted at the plan's scale: what DLS minimises."""
-    return float(np.sqrt(np.sum((plan.goal_scale * errors) ** 2)))
+    return math.sqrt(sum((s * e) ** 2 for s, e in zip(plan.rows.goal_scale, errors)))
 
 
 def _jacobian(plan, state):
     """Weighted Jacobian (rows, columns) of every goal's residual by the plan's DOFs."""
-    bones, axes = plan.columns[:, 0], plan.columns[:, 1]
-    count = len(bones)
-    turn_axes = state.world[bones, :, axes]
-    y_columns, z_columns = plan.euler_axis_columns
-    if len(y_columns) or len(z_columns):
-        # Euler XYZ (R = Rz Ry Rx): Z turns about the parent-side frame's Z, Y about that frame
-        # after Z, X about the bone's own X.
-        before = state.world @ np.swapaxes(state.local, -1, -2)
-        z = state.angles[bones[y_columns], 2]
-        turn_axes[y_columns] = np.einsum("cij,cj->ci", before[bones[y_columns]],
-                                         np.stack([-np.sin(z), np.cos(z), np.zeros_like(z)], -1))
-        turn_axes[z_columns] = before[bones[z_columns], :, 2]
-    stretch_axes = state.world[plan.stretch_bones, :, 1]
-    jacobian = np.zeros((len(plan.row_scale), count + len(plan.stretch_bones)))
-    for g, (kind, goal) in enumerate(zip(plan.kinds, plan.goals)):
-        rows, b = plan.row_slices[g], goal.bone
-        moving_axes = turn_axes * plan.moves[g][:, None]
-        if kind in (POSITION, DISTANCE):
-            point = state.tails[b] if goal.use_tail else state.heads[b]
-            block = np.empty((3, jacobian.shape[1]))
-            block[:, :count] = np.cross(moving_axes, point - state.heads[bones]).T
-            block[:, count:] = (stretch_axes * plan.stretch_reach[g][:, None]).T
-            jacobian[rows] = state.maps[g] @ block
+    rows, width = plan.weights.shape
+    entries = [0.0] * (rows * width)
+    goals, maps, heads = plan.rows.goals, state.maps, state.heads
+    points = [(state.tails[b] if use_tail else heads[b]) if kind in (POSITION, DISTANCE) else None
+              for kind, b, use_tail, *_ in goals]
+
+    def put(column, g, motion):
+        """Goal g's rows of ``column`` for a world motion of its point or a world turn of its bone."""
+        first = goals[g][6]
+        if maps[g] is None:
+            entries[first * width + column] = motion[0]
+            entries[(first + 1) * width + column] = motion[1]
+            entries[(first + 2) * width + column] = motion[2]
         else:
-            jacobian[rows, :count] = state.maps[g] @ moving_axes.T
-    return jacobian * plan.row_scale[:, None] * plan.column_scale[None, :]
+            for k, row in enumerate(maps[g]):
+                entries[(first + k) * width + column] = sc.dot(row, motion)
+
+    for column, (j, axis, turn, moved) in enumerate(plan.rows.column_axes):
+        if turn == 0:
+            turn_axis = sc.column(state.world[j], axis)
+        elif turn == 1:
+            # Euler XYZ (R = Rz Ry Rx): Z turns about the frame's Z, Y about the frame after Z, X
+            # about the bone's own X.
+            z = state.angles[j][2]
+            turn_axis = sc.mvec(state.before[j], (-math.sin(z), math.cos(z), 0.0))
+        else:
+            turn_axis = sc.column(state.before[j], 2)
+        for g in moved:
+            point = points[g]
+            put(column, g, turn_axis if point is None else sc.cross(turn_axis, sc.sub(point, heads[j])))
+    count = len(plan.rows.column_axes)
+    for s, (j, reached) in enumerate(plan.rows.stretch_columns):
+        along = sc.column(state.world[j], 1)
+        for g, reach in reached:
+            put(count + s, g, sc.scale(along, reach))
+    return np.array(entries).reshape(rows, width) * plan.weights
 
 
 def _step_residual(plan, state):
     """Weighted residual the linear step aims for: scaled down as a whole (so it still points
     downhill for the weighted cost) until no position is asked to move beyond ``MAX_MOVE`` * scale."""
-    residual = np.concatenate(state.residuals) * plan.row_scale
-    largest = max((np.linalg.norm(r) for kind, r in zip(plan.kinds, state.residuals)
-                   if kind in (POSITION, DISTANCE)), default=0.0)
+    residual = np.array([r for goal in state.residuals for r in goal]) * plan.row_scale
+    largest = max((e for (kind, *_), e in zip(plan.rows.goals, state.errors) if kind in (POSITION, DISTANCE)),
+                  default=0.0)
     reach = MAX_MOVE * plan.scale
     return residual * (reach / largest) if largest > reach else residual
-
-
-def _clamp_max_abs(values, bound):
-    """Scale ``values`` (..., m) so that no entry exceeds ``bound`` (...,) in magnitude."""
-    largest = np.max(np.abs(values), axis=-1)
-    factor = np.where(largest > bound, bound / np.where(largest > 0, largest, 1.0), 1.0)
-    return values * np.asarray(factor)[..., None]
 
 
 def _direction(plan, jacobian, residual, damping, method):
     """The DOF change (columns,) of one damped least-squares step, in weighted DOF units."""
     u, sigma, vt = np.linalg.svd(jacobian, full_matrices=False)
-    usable = sigma > 1e-9 * max(sigma[0] if len(sigma) else 0.0, EPS)
-    gain = np.where(usable, sigma / np.where(usable, sigma ** 2 + damping ** 2, 1.0), 0.0)
-    alpha = u.T @ residual
+    values = sigma.tolist()
+    floor = 1e-9 * max(values[0] if values else 0.0, EPS)
+    square = damping ** 2
+    gains = [s / (s * s + square) if s > floor else 0.0 for s in values]
+    steps = np.array(gains) * (u.T @ residual)
     if method == "dls":
-        return vt.T @ (gain * alpha)
+        return vt.T @ steps
     # SDLS (Buss & Kim 2005): damp each singular direction by how far a unit change of it moves
-    # the goals (M) against how far it is asked to move them (N), per goal block of rows.
-    rho = sum(np.linalg.norm(jacobian[rows], axis=0) for rows in plan.row_slices)
-    reach = sum(np.linalg.norm(u[rows], axis=0) for rows in plan.row_slices)
-    spread = gain * (np.abs(vt) @ rho)
-    limit = SDLS_MAX_ANGLE * np.minimum(1.0, reach / np.maximum(spread, EPS))
-    parts = _clamp_max_abs((gain * alpha)[:, None] * vt, limit)
-    return _clamp_max_abs(parts.sum(axis=0), SDLS_MAX_ANGLE)
+    # the goals (M) against how far it is asked to move them (N), per goal block of rows: no
+    # joint moves more than SDLS_MAX_ANGLE * min(1, N / M) along it.
+    rho = np.sqrt(plan.blocks @ (jacobian * jacobian)).sum(axis=0)
+    reach = np.sqrt(plan.blocks @ (u * u)).sum(axis=0).tolist()
+    size = np.abs(vt)
+    clamped = []
+    for gain, step, n, m, peak in zip(gains, steps.tolist(), reach, (size @ rho).tolist(), size.max(axis=1).tolist()):
+        limit = SDLS_MAX_ANGLE * min(1.0, n / max(gain * m, EPS))
+        largest = abs(step) * peak
+        clamped.append(step * (limit / largest) if largest > limit else step)
+    total = np.array(clamped) @ vt
+    largest = float(np.abs(total).max())
+    return total * (SDLS_MAX_ANGLE / largest) if largest > SDLS_MAX_ANGLE else total
 
 
 def _bounded_direction(plan, state, jacobian, residual, damping, method):
     """The DOF change (columns,) of one step that respects limits and stretch bounds: a DOF the
     step would carry past its bound stops there and the others solve again for what is left
     (as Blender's IK solver does), so one blocked DOF does not spoil the whole step."""
+    if not plan.bounded:
+        return _direction(plan, jacobian, residual, damping, method) * plan.column_scale
     # Free bones' columns are unbounded, so their (unused) angles never matter here.
-    values = np.concatenate([state.angles[plan.columns[:, 0], plan.columns[:, 1]],
-                             state.stretch[plan.stretch_bones]])
+    values = np.array([state.angles[j][axis] for j, axis, *_ in plan.rows.column_axes]
+                      + [state.stretch[j] for j, _ in plan.rows.stretch_columns])
     delta = np.zeros(len(values))
     free = np.ones(len(values), dtype=bool)
     while free.any():
@@ -203,41 +226,47 @@ def _bounded_direction(plan, state, jacobian, residual, damping, method):
 
 def _apply(plan, state, delta, damping, unfolded):
     """The state after changing the DOFs by ``delta`` (columns,), limits and stretch bounds held."""
-    n, count = len(plan.tree), len(plan.columns)
-    turn = np.zeros((n, 3))
-    turn[plan.columns[:, 0], plan.columns[:, 1]] = delta[:count]
-    quats, angles, stretch = state.quats.copy(), state.angles.copy(), state.stretch.copy()
-    free, euler = plan.free_bones, plan.euler_bones
-    if len(free):
-        quats[free] = quat_normalize(quat_mul(quats[free], quat_from_rotvec(turn[free])))
-    if len(euler):
-        angles[euler] = np.clip(angles[euler] + turn[euler], plan.low[euler], plan.high[euler])
-        quats[euler] = quat_from_euler_xyz(angles[euler])
-    stretch[plan.stretch_bones] = np.clip(stretch[plan.stretch_bones] + delta[count:], 1.0, MAX_STRETCH)
+    change = delta.tolist()
+    quats, angles, stretch = list(state.quats), list(state.angles), list(state.stretch)
+    for j, euler, columns, low, high in plan.rows.bones:
+        turn = [change[c] if c >= 0 else 0.0 for c in columns]
+        if euler:
+            angles[j] = tuple(sc.clip(a + t, lo, hi) for a, t, lo, hi in zip(angles[j], turn, low, high))
+            quats[j] = sc.qfrom_euler_xyz(angles[j])
+        else:
+            q = sc.qmul(quats[j], sc.qfrom_rotvec(turn))
+            norm = math.sqrt(sc.qdot(q, q))
+            quats[j] = (q[0] / norm, q[1] / norm, q[2] / norm, q[3] / norm) if norm > EPS else IDENTITY
+    count = len(plan.rows.column_axes)
+    for s, (j, _) in enumerate(plan.rows.stretch_columns):
+        stretch[j] = sc.clip(stretch[j] + change[count + s], 1.0, MAX_STRETCH)
     return _evaluate(plan, quats, angles, stretch, damping, unfolded)
 
 
 def _step(plan, method, base_damping):
     low_factor, high_factor = DAMPING_FACTORS
+    adaptive = method == "dls" and base_damping > 0
 
     def step(state):
+        if plan.weights.shape[1] == 0:
+            return state
         jacobian = _jacobian(plan, state)
         residual = _step_residual(plan, state)
-        if jacobian.shape[1] == 0:
-            return state
-        gradient = jacobian.T @ residual
-        size = np.linalg.norm(residual)
-        if not state.unfolded and size > 0 and np.linalg.norm(gradient) <= 1e-6 * plan.scale * size:
+        gradient = residual @ jacobian
+        size = math.sqrt(residual @ residual)
+        if not state.unfolded and size > 0 and math.sqrt(gradient @ gradient) <= 1e-6 * plan.scale * size:
             # Goals pulling straight along a straight chain: bend it once so the Jacobian can act.
             return _apply(plan, state, plan.unfold, state.damping, True)
         cost = _cost(plan, state.errors)
         factor = state.damping
+        direction = None
         for attempt in range(RETRIES + 1):
-            adaptive = method == "dls" and base_damping > 0
-            damping = base_damping * plan.scale * (factor if adaptive else 1.0)
+            # Only adaptive damping changes the direction; otherwise each retry halves one step.
+            if adaptive or direction is None:
+                damping = base_damping * plan.scale * (factor if adaptive else 1.0)
+                direction = _bounded_direction(plan, state, jacobian, residual, damping, method)
             shrink = 1.0 if adaptive else 0.5 ** attempt
-            delta = _bounded_direction(plan, state, jacobian, residual, damping, method) * shrink
-            candidate = _apply(plan, state, delta, factor, state.unfolded)
+            candidate = _apply(plan, state, direction * shrink, factor, state.unfolded)
             if _cost(plan, candidate.errors) < cost:
                 return candidate._replace(damping=max(factor / 2.0, low_factor))
             factor = min(factor * 4.0, high_factor) if adaptive else factor
@@ -247,17 +276,24 @@ def _step(plan, method, base_damping):
 
 
 def _start(plan, rotations):
-    """The first state: the given pose, unstretched, limited Euler angles pulled inside their limits."""
-    # Unit rotations are kept bit for bit, so a pose the solve leaves alone comes back unchanged.
-    unit = np.abs(np.sum(rotations * rotations, axis=1) - 1.0) < 1e-12
-    quats = np.where(unit[:, None], rotations, quat_normalize(rotations))
-    angles = euler_xyz_from_quat(quats)
-    euler = plan.euler_bones
-    clamped = np.clip(angles[euler], plan.low[euler], plan.high[euler])
-    changed = euler[np.any(clamped != angles[euler], axis=1)]
-    angles[euler] = clamped
-    quats[changed] = quat_from_euler_xyz(angles[changed])
-    return _evaluate(plan, quats, angles, np.ones(len(rotations)), 1.0, False)
+    """The first state: the given pose, unstretched, limited Euler angles pulled inside their limits.
+    Only Euler bones get angles (the others' are never read)."""
+    quats, angles = [], []
+    for q in rotations.tolist():
+        norm = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]
+        # Unit rotations are kept bit for bit, so a pose the solve leaves alone comes back unchanged.
+        if abs(norm - 1.0) >= 1e-12:
+            norm = math.sqrt(norm)
+            q = [x / norm for x in q] if norm > EPS else IDENTITY
+        quats.append(tuple(q))
+        angles.append((0.0, 0.0, 0.0))
+    for j, euler, _, low, high in plan.rows.bones:
+        if euler:
+            found = sc.qto_euler_xyz(quats[j])
+            angles[j] = tuple(sc.clip(a, lo, hi) for a, lo, hi in zip(found, low, high))
+            if angles[j] != found:
+                quats[j] = sc.qfrom_euler_xyz(angles[j])
+    return _evaluate(plan, quats, angles, [1.0] * len(rotations), 1.0, False)
 
 
 def solve_dls(plan: DlsPlan, rotations, max_iterations=100, tolerance=1e-3, damping=0.1, method="dls"):
@@ -288,12 +324,12 @@ def solve_dls(plan: DlsPlan, rotations, max_iterations=100, tolerance=1e-3, damp
 
     def finish(state):
         result = rotations.copy()
-        result[moving] = state.quats[moving]
+        result[moving] = np.array(state.quats)[moving]
         at_limit = np.zeros((n, 3), dtype=bool)
         euler = plan.euler_bones
-        angles = state.angles[euler]
+        angles = np.array(state.angles)[euler]
         at_limit[euler] = plan.limited[euler] & ((angles <= plan.low[euler]) | (angles >= plan.high[euler]))
-        return result, state.stretch.copy(), at_limit
+        return result, np.array(state.stretch), at_limit
 
     return iterate(_start(plan, rotations), _step(plan, method, damping), lambda state: state.errors,
                    finish, max_iterations=max_iterations, tolerance=tolerance,

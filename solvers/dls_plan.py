@@ -3,12 +3,14 @@
 
 Which DOFs a bone gets, and why, is described in ``solvers.dls``.
 """
+import math
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
+from solvers import scalar as sc
 from solvers.goals import BoneDofs, DistanceGoal, JointRotationGoal, PositionGoal, RotationGoal
-from solvers.transforms import quat_to_matrix3
 from solvers.tree import Tree
 
 # Longest a stretchy bone may grow, as a multiple of its rest length.
@@ -23,74 +25,85 @@ UNFOLD = 1e-2
 POSITION, DISTANCE, ROTATION, JOINT = range(4)
 
 
+class PlanRows(NamedTuple):
+    """The plan on plain floats, for the solver's per-bone and per-goal loops.
+
+    - ``goals``: per goal (kind, bone, use_tail, target point, target rotation matrix as rows,
+      kept rotation-vector axes, first row);
+    - ``column_axes``: per rotation column (bone, axis, turn) with turn 0 about the bone's own
+      axis, 1 Euler Y, 2 Euler Z (see ``solvers.dls._jacobian``), and the goals it moves;
+    - ``stretch_columns``: per stretch column its bone and (goal, how far the goal's point moves
+      along the bone's Y per unit stretch) for the goals it moves;
+    - ``bones``: per moving bone (bone, whether Euler, its column per axis or -1, low, high);
+    - ``goal_scale``: per goal sqrt(weight), times the plan's scale for rotations.
+    """
+    goals: tuple
+    column_axes: tuple
+    stretch_columns: tuple
+    bones: tuple
+    goal_scale: tuple
+
+
 @dataclass
 class DlsPlan:
     """A tree, its goals and bone settings checked once, and the bookkeeping the solver needs.
 
     Columns are the rotation DOFs (``columns``: (bone, axis) pairs, (c, 2) ints) then the stretch
-    DOFs (``stretch_bones``). ``moves[g]`` (c,) says which rotation DOFs move goal g;
-    ``stretch_reach[g]`` (s,) how far goal g's point moves along a stretch bone's Y per unit
-    stretch. ``scale`` (metres) is the longest path from a fixed head to a goal's point.
+    DOFs (``stretch_bones``). ``scale`` (metres) is the longest path from a fixed head to a goal's point.
+    ``weights`` (rows, columns) is row_scale times column_scale; ``blocks`` (goals, rows) sums
+    each goal's rows. ``rows`` holds what the iterations read on plain floats.
     """
     tree: Tree
     goals: tuple
-    dofs: tuple
     scale: float
-    kinds: np.ndarray
     columns: np.ndarray
     stretch_bones: np.ndarray
     column_scale: np.ndarray
-    moves: np.ndarray
-    stretch_reach: np.ndarray
-    row_slices: tuple
     row_scale: np.ndarray
-    goal_scale: np.ndarray
-    targets: np.ndarray
-    target_matrices: np.ndarray
-    kept_axes: tuple
+    weights: np.ndarray
+    blocks: np.ndarray
     free_bones: np.ndarray
     euler_bones: np.ndarray
-    euler_axis_columns: tuple
+    bounded: bool
     column_low: np.ndarray
     column_high: np.ndarray
     low: np.ndarray
     high: np.ndarray
     limited: np.ndarray
     unfold: np.ndarray
+    rows: "PlanRows"
 
 
 def _path(tree, bone):
     """Bone and its ancestors, bone first."""
+    parents = tree.rows[0]
     path = [bone]
-    while tree.parents[path[-1]] >= 0:
-        path.append(int(tree.parents[path[-1]]))
+    while parents[path[-1]] >= 0:
+        path.append(parents[path[-1]])
     return path
 
 
 def _reach_along(tree, path, use_tail):
     """Per bone on ``path`` (bone first), the Y offset that its stretch scales on the way to the
     goal's point (its tail, or the head of the next bone down the path)."""
-    reach = {}
-    for depth, j in enumerate(path):
-        if depth == 0:
-            if use_tail:
-                reach[j] = tree.lengths[j]
-        else:
-            reach[j] = tree.offsets[path[depth - 1]][1]
+    _, offsets, lengths, _, _ = tree.rows
+    reach = {path[0]: lengths[path[0]]} if use_tail else {}
+    reach.update((j, offsets[below][1]) for below, j in zip(path, path[1:]))
     return reach
 
 
 def _span(tree, path, use_tail):
     """How far the point of a goal on ``path`` (bone first) can be from the path's fixed top head,
     unstretched: the sum of its segments."""
-    return sum(np.linalg.norm(tree.offsets[c]) for c in path[:-1]) + (tree.lengths[path[0]] if use_tail else 0.0)
+    _, offsets, lengths, _, _ = tree.rows
+    return sum(sc.length(offsets[c]) for c in path[:-1]) + (lengths[path[0]] if use_tail else 0.0)
 
 
 def _beyond_reach(tree, path, kind, goal):
     """Whether a position or distance goal lies farther from its path's fixed top head than the
     path reaches unstretched."""
-    top = tree.base[:3, :3] @ tree.offsets[path[-1]] + tree.base[:3, 3]
-    away = np.linalg.norm(np.asarray(goal.target) - top)
+    top = tree.rows[4][path[-1]][0]
+    away = sc.length(sc.sub(goal.target, top))
     if kind == DISTANCE:
         away = {"inside": away - goal.distance, "on": abs(away - goal.distance),
                 "outside": goal.distance - away}[goal.mode]
@@ -101,11 +114,11 @@ def _goal_dofs(tree, kind, goal):
     """The bones whose rotation moves a goal; per bone whose stretch moves it, the Y offset it
     scales; and whether the goal lies beyond reach (only such goals get bones to stretch, so a
     reachable target never stretches anything)."""
-    path = _path(tree, goal.bone)
+    path = _path(tree, int(goal.bone))
     if kind in (POSITION, DISTANCE):
         return ((path if goal.use_tail else path[1:]), _reach_along(tree, path, goal.use_tail),
                 _beyond_reach(tree, path, kind, goal))
-    return (path if kind == ROTATION else [goal.bone]), {}, False
+    return (path if kind == ROTATION else [path[0]]), {}, False
 
 
 def _checked_dofs(n, dofs):
@@ -118,31 +131,26 @@ def _checked_dofs(n, dofs):
     return tuple(BoneDofs() if d is None else d for d in dofs)
 
 
-def _angle_bounds(dofs):
-    """Per bone and Euler axis (n, 3): the lower and upper bound, and whether a limit is in use."""
-    locked = np.array([d.lock for d in dofs])
-    limited = np.array([d.use_limit for d in dofs]) & ~locked
-    low = np.where(limited, [d.limit_min for d in dofs], -np.inf)
-    high = np.where(limited, [d.limit_max for d in dofs], np.inf)
+def _angle_bounds(bone):
+    """A bone's lower and upper bound and whether a limit is in use, per Euler axis (3-tuples)."""
+    limited = tuple(use and not lock for use, lock in zip(bone.use_limit, bone.lock))
+    low = [lo if on else -np.inf for lo, on in zip(bone.limit_min, limited)]
+    high = [hi if on else np.inf for hi, on in zip(bone.limit_max, limited)]
     # Euler bones turn Y only inside (-pi/2, pi/2), where their angles are those euler_xyz_from_quat
     # (and EulerLimit) reads back from the rotation, short of the gimbal lock at the ends.
-    turning_y = np.array([d.euler for d in dofs]) & ~locked[:, 1]
-    low[:, 1] = np.where(turning_y, np.maximum(low[:, 1], -EULER_Y_BOUND), low[:, 1])
-    high[:, 1] = np.where(turning_y, np.minimum(high[:, 1], EULER_Y_BOUND), high[:, 1])
-    return low, high, limited
+    if bone.euler and not bone.lock[1]:
+        low[1], high[1] = max(low[1], -EULER_Y_BOUND), min(high[1], EULER_Y_BOUND)
+    return tuple(low), tuple(high), limited
 
 
-def _unfold_step(columns, size):
-    """The DOF change (size,) that bends every moving bone by ``UNFOLD`` about its first free axis
-    of X, Z, Y."""
-    unfold = np.zeros(size)
-    for j in np.unique(columns[:, 0]):
-        for axis in (0, 2, 1):
-            hit = np.flatnonzero((columns[:, 0] == j) & (columns[:, 1] == axis))
-            if len(hit):
-                unfold[hit[0]] = UNFOLD
-                break
-    return unfold
+def _goal_kind(g, goal, n):
+    kind = {PositionGoal: POSITION, DistanceGoal: DISTANCE, RotationGoal: ROTATION,
+            JointRotationGoal: JOINT}.get(type(goal))
+    if kind is None:
+        raise ValueError(f"goal {g}: {goal!r} is not a DLS goal")
+    if goal.bone >= n:
+        raise ValueError(f"goal {g}: bone {goal.bone} is not in the tree of {n} bones")
+    return kind
 
 
 def dls_plan(tree: Tree, goals, dofs=None):
@@ -154,53 +162,57 @@ def dls_plan(tree: Tree, goals, dofs=None):
     if not goals:
         raise ValueError("DLS needs at least one goal")
     dofs = _checked_dofs(n, dofs)
-    kinds, rotating, stretching, spans = [], [], [], []
-    wanted_stretch = set()
-    for g, goal in enumerate(goals):
-        kind = {PositionGoal: POSITION, DistanceGoal: DISTANCE, RotationGoal: ROTATION,
-                JointRotationGoal: JOINT}.get(type(goal))
-        if kind is None:
-            raise ValueError(f"goal {g}: {goal!r} is not a DLS goal")
-        if goal.bone >= n:
-            raise ValueError(f"goal {g}: bone {goal.bone} is not in the tree of {n} bones")
-        kinds.append(kind)
+    kinds = [_goal_kind(g, goal, n) for g, goal in enumerate(goals)]
+    rotating, stretching, wanted_stretch = [], [], set()
+    for kind, goal in zip(kinds, goals):
         turning, stretch_reach, beyond = _goal_dofs(tree, kind, goal)
-        rotating.append(turning)
+        rotating.append(set(turning))
         stretching.append(stretch_reach)
         wanted_stretch.update(stretch_reach if beyond else ())
-        spans.append(_span(tree, _path(tree, goal.bone), True))
-    scale = float(max(spans)) if max(spans) > 1e-9 else 1.0
+    longest = max(_span(tree, _path(tree, int(goal.bone)), True) for goal in goals)
+    scale = float(longest) if longest > 1e-9 else 1.0
 
-    euler = np.array([d.euler for d in dofs])
-    columns = np.array([(j, axis) for j in sorted(set().union(*rotating)) for axis in range(3)
-                        if not dofs[j].lock[axis]], dtype=int).reshape(-1, 2)
-    stretch_bones = np.array(sorted(j for j in wanted_stretch if dofs[j].stretch > 0), dtype=int)
-    stiffness = np.array([d.stiffness for d in dofs])
-    column_scale = np.sqrt(np.concatenate([1.0 - stiffness[columns[:, 0], columns[:, 1]],
-                                           [dofs[j].stretch for j in stretch_bones]]))
-    moves = np.array([np.isin(columns[:, 0], r) for r in rotating]).reshape(len(goals), len(columns))
-    stretch_reach = np.array([[r.get(int(j), 0.0) for j in stretch_bones] for r in stretching]
-                             ).reshape(len(goals), len(stretch_bones))
-
+    columns = [(j, axis) for j in sorted(set().union(*rotating)) for axis in range(3) if not dofs[j].lock[axis]]
+    moving = sorted({j for j, _ in columns})
+    stretch_bones = sorted(j for j in wanted_stretch if dofs[j].stretch > 0)
+    column_scale = np.sqrt([1.0 - dofs[j].stiffness[axis] for j, axis in columns]
+                           + [dofs[j].stretch for j in stretch_bones])
     counts = [3 if k in (POSITION, JOINT) else 1 if k == DISTANCE else 3 - sum(goal.lock_axes)
               for k, goal in zip(kinds, goals)]
-    starts = np.concatenate([[0], np.cumsum(counts)])
-    row_slices = tuple(slice(int(a), int(b)) for a, b in zip(starts[:-1], starts[1:]))
-    goal_scale = np.array([np.sqrt(goal.weight) * (scale if k in (ROTATION, JOINT) else 1.0)
-                           for k, goal in zip(kinds, goals)])
+    starts = [sum(counts[:g]) for g in range(len(goals))]
+    goal_scale = [math.sqrt(goal.weight) * (scale if k in (ROTATION, JOINT) else 1.0) for k, goal in zip(kinds, goals)]
+    row_scale = np.array([w for w, count in zip(goal_scale, counts) for _ in range(count)])
+    blocks = np.array([[1.0 if start <= row < start + count else 0.0 for row in range(len(row_scale))]
+                       for start, count in zip(starts, counts)])
 
-    low, high, limited = _angle_bounds(dofs)
-    targets = np.array([getattr(goal, "target", (0.0, 0.0, 0.0)) for goal in goals])
-    target_matrices = quat_to_matrix3(np.array([getattr(goal, "rotation", (0.0, 0.0, 0.0, 1.0)) for goal in goals]))
-    kept_axes = tuple(np.flatnonzero(~np.array(goal.lock_axes)) if k == ROTATION else np.arange(3)
-                      for k, goal in zip(kinds, goals))
-    moving = np.unique(columns[:, 0])
-    euler_column = euler[columns[:, 0]]
-    euler_axis_columns = tuple(np.flatnonzero(euler_column & (columns[:, 1] == axis)) for axis in (1, 2))
-    stretchy = np.ones(len(stretch_bones))
-    column_low = np.concatenate([low[columns[:, 0], columns[:, 1]], stretchy])
-    column_high = np.concatenate([high[columns[:, 0], columns[:, 1]], stretchy * MAX_STRETCH])
-    return DlsPlan(tree, goals, dofs, scale, np.array(kinds), columns, stretch_bones, column_scale, moves,
-                   stretch_reach, row_slices, np.repeat(goal_scale, counts), goal_scale, targets, target_matrices,
-                   kept_axes, moving[~euler[moving]], moving[euler[moving]], euler_axis_columns, column_low,
-                   column_high, low, high, limited, _unfold_step(columns, len(column_scale)))
+    bounds = [_angle_bounds(d) for d in dofs]
+    low, high, limited = (np.array(part).reshape(n, 3) for part in zip(*bounds))
+    column_low = np.array([bounds[j][0][axis] for j, axis in columns] + [1.0] * len(stretch_bones))
+    column_high = np.array([bounds[j][1][axis] for j, axis in columns] + [MAX_STRETCH] * len(stretch_bones))
+    index = {column: c for c, column in enumerate(columns)}
+    # Unfolding bends every moving bone about its first free axis of X, Z, Y.
+    unfold = np.zeros(len(column_scale))
+    for j in moving:
+        unfold[next(index[j, axis] for axis in (0, 2, 1) if (j, axis) in index)] = UNFOLD
+    euler = [j for j in moving if dofs[j].euler]
+    goal_rows = tuple(
+        (kind, int(goal.bone), getattr(goal, "use_tail", False), getattr(goal, "target", None),
+         sc.qmatrix(getattr(goal, "rotation", (0.0, 0.0, 0.0, 1.0))),
+         tuple(i for i in range(3) if kind != ROTATION or not goal.lock_axes[i]), start)
+        for kind, goal, start in zip(kinds, goals, starts))
+    rows = PlanRows(
+        goals=goal_rows,
+        column_axes=tuple((j, axis, axis if dofs[j].euler and axis else 0,
+                           tuple(g for g, r in enumerate(rotating) if j in r)) for j, axis in columns),
+        stretch_columns=tuple((j, tuple((g, r[j]) for g, r in enumerate(stretching) if r.get(j, 0.0) != 0.0))
+                              for j in stretch_bones),
+        bones=tuple((j, dofs[j].euler, tuple(index.get((j, axis), -1) for axis in range(3)), *bounds[j][:2])
+                    for j in moving),
+        goal_scale=tuple(goal_scale))
+    return DlsPlan(
+        tree=tree, goals=goals, scale=scale, columns=np.array(columns, dtype=int).reshape(-1, 2),
+        stretch_bones=np.array(stretch_bones, dtype=int), column_scale=column_scale, row_scale=row_scale,
+        weights=row_scale[:, None] * column_scale[None, :], blocks=blocks,
+        free_bones=np.array([j for j in moving if not dofs[j].euler], dtype=int), euler_bones=np.array(euler, dtype=int),
+        bounded=bool(np.isfinite(column_low).any() or np.isfinite(column_high).any()), column_low=column_low,
+        column_high=column_high, low=low, high=high, limited=limited, unfold=unfold, rows=rows)

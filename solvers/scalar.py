@@ -163,3 +163,76 @@ def quat_from_matrix3(m):
     else:
         q = (m02 + m20, m12 + m21, 1.0 + m22 - m00 - m11, m10 - m01)
     return qnormalize(q)
+
+
+def qmatrix(q):
+    """Rotation matrix (3 rows of 3 floats) of quaternion ``q``, normalised on the way (zero gives
+    the identity), as ``transforms.quat_to_matrix3``."""
+    x, y, z, w = q
+    n = x * x + y * y + z * z + w * w
+    s = 2.0 / n if n > EPS else 0.0
+    xs, ys, zs = x * s, y * s, z * s
+    wx, wy, wz = w * xs, w * ys, w * zs
+    xx, xy, xz = x * xs, x * ys, x * zs
+    yy, yz, zz = y * ys, y * zs, z * zs
+    return ((1.0 - (yy + zz), xy - wz, xz + wy),
+            (xy + wz, 1.0 - (xx + zz), yz - wx),
+            (xz - wy, yz + wx, 1.0 - (xx + yy)))
+
+
+def mmul(a, b):
+    """Matrix product ``a @ b`` of 3x3 matrices given as rows."""
+    (a00, a01, a02), (a10, a11, a12), (a20, a21, a22) = a
+    (b00, b01, b02), (b10, b11, b12), (b20, b21, b22) = b
+    return ((a00 * b00 + a01 * b10 + a02 * b20, a00 * b01 + a01 * b11 + a02 * b21, a00 * b02 + a01 * b12 + a02 * b22),
+            (a10 * b00 + a11 * b10 + a12 * b20, a10 * b01 + a11 * b11 + a12 * b21, a10 * b02 + a11 * b12 + a12 * b22),
+            (a20 * b00 + a21 * b10 + a22 * b20, a20 * b01 + a21 * b11 + a22 * b21, a20 * b02 + a21 * b12 + a22 * b22))
+
+
+def transpose(m):
+    return tuple(zip(*m))
+
+
+def mvec(m, v):
+    """``m @ v`` for a 3x3 matrix given as rows."""
+    return (dot(m[0], v), dot(m[1], v), dot(m[2], v))
+
+
+def column(m, axis):
+    """Column ``axis`` of a 3x3 matrix given as rows."""
+    return (m[0][axis], m[1][axis], m[2][axis])
+
+
+def qfrom_rotvec(v):
+    """Unit quaternion of rotation vector ``v`` (zero gives identity), as ``transforms.quat_from_rotvec``."""
+    angle = math.sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2])
+    half = 0.5 * angle
+    s = math.sin(half) / angle if angle > 1e-12 else 0.5
+    return (v[0] * s, v[1] * s, v[2] * s, math.cos(half))
+
+
+def qto_rotvec(q):
+    """Rotation vector (angle in [0, pi]) of unit quaternion ``q``, as ``transforms.quat_to_rotvec``."""
+    x, y, z, w = q if q[3] >= 0.0 else (-q[0], -q[1], -q[2], -q[3])
+    s = math.sqrt(x * x + y * y + z * z)
+    k = 2.0 * math.atan2(s, w) / s if s > 1e-12 else 2.0
+    return (x * k, y * k, z * k)
+
+
+def qfrom_euler_xyz(angles):
+    """Unit quaternion of Euler XYZ ``angles``, as ``transforms.quat_from_euler_xyz``."""
+    hx, hy, hz = 0.5 * angles[0], 0.5 * angles[1], 0.5 * angles[2]
+    cx, cy, cz = math.cos(hx), math.cos(hy), math.cos(hz)
+    sx, sy, sz = math.sin(hx), math.sin(hy), math.sin(hz)
+    return (sx * cy * cz - cx * sy * sz, cx * sy * cz + sx * cy * sz, cx * cy * sz - sx * sy * cz,
+            cx * cy * cz + sx * sy * sz)
+
+
+def qto_euler_xyz(q):
+    """Euler XYZ angles of quaternion ``q``, as ``transforms.euler_xyz_from_quat`` (Y in
+    [-pi/2, pi/2]; at gimbal lock Z is 0)."""
+    (m00, m01, m02), (m10, m11, m12), (m20, m21, m22) = qmatrix(q)
+    y = -math.asin(clip(m20, -1.0, 1.0))
+    if abs(m20) > 1.0 - 1e-12:
+        return (math.atan2(-m12, m11), y, 0.0)
+    return (math.atan2(m21, m22), y, math.atan2(m10, m00))

@@ -6,9 +6,11 @@ children (``parents[i] < i``). Stretch works as in ``Chain``: ``stretch[i]`` sca
 own Y (its length and its children's offsets), and is not inherited.
 """
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
+from solvers import scalar as sc
 from solvers.chain import Chain
 from solvers.transforms import quat_to_matrix3
 
@@ -28,9 +30,12 @@ class Tree:
         self.rest_rotations, self.lengths = as_chain.rest_rotations, as_chain.lengths
         if self.parents.shape != self.lengths.shape:
             raise ValueError("a tree needs one parent index per bone")
-        if np.any(self.parents >= np.arange(len(self.parents))) or np.any(self.parents < -1):
+        if not all(-1 <= p < i for i, p in enumerate(self.parents.tolist())):
             raise ValueError("every bone's parent must be -1 (the base) or an earlier bone")
-        self.rest_matrices = quat_to_matrix3(self.rest_rotations)
+
+    @cached_property
+    def rest_matrices(self):
+        return quat_to_matrix3(self.rest_rotations)
 
     @classmethod
     def from_chain(cls, chain):
@@ -38,6 +43,19 @@ class Tree:
 
     def __len__(self):
         return len(self.lengths)
+
+    @cached_property
+    def rows(self):
+        """The tree as plain floats for ``tree_pose_rows``: parents, offsets, lengths, rest
+        matrices (rows), and per root bone (else None) its head and the base rotation times its
+        rest rotation, which no pose changes."""
+        base = self.base.tolist()
+        base_rotation, origin = tuple(tuple(row[:3]) for row in base[:3]), tuple(row[3] for row in base[:3])
+        parents, offsets = self.parents.tolist(), list(map(tuple, self.offsets.tolist()))
+        rest = [sc.qmatrix(q) for q in self.rest_rotations.tolist()]
+        roots = [None if p >= 0 else (sc.add(origin, sc.mvec(base_rotation, o)), sc.mmul(base_rotation, r))
+                 for p, o, r in zip(parents, offsets, rest)]
+        return parents, offsets, self.lengths.tolist(), rest, roots
 
 
 def tree_pose(tree, local, stretch=None):
@@ -64,3 +82,27 @@ def tree_pose(tree, local, stretch=None):
             world[i] = world[parent] @ full[i]
     tails = heads + world[:, :, 1] * lengths[:, None]
     return world, heads, tails
+
+
+def tree_pose_rows(tree, quats, stretch):
+    """``tree_pose`` on plain floats, for a solver that runs it every iteration on a small tree
+    (where numpy calls cost more than the arithmetic): pose rotations ``quats`` (n quaternions,
+    normalised on the way) and ``stretch`` (n floats). Returns per bone the frame it turns in
+    (its parent's world rotation times its rest rotation), its world rotation (3x3 matrices as
+    rows), head and tail (3-tuples)."""
+    parents, offsets, lengths, rest, roots = tree.rows
+    before, world, heads, tails = [], [], [], []
+    for i, parent in enumerate(parents):
+        if parent < 0:
+            head, frame = roots[i]
+        else:
+            above = world[parent]
+            ox, oy, oz = offsets[i]
+            head = sc.add(heads[parent], sc.mvec(above, (ox, oy * stretch[parent], oz)))
+            frame = sc.mmul(above, rest[i])
+        rotation = sc.mmul(frame, sc.qmatrix(quats[i]))
+        before.append(frame)
+        world.append(rotation)
+        heads.append(head)
+        tails.append(sc.add(head, sc.scale(sc.column(rotation, 1), lengths[i] * stretch[i])))
+    return before, world, heads, tails
