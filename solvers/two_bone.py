@@ -247,12 +247,6 @@ class _Floats(NamedTuple):
     tolerance: float  # the tip error under which the solve counts as converged, as ``_solve``'s
 
 
-def _rows(q, factor=1.0):
-    """The rotation matrix of unit quaternion ``q`` times ``factor``, as 3 rows of floats."""
-    columns = [sc.scale(sc.qrotate(q, axis), factor) for axis in ((1.0, 0.0, 0.0), Y, (0.0, 0.0, 1.0))]
-    return tuple(zip(*columns))
-
-
 def _float_constants(chain):
     """``_Floats`` for a chain, or None when a bone is too short to bend (the generic solve
     handles those): the limb's part is kept across rebasing, the mount's is per base. Raises
@@ -263,8 +257,9 @@ def _float_constants(chain):
     if limb.upper <= sc.EPS or limb.lower <= sc.EPS:
         return None
     root, to_rest0 = _mount(base_q, origin, offset0, rest0)
-    return _Floats(root, _rows(to_rest0), limb.mid, limb.upper, limb.lower, limb.mid_dir1, limb.straight_hinge1,
-                   _rows(limb.rest1, limb.lower), 1e-6 * max(limb.upper + limb.lower, 1.0))
+    rest1_lower = tuple(sc.scale(row, limb.lower) for row in sc.qmatrix(limb.rest1))
+    return _Floats(root, sc.qmatrix(to_rest0), limb.mid, limb.upper, limb.lower, limb.mid_dir1, limb.straight_hinge1,
+                   rest1_lower, 1e-6 * max(limb.upper + limb.lower, 1.0))
 
 
 def _solve_floats(c, q0, q1, target):
