@@ -49,7 +49,7 @@ class DlsPlan:
     """A tree, its goals and bone settings checked once, and the bookkeeping the solver needs.
 
     Columns are the rotation DOFs (``columns``: (bone, axis) pairs, (c, 2) ints) then the stretch
-    DOFs (``stretch_bones``). ``scale`` (metres) is the longest path from a fixed head to a goal's point.
+    DOFs (``rows.stretch_columns``). ``scale`` (metres) is the longest path from a fixed head to a goal's point.
     ``weights`` (rows, columns) is row_scale times column_scale; ``blocks`` (goals, rows) sums
     each goal's rows. ``rows`` holds what the iterations read on plain floats.
     """
@@ -57,7 +57,6 @@ class DlsPlan:
     goals: tuple
     scale: float
     columns: np.ndarray
-    stretch_bones: np.ndarray
     column_scale: np.ndarray
     row_scale: np.ndarray
     weights: np.ndarray
@@ -211,7 +210,7 @@ def dls_plan(tree: Tree, goals, dofs=None):
         goal_scale=tuple(goal_scale))
     return DlsPlan(
         tree=tree, goals=goals, scale=scale, columns=np.array(columns, dtype=int).reshape(-1, 2),
-        stretch_bones=np.array(stretch_bones, dtype=int), column_scale=column_scale, row_scale=row_scale,
+        column_scale=column_scale, row_scale=row_scale,
         weights=row_scale[:, None] * column_scale[None, :], blocks=blocks,
         free_bones=np.array([j for j in moving if not dofs[j].euler], dtype=int), euler_bones=np.array(euler, dtype=int),
         bounded=bool(np.isfinite(column_low).any() or np.isfinite(column_high).any()), column_low=column_low,
