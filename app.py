@@ -68,7 +68,7 @@ def skin_index(text):
 
 
 def add_import_options(parser):
-    """The ``rig.formats.ImportOptions`` flags, the same for every command that reads a rig."""
+    """The ``rig.formats.document.ImportOptions`` flags, the same for every command that reads a rig."""
     group = parser.add_argument_group("import options")
     group.add_argument("--bvh-scale", type=positive_float, metavar="M", help="metres per BVH file unit "
                        "(default: guessed among m, cm, mm, inches and CMU units from the figure's size)")
@@ -79,7 +79,7 @@ def add_import_options(parser):
 
 
 def import_options(args):
-    from rig.formats import ImportOptions
+    from rig.formats.document import ImportOptions
     return ImportOptions(bvh_scale=args.bvh_scale, bvh_up=args.bvh_up, gltf_skin=args.skin)
 
 
@@ -115,7 +115,7 @@ def parse_args(argv):
 
 def load_events(args):
     """The --replay events, validated before any window opens; bad files raise UsageError."""
-    from rig.jsonfields import FileFormatError
+    from rig.formats.jsonfields import FileFormatError
     from ui.replay import load_events as read_events
     try:
         return read_events(args.replay) if args.replay else []
@@ -125,9 +125,9 @@ def load_events(args):
 
 def load_state(args):
     """Rig and pose from the command line, as the app's state; bad files raise UsageError."""
-    from rig.jsonfields import FileFormatError
-    from rig.formats import open_rig
-    from rig.rigfile import load_pose
+    from rig.formats.jsonfields import FileFormatError
+    from rig.formats.reader import open_rig
+    from rig.formats.rigfile import load_pose
     from ui.animation import Animation
     from ui.state import AppState
     try:
@@ -160,8 +160,8 @@ def start_frame(args, animation):
 
 def solve_command(argv):
     """``solve RIG GOALS.json -o OUT.json``: scripted posing, no GL."""
-    from rig.formats import open_rig
-    from rig.jsonfields import FileFormatError, save_json_atomic
+    from rig.formats.reader import open_rig
+    from rig.formats.jsonfields import FileFormatError, save_json_atomic
     from rig.scripted_solve import read_goals, run_job
     parser = argparse.ArgumentParser(prog="posekit solve", description="Solve every case of a goals file.")
     parser.add_argument("rig", help="rig file")
@@ -182,9 +182,9 @@ def solve_command(argv):
 
 def export_command(argv):
     """``export RIG [--pose POSE.json ...] -o OUT``: convert a rig, no GL."""
-    from rig.export import export_rig
-    from rig.formats import open_rig
-    from rig.rigfile import load_pose
+    from rig.formats.export import export_rig
+    from rig.formats.reader import open_rig
+    from rig.formats.rigfile import load_pose
     parser = argparse.ArgumentParser(prog="posekit export", description="Convert a rig to .glb, .bvh or .json.")
     parser.add_argument("rig", help="rig file (posekit JSON, BVH, glTF .gltf/.glb)")
     parser.add_argument("--pose", metavar="POSE.json", action="append",
@@ -234,8 +234,8 @@ def write_outputs(args, app):
     """Write what the command line asked for: screenshot, pose, scene; UsageError if one fails."""
     from render.capture import save_png
     from render.scene_dump import scene_dict
-    from rig.jsonfields import save_json_atomic
-    from rig.rigfile import save_pose
+    from rig.formats.jsonfields import save_json_atomic
+    from rig.formats.rigfile import save_pose
     state = app.state
     writers = [
         (args.screenshot, lambda path: save_png(app.read_rgb(), path)),
@@ -271,7 +271,7 @@ def run_headless(args, state, events):
 def start_autosave(app, args):
     """Autosave the session, first offering an earlier one that did not end cleanly; with
     --no-recover neither (the earlier file stays for a later start). Returns the Autosaver."""
-    from rig.jsonfields import FileFormatError
+    from rig.formats.jsonfields import FileFormatError
     from ui.autosave import Autosaver, read_recovery, recovery_path
     from ui.recovery import RecoveryOffer
     if args.no_recover:

@@ -11,8 +11,8 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from rig.jsonfields import save_json_atomic  # noqa: E402
-from rig.rigfile import RIG_FORMAT, RIG_VERSION  # noqa: E402
+from rig.formats.jsonfields import save_json_atomic  # noqa: E402
+from rig.formats.rigfile import RIG_FORMAT, RIG_VERSION  # noqa: E402
 from rig.autorig import pole_angle  # noqa: E402
 from rig.skeleton import bone_frame  # noqa: E402
 

@@ -11,8 +11,8 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from rig.gltf import write_glb  # noqa: E402
-from rig.rigfile import load_rig  # noqa: E402
+from rig.formats.gltf import write_glb  # noqa: E402
+from rig.formats.rigfile import load_rig  # noqa: E402
 from rig.skinned_mesh import SkinnedMesh, vertex_normals  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))

@@ -22,7 +22,7 @@ app.use_headless_gl()
 import numpy as np  # noqa: E402
 from pyglet.window import mouse  # noqa: E402
 
-from rig.rigfile import load_rig  # noqa: E402
+from rig.formats.rigfile import load_rig  # noqa: E402
 from ui.state import AppState  # noqa: E402
 from ui.window import PosekitWindow  # noqa: E402
 

@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from rig.ik import IKGoal  # noqa: E402
 from rig.constraints import IKConstraint  # noqa: E402
 from rig.pose import heads_tails  # noqa: E402
-from rig.rigfile import load_rig  # noqa: E402
+from rig.formats.rigfile import load_rig  # noqa: E402
 from rig.scripted_solve import solve_case  # noqa: E402
 from solvers.ccd import solve_ccd_chain  # noqa: E402
 from solvers.chain import chain_points, straight_chain  # noqa: E402

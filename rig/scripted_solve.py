@@ -14,7 +14,7 @@ import numpy as np
 
 from rig.constraints import SOLVER_TYPES, IKConstraint, SolverSettings
 from rig.ik import IKGoal, solve_groups
-from rig.jsonfields import Reader, load_json
+from rig.formats.jsonfields import Reader, load_json
 from rig.pose import Pose, heads_tails
 from solvers.transforms import normalize
 

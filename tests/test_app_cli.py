@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from render.capture import load_png
+from tests.shared_data import CMU_EXCERPT
 
 
 def run_app(*args):
@@ -69,7 +70,7 @@ def test_bad_arguments_exit_non_zero_with_one_line(tmp_path, args, message):
 
 def test_opens_a_bvh_file_showing_its_first_frame(tmp_path):
     out = tmp_path / "bvh.png"
-    result = run_app("--headless", "--screenshot", str(out), "--size", "320x200", "tests/data/cmu_01_02_excerpt.bvh")
+    result = run_app("--headless", "--screenshot", str(out), "--size", "320x200", CMU_EXCERPT)
     assert result.returncode == 0, result.stderr
     assert "units guessed as CMU mocap units" in result.stderr
     assert len(np.unique(load_png(out).reshape(-1, 3), axis=0)) > 50

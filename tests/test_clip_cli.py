@@ -4,13 +4,14 @@ import numpy as np
 import pytest
 
 from render.capture import load_png
-from rig.formats import open_rig
+from rig.formats.reader import open_rig
 from rig.pose import heads_tails, world_matrices
-from rig.rigfile import load_pose
+from rig.formats.rigfile import load_pose
 from tests.test_app_cli import run_app
 from tests.ui.animated import CLIP, write_animated_glb
+from tests.shared_data import CMU_EXCERPT
 
-BVH = "tests/data/cmu_01_02_excerpt.bvh"
+BVH = CMU_EXCERPT
 
 
 def joints(skeleton, pose):

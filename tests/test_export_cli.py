@@ -6,13 +6,15 @@ import numpy as np
 import pytest
 
 import app
-from rig.formats import RigDocument, open_rig
+from rig.formats.document import RigDocument
+from rig.formats.reader import open_rig
 from rig.pose import Pose, heads_tails, world_matrices
-from rig.rigfile import load_rig, save_pose
+from rig.formats.rigfile import load_rig, save_pose
 from tests.gltf_validator import assert_valid
+from tests.shared_data import CMU_EXCERPT
 
 RIG = "assets/humanoid.json"
-BVH = "tests/data/cmu_01_02_excerpt.bvh"
+BVH = CMU_EXCERPT
 SKINNED = "assets/humanoid_skinned.glb"
 
 

@@ -1,11 +1,12 @@
 """The import options on the command line (--bvh-up, --bvh-scale), the same for every command."""
 import pytest
 
-from rig.rigfile import load_rig
+from rig.formats.rigfile import load_rig
 from tests.rig.test_bvh_options import z_up_text
 from tests.test_app_cli import run_app
+from tests.shared_data import CMU_EXCERPT
 
-BVH = "tests/data/cmu_01_02_excerpt.bvh"
+BVH = CMU_EXCERPT
 
 
 def standing_height(path):

@@ -8,11 +8,12 @@ import pytest
 
 import app
 from render.capture import load_png
-from rig.formats import open_rig
+from rig.formats.reader import open_rig
 from tests.golden import assert_matches_golden
 from tests.test_app_cli import run_app
+from tests.shared_data import CMU_EXCERPT
 
-JSON_RIG, GLB, CMU = "assets/humanoid.json", "assets/humanoid_skinned.glb", "tests/data/cmu_01_02_excerpt.bvh"
+JSON_RIG, GLB, CMU = "assets/humanoid.json", "assets/humanoid_skinned.glb", CMU_EXCERPT
 ARM_TARGETS = ([0.45, 1.15, 0.25], [0.5, 1.3, 0.1])
 
 

@@ -7,9 +7,9 @@ import sys
 import numpy as np
 import pytest
 
-from rig.jsonfields import FileFormatError
+from rig.formats.jsonfields import FileFormatError
 from rig.pose import heads_tails, world_matrices
-from rig.rigfile import load_pose, load_rig
+from rig.formats.rigfile import load_pose, load_rig
 from ui.replay import events_from_dict
 
 SIZE = (960, 600)  # wide enough that the docked panels leave the hands in the open

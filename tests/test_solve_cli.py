@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import app
-from rig.rigfile import load_rig
+from rig.formats.rigfile import load_rig
 
 RIG = "assets/humanoid.json"
 

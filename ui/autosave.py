@@ -11,8 +11,8 @@ import time
 import numpy as np
 
 from render.camera import OrbitCamera
-from rig.jsonfields import Reader, check_header, load_json, save_json_atomic
-from rig.rigfile import pose_from_dict, pose_to_dict, rig_from_dict, rig_to_dict
+from rig.formats.jsonfields import Reader, check_header, load_json, save_json_atomic
+from rig.formats.rigfile import pose_from_dict, pose_to_dict, rig_from_dict, rig_to_dict
 from ui.state import AppState
 
 RECOVERY_FORMAT, RECOVERY_VERSION = "posekit.recovery", 1

@@ -17,11 +17,12 @@ import numpy as np
 from imgui_bundle import imgui
 from pyglet.window import key
 
-from rig.export import POSED, export_rig
-from rig.formats import ImportOptions, RigDocument, open_rig
-from rig.jsonfields import FileFormatError
+from rig.formats.export import POSED, export_rig
+from rig.formats.document import ImportOptions, RigDocument
+from rig.formats.reader import open_rig
+from rig.formats.jsonfields import FileFormatError
 from rig.pose_ops import clear_channels, mirror_pose
-from rig.rigfile import load_pose, pose_from_dict, pose_to_dict, save_pose
+from rig.formats.rigfile import load_pose, pose_from_dict, pose_to_dict, save_pose
 from ui.files import EXPORT_FILTERS, RIG_FILTERS, FileAsker, native_dialogs_available
 from ui.recent import RecentFiles
 from ui.state import AppState

@@ -5,7 +5,7 @@ A missing or damaged list reads as empty: it is a convenience, never a reason to
 """
 import os
 
-from rig.jsonfields import FileFormatError, Reader, check_header, load_json, save_json_atomic
+from rig.formats.jsonfields import FileFormatError, Reader, check_header, load_json, save_json_atomic
 from ui.autosave import state_dir
 
 RECENT_FORMAT, RECENT_VERSION = "posekit.recent", 1

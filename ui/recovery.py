@@ -7,7 +7,7 @@ import datetime
 
 from imgui_bundle import imgui
 
-from rig.jsonfields import FileFormatError
+from rig.formats.jsonfields import FileFormatError
 from ui.autosave import remove_file, restore_session
 
 TITLE = "Restore unsaved session?"

@@ -11,7 +11,7 @@ them); pyglet's bottom-left convention is applied here. ``load_events`` reads an
 """
 from pyglet.window import key, mouse
 
-from rig.jsonfields import Reader, load_json
+from rig.formats.jsonfields import Reader, load_json
 
 EVENT_TYPES = ("move", "press", "drag", "release", "scroll", "key", "frame")
 BUTTONS = {"left": mouse.LEFT, "middle": mouse.MIDDLE, "right": mouse.RIGHT}

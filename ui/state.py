@@ -121,7 +121,7 @@ class AppState:
 
     @classmethod
     def for_document(cls, document, pose=None, size=None, animation=None):
-        """State for a rig opened from a file (a ``rig.formats.RigDocument``): its mesh, its
+        """State for a rig opened from a file (a ``rig.formats.document.RigDocument``): its mesh, its
         animation clips (``animation``, else ``Animation.of(document)``), and ``pose`` or else
         the pose the file holds."""
         state = cls.for_rig(document.rig, document.path, document.pose if pose is None else pose,

@@ -9,7 +9,7 @@ from render.camera import OrbitCamera
 from render.capture import render_image
 from render.mesh_renderer import MeshRenderer
 from render.view_state import ViewState
-from rig.gltf import read_gltf
+from rig.formats.gltf import read_gltf
 from rig.pose import Pose, world_matrices
 from rig.skinned_mesh import SkinnedMesh
 from solvers.transforms import quat_from_axis_angle
@@ -106,7 +106,7 @@ def test_mesh_renderer_frees_its_gpu_objects(ctx, character):
     assert mesh_renderer.vbo is None and mesh_renderer.joints is None
 
 
-BLENDER_CYLINDER = Path(__file__).resolve().parents[1] / "data" / "blender_io" / "03_skinned_cylinder.gltf"
+from tests.shared_data import BLENDER_CYLINDER
 
 
 @pytest.mark.parametrize("pose_name", ["bind", "file"])

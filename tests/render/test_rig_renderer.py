@@ -10,7 +10,7 @@ from render.camera import OrbitCamera
 from render.capture import render_image, save_png
 from render.view_state import ViewState
 from rig.pose import Pose, world_matrices
-from rig.rigfile import load_rig
+from rig.formats.rigfile import load_rig
 
 ASSETS = Path(__file__).resolve().parents[2] / "assets"
 W, H = 640, 480

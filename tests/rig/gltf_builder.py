@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pygltflib
 
-from rig.gltf_export import BinaryChunk
+from rig.formats.gltf_export import BinaryChunk
 from solvers.transforms import quat_from_axis_angle
 
 ARMATURE_ROTATION = quat_from_axis_angle([1.0, 0.0, 0.0], -np.pi / 2)  # a Z-up file, as from COLLADA

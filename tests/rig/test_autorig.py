@@ -1,19 +1,19 @@
 """Automatic humanoid IK set-up: recognition across naming schemes and from the hierarchy alone,
 handles and poles that leave the rest pose (and a BVH frame) solved, and IK that then works."""
-import os
 
 import numpy as np
 import pytest
 
 from rig.autorig import auto_rig, recognise, split_name
-from rig.bvh import load_bvh
+from rig.formats.bvh import load_bvh
 from rig.evaluate import evaluate
 from rig.pose import Pose, heads_tails, world_matrices
 from rig.rig import Rig
-from rig.rigfile import load_rig
+from rig.formats.rigfile import load_rig
 from rig.skeleton import Skeleton
+from tests.shared_data import CMU_EXCERPT
 
-CMU = os.path.join(os.path.dirname(os.path.dirname(__file__)), "data", "cmu_01_02_excerpt.bvh")
+CMU = CMU_EXCERPT
 HANDLES = {"hand_ik", "elbow_pole", "foot_ik", "knee_pole"}
 
 # Our humanoid's bones in other naming schemes ({side} is filled per scheme).

@@ -1,23 +1,22 @@
 """BVH import and export: known joint positions, real-file quirks, errors with line numbers,
 round trips through our rigs, a real CMU excerpt, and a fuzzed loader."""
-import os
 
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from rig.bvh import ALONG_X, bvh_document, guess_scale, load_bvh, x_keeping_roll
-from rig.bvh_parse import parse
-from rig.bvh_write import bvh_text, save_bvh
-from rig.formats import open_rig
-from rig.jsonfields import FileFormatError
+from rig.formats.bvh import ALONG_X, bvh_document, guess_scale, load_bvh, x_keeping_roll
+from rig.formats.bvh_parse import parse
+from rig.formats.bvh_write import bvh_text, save_bvh
+from rig.formats.reader import open_rig
+from rig.formats.jsonfields import FileFormatError
 from rig.pose import Pose, heads_tails, world_matrices
-from rig.rigfile import load_rig
+from rig.formats.rigfile import load_rig
 from rig.skeleton import bone_frame
 from solvers.transforms import quat_from_euler, quat_to_matrix3
+from tests.shared_data import CMU_EXCERPT
 
-DATA = os.path.join(os.path.dirname(os.path.dirname(__file__)), "data")
-CMU = os.path.join(DATA, "cmu_01_02_excerpt.bvh")
+CMU = CMU_EXCERPT
 
 SMALL = """HIERARCHY
 ROOT Hips

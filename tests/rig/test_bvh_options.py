@@ -1,19 +1,19 @@
 """BVH import options: Z-up files (turned to stand +Y up, every frame exact), scale channels
 (read, ignored with a warning when they scale), and the one ImportOptions object open_rig takes."""
-import os
 import re
 
 import numpy as np
 import pytest
 
-from rig.bvh import bvh_document, load_bvh
-from rig.bvh_parse import parse
-from rig.formats import ImportOptions, open_rig
-from rig.jsonfields import FileFormatError
+from rig.formats.bvh import bvh_document, load_bvh
+from rig.formats.bvh_parse import parse
+from rig.formats.document import ImportOptions
+from rig.formats.reader import open_rig
+from rig.formats.jsonfields import FileFormatError
 from rig.pose import heads_tails, world_matrices
+from tests.shared_data import CMU_EXCERPT
 
-DATA = os.path.join(os.path.dirname(os.path.dirname(__file__)), "data")
-CMU = os.path.join(DATA, "cmu_01_02_excerpt.bvh")
+CMU = CMU_EXCERPT
 # Our Y-up axis -> the Z-up file's channel axis and sign (file = turned +90 degrees about X).
 TO_Z_UP = {"X": ("X", 1.0), "Y": ("Z", 1.0), "Z": ("Y", -1.0)}
 

@@ -5,7 +5,7 @@ import pytest
 from rig.evaluate import evaluate
 from rig.ik import choose_solver
 from rig.pose import Pose, heads_tails, location_for_head
-from rig.rigfile import load_rig
+from rig.formats.rigfile import load_rig
 
 
 def move_handle(rig, pose, world, handle, offset):

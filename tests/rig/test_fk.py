@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from rig.pose import Pose, heads_tails, local_matrices, world_matrices
-from rig.rigfile import load_rig
+from rig.formats.rigfile import load_rig
 from rig.skeleton import Skeleton, bone_frame, roll_from_frame
 from solvers.transforms import quat_from_axis_angle
 

@@ -7,11 +7,12 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from rig.formats import ImportOptions, open_rig
-from rig.gltf import read_gltf, write_glb
-from rig.jsonfields import FileFormatError
+from rig.formats.document import ImportOptions
+from rig.formats.reader import open_rig
+from rig.formats.gltf import read_gltf, write_glb
+from rig.formats.jsonfields import FileFormatError
 from rig.pose import Pose, heads_tails, world_matrices
-from rig.rigfile import load_rig
+from rig.formats.rigfile import load_rig
 from solvers.transforms import compose, quat_from_axis_angle
 from tests.gltf_validator import assert_valid
 from tests.rig import gltf_builder as gb

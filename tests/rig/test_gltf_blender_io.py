@@ -1,5 +1,5 @@
 """A real-world skinned glTF written by another tool: the skinned cylinder of the Khronos
-glTF-Blender-IO test suite (Blender's glTF exporter v1.1.36; see tests/data/README.md). Its
+glTF-Blender-IO test suite (Blender's glTF exporter v1.1.36; see ../shared/data/README.md). Its
 armature sits under the mesh node, its joints' rest pose differs from the bind pose, and Blender's
 Z-up scene arrives rotated to +Y up, so the chain lies along -Z.
 
@@ -13,13 +13,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rig.formats import open_rig
-from rig.gltf import write_glb
+from rig.formats.reader import open_rig
+from rig.formats.gltf import write_glb
 from rig.pose import Pose, heads_tails, world_matrices
 from solvers.transforms import quat_from_axis_angle, quat_mul, quat_rotate
 from tests.gltf_validator import assert_valid
+from tests.shared_data import BLENDER_CYLINDER
 
-CYLINDER = Path(__file__).resolve().parents[1] / "data" / "blender_io" / "03_skinned_cylinder.gltf"
+CYLINDER = BLENDER_CYLINDER
 NAMES = ["Joint_One", "Joint_Two", "Joint_Three", "Joint_Four"]
 
 

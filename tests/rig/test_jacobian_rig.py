@@ -5,7 +5,7 @@ import pytest
 
 from rig.evaluate import evaluate
 from rig.pose import Pose, heads_tails
-from rig.rigfile import load_rig
+from rig.formats.rigfile import load_rig
 from solvers.transforms import euler_xyz_from_quat
 
 from tests.rig.test_evaluate import move_handle

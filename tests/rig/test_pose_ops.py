@@ -6,7 +6,7 @@ from hypothesis import given, settings, strategies as st
 from rig.evaluate import evaluate
 from rig.pose import Pose, heads_tails, world_matrices
 from rig.pose_ops import REFLECT_X, clear_channels, mirror_map, mirror_name, mirror_pose
-from rig.rigfile import load_rig
+from rig.formats.rigfile import load_rig
 from solvers.transforms import quat_normalize
 
 HUMANOID = load_rig("assets/humanoid.json")

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from rig.pose import Pose, heads_tails, world_matrices
-from rig.rigfile import FileFormatError, load_pose, load_rig, rig_to_dict, save_pose, save_rig
+from rig.formats.rigfile import FileFormatError, load_pose, load_rig, rig_to_dict, save_pose, save_rig
 
 SHIPPED = ["assets/humanoid.json", "assets/tail.json", "assets/robot_arm.json"]
 

@@ -2,8 +2,8 @@
 import numpy as np
 
 from rig.evaluate import evaluate
-from rig.formats import open_rig
-from rig.gltf import write_glb
+from rig.formats.reader import open_rig
+from rig.formats.gltf import write_glb
 from rig.pose import Pose, location_for_head, world_matrices
 
 GLB = "assets/humanoid_skinned.glb"

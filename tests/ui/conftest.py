@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from app import HEADLESS_FRAMES
-from rig.rigfile import load_rig
+from rig.formats.rigfile import load_rig
 from solvers.transforms import normalize
 from tests.conftest import GL_WINDOW_SIZE
 from ui.editor import Editor

@@ -3,7 +3,7 @@ clicks (960x600 layout of the animated glTF humanoid), undo, automatic IK set-up
 import numpy as np
 import pytest
 
-from rig.formats import open_rig
+from rig.formats.reader import open_rig
 from rig.pose import heads_tails, world_matrices
 from tests.golden import assert_matches_golden
 from tests.ui.animated import CLIP, FRAMES, write_animated_glb
@@ -12,8 +12,9 @@ from ui.animation import Animation, choose_frame
 from ui.auto_setup import apply_auto_setup
 from ui.autosave import STATE_DIR_ENV
 from ui.state import AppState
+from tests.shared_data import CMU_EXCERPT
 
-BVH = "tests/data/cmu_01_02_excerpt.bvh"
+BVH = CMU_EXCERPT
 MENU_BAR = 19
 SLIDER_LEFT, SLIDER_RIGHT, SLIDER_Y = 24, 214, 189 + MENU_BAR  # the Frame slider (frames 0 to 2)
 REAPPLY = (174, 209 + MENU_BAR)

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from rig.pose import Pose, heads_tails, location_for_head, world_matrices
-from rig.rigfile import load_rig
+from rig.formats.rigfile import load_rig
 from tests.golden import assert_matches_golden
 from ui.state import AppState
 

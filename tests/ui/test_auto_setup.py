@@ -6,8 +6,9 @@ from tests.ui.conftest import Driver, humanoid_state, start_app
 from tests.ui.test_editing import drag_hand
 from ui.auto_setup import apply_auto_setup, choose_limb_end, should_offer, show_auto_setup
 from ui.autosave import STATE_DIR_ENV
+from tests.shared_data import CMU_EXCERPT
 
-BVH = "tests/data/cmu_01_02_excerpt.bvh"
+BVH = CMU_EXCERPT
 
 
 @pytest.fixture

@@ -2,7 +2,7 @@
 copy / paste (flipped), mirror, clear, pose files and export through the path popup."""
 import numpy as np
 
-from rig.formats import open_rig
+from rig.formats.reader import open_rig
 from rig.pose import heads_tails, world_matrices
 from rig.pose_ops import REFLECT_X, mirror_map
 from tests.gltf_validator import assert_valid

@@ -7,8 +7,9 @@ import pytest
 from tests.rig.test_bvh_options import z_up_text
 from tests.ui.conftest import Driver, humanoid_state, start_app
 from ui.autosave import STATE_DIR_ENV
+from tests.shared_data import CMU_EXCERPT
 
-BVH = "tests/data/cmu_01_02_excerpt.bvh"
+BVH = CMU_EXCERPT
 FILE_MENU = (25, 9)
 OPEN_RECENT, BVH_IMPORT = (60, 51), (60, 68)
 SUBMENU_X = 300  # inside the submenu that opens to the right of the File menu

@@ -4,13 +4,14 @@ import json
 import numpy as np
 import pytest
 
-from rig.formats import open_rig
+from rig.formats.reader import open_rig
 from rig.pose import heads_tails, world_matrices
 from tests.ui.conftest import Driver, humanoid_state, start_app
 from ui.autosave import STATE_DIR_ENV
 from ui.recent import MAX_RECENT, RecentFiles
+from tests.shared_data import CMU_EXCERPT
 
-BVH = "tests/data/cmu_01_02_excerpt.bvh"
+BVH = CMU_EXCERPT
 GLB = "assets/humanoid_skinned.glb"
 
 

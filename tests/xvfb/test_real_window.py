@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from rig.pose import heads_tails, world_matrices
-from rig.rigfile import load_pose, load_rig
+from rig.formats.rigfile import load_pose, load_rig
 from ui.state import AppState
 
 SIZE = (960, 600)  # wide enough that the docked panels leave the hands in the open

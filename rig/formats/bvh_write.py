@@ -14,7 +14,7 @@ import re
 
 import numpy as np
 
-from rig.jsonfields import save_text_atomic
+from rig.formats.jsonfields import save_text_atomic
 from rig.pose import Pose, world_matrices
 from solvers.transforms import euler_from_matrix3
 

@@ -11,10 +11,10 @@ import json
 import numpy as np
 import pygltflib
 
-from rig.gltf_skin import EXTRAS_KEY, RIG_EXTRAS
-from rig.jsonfields import save_bytes_atomic
+from rig.formats.gltf_skin import EXTRAS_KEY, RIG_EXTRAS
+from rig.formats.jsonfields import save_bytes_atomic
 from rig.pose import Pose
-from rig.rigfile import rig_to_dict
+from rig.formats.rigfile import rig_to_dict
 from solvers.transforms import matrix3_to_quat, quat_mul, quat_rotate
 
 FLOAT, UNSIGNED_SHORT, UNSIGNED_INT = 5126, 5123, 5125

@@ -17,7 +17,7 @@ import warnings
 import numpy as np
 import pygltflib
 
-from rig.jsonfields import FileFormatError
+from rig.formats.jsonfields import FileFormatError
 
 GLB_MAGIC = b"glTF"
 COMPONENT_DTYPES = {5120: "<i1", 5121: "<u1", 5122: "<i2", 5123: "<u2", 5125: "<u4", 5126: "<f4"}

@@ -1,26 +1,26 @@
 """glTF 2.0 rigs: read a skin (bones, skinned mesh, animation clips) and write a posed rig as .glb.
 
 Reading: ``read_gltf(path)`` opens .gltf (with .bin files or data URIs) and .glb files and returns
-a ``RigDocument``: the skin's joints as bones (see ``rig.gltf_skin``), the pose the file's nodes
+a ``RigDocument``: the skin's joints as bones (see ``rig.formats.gltf_skin``), the pose the file's nodes
 hold, the skinned mesh and every animation sampled at ``fps`` frames a second. Its ``source``
 (a ``GltfSource``) keeps the exact map between our poses and the glTF nodes and the clips
 themselves, so a clip can be sampled at any time. Every failure is a ``FileFormatError``.
 
-Writing: ``write_glb(path, rig, pose, mesh, clip)`` (see ``rig.gltf_export``).
+Writing: ``write_glb(path, rig, pose, mesh, clip)`` (see ``rig.formats.gltf_export``).
 """
 import math
 from dataclasses import dataclass, field
 
 
-from rig.formats import RigDocument
-from rig.gltf_anim import read_clips
-from rig.gltf_buffers import GltfFile, is_int
-from rig.gltf_export import glb_bytes, node_trs, write_glb
-from rig.gltf_mesh import read_skinned_mesh
-from rig.gltf_nodes import read_nodes
-from rig.gltf_skin import EXTRAS_KEY, RIG_EXTRAS, NodeMap, node_map, read_skin_bones
-from rig.jsonfields import FileFormatError
-from rig.rigfile import RIG_FORMAT, RIG_VERSION, rig_from_dict
+from rig.formats.document import RigDocument
+from rig.formats.gltf_anim import read_clips
+from rig.formats.gltf_buffers import GltfFile, is_int
+from rig.formats.gltf_export import glb_bytes, node_trs, write_glb
+from rig.formats.gltf_mesh import read_skinned_mesh
+from rig.formats.gltf_nodes import read_nodes
+from rig.formats.gltf_skin import EXTRAS_KEY, RIG_EXTRAS, NodeMap, node_map, read_skin_bones
+from rig.formats.jsonfields import FileFormatError
+from rig.formats.rigfile import RIG_FORMAT, RIG_VERSION, rig_from_dict
 
 __all__ = ["GltfSource", "read_gltf", "write_glb", "glb_bytes", "node_trs"]
 DEFAULT_FPS = 30.0
@@ -30,7 +30,7 @@ DEFAULT_FPS = 30.0
 class GltfSource:
     """What a glTF reader keeps besides the rig: ``node_map`` (poses <-> joint node transforms),
     ``base_trs`` (the joint nodes' translations, rotations and scales as stored in the file, which
-    animation channels override) and ``clips`` (name -> ``rig.gltf_anim.Clip``)."""
+    animation channels override) and ``clips`` (name -> ``rig.formats.gltf_anim.Clip``)."""
     node_map: NodeMap
     base_trs: tuple
     clips: dict = field(default_factory=dict)

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pygltflib
 
-from rig.gltf_buffers import is_int
+from rig.formats.gltf_buffers import is_int
 from solvers.transforms import compose, quat_normalize, quat_slerp
 
 PATHS = {"translation": 3, "rotation": 4, "scale": 3}

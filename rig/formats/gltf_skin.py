@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rig.gltf_buffers import is_int
-from rig.gltf_nodes import decompose
+from rig.formats.gltf_buffers import is_int
+from rig.formats.gltf_nodes import decompose
 from rig.pose import Pose
 from rig.skeleton import MIN_BONE_LENGTH, roll_from_frame
 from solvers.transforms import compose, normalize

@@ -11,7 +11,7 @@ import numpy as np
 
 from rig.constraints import BoneIKSettings, CopyRotationConstraint, IKConstraint, IK_TYPES, LIMIT_MODES, \
     REFERENCE_AXES, SOLVE_MODES, SOLVER_TYPES, SolverSettings
-from rig.jsonfields import FileFormatError, Reader, check_header, load_json, save_json_atomic
+from rig.formats.jsonfields import FileFormatError, Reader, check_header, load_json, save_json_atomic
 from rig.pose import Pose
 from rig.rig import Rig
 from rig.skeleton import MIN_BONE_LENGTH, Skeleton

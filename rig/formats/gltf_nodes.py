@@ -4,7 +4,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rig.gltf_buffers import finite_numbers, is_int
+from rig.formats.gltf_buffers import finite_numbers, is_int
 from solvers.transforms import IDENTITY_QUAT, compose, matrix3_to_quat
 
 

@@ -13,11 +13,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rig.jsonfields import FileFormatError
+from rig.formats.jsonfields import FileFormatError
 
 POSITION_CHANNELS = ("xposition", "yposition", "zposition")
 ROTATION_CHANNELS = ("xrotation", "yrotation", "zrotation")
-SCALE_CHANNELS = ("xscale", "yscale", "zscale")  # rare; read, then ignored by rig.bvh
+SCALE_CHANNELS = ("xscale", "yscale", "zscale")  # rare; read, then ignored by rig.formats.bvh
 CHANNEL_NAMES = POSITION_CHANNELS + ROTATION_CHANNELS + SCALE_CHANNELS
 MAX_JOINTS = 10000
 # Offsets and channel values beyond this are no skeleton or motion (and would overflow FK).

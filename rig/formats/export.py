@@ -7,11 +7,11 @@ there is refused rather than silently dropped.
 """
 import os
 
-from rig.bvh_write import save_bvh
-from rig.gltf import write_glb
-from rig.jsonfields import FileFormatError
+from rig.formats.bvh_write import save_bvh
+from rig.formats.gltf import write_glb
+from rig.formats.jsonfields import FileFormatError
 from rig.pose import Pose
-from rig.rigfile import save_rig
+from rig.formats.rigfile import save_rig
 
 
 def _glb(document, poses, path):

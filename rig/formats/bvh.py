@@ -37,9 +37,9 @@ import os
 
 import numpy as np
 
-from rig.bvh_parse import POSITION_CHANNELS, ROTATION_CHANNELS, SCALE_CHANNELS, decode, parse
-from rig.formats import BVH_UP_AXES, RigDocument
-from rig.jsonfields import FileFormatError
+from rig.formats.bvh_parse import POSITION_CHANNELS, ROTATION_CHANNELS, SCALE_CHANNELS, decode, parse
+from rig.formats.document import BVH_UP_AXES, RigDocument
+from rig.formats.jsonfields import FileFormatError
 from rig.pose import Pose
 from rig.rig import Rig
 from rig.skeleton import MIN_BONE_LENGTH, Skeleton, roll_from_frame

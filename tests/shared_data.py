@@ -1,0 +1,7 @@
+"""Data files from public repositories, kept in ../shared/data/ beside the project (its README gives
+their origins and licences), not in the project."""
+from pathlib import Path
+
+SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+CMU_EXCERPT = str(SHARED_DATA / "cmu_01_02_excerpt.bvh")
+BLENDER_CYLINDER = SHARED_DATA / "blender_io" / "03_skinned_cylinder.gltf"
