@@ -47,13 +47,15 @@ def parse_size(text):
     return width, height
 
 
-def positive_float(text):
+def bvh_scale(text):
+    from rig.ranges import MAX_BVH_SCALE
     try:
         value = float(text)
     except ValueError:
         value = float("nan")
-    if not (value > 0 and value < float("inf")):
-        raise argparse.ArgumentTypeError(f"expected a positive number, got '{text}'")
+    if not 0 < value <= MAX_BVH_SCALE:
+        raise argparse.ArgumentTypeError(f"expected metres per file unit above 0 and at most {MAX_BVH_SCALE:g}, "
+                                         f"got '{text}'")
     return value
 
 
@@ -70,7 +72,7 @@ def skin_index(text):
 def add_import_options(parser):
     """The ``rig.formats.document.ImportOptions`` flags, the same for every command that reads a rig."""
     group = parser.add_argument_group("import options")
-    group.add_argument("--bvh-scale", type=positive_float, metavar="M", help="metres per BVH file unit "
+    group.add_argument("--bvh-scale", type=bvh_scale, metavar="M", help="metres per BVH file unit "
                        "(default: guessed among m, cm, mm, inches and CMU units from the figure's size)")
     group.add_argument("--bvh-up", choices=("y", "z"), default="y",
                        help="the BVH file's up axis (default y; z for Z-up exporters such as Blender's)")
@@ -176,6 +178,8 @@ def solve_command(argv):
         raise UsageError(str(error)) from None
     try:
         save_json_atomic(args.output, result)
+    except FileFormatError as error:
+        raise UsageError(str(error)) from None
     except OSError as error:
         raise UsageError(f"cannot write {args.output}: {error}") from None
 

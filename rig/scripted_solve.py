@@ -16,6 +16,7 @@ from rig.constraints import SOLVER_TYPES, IKConstraint, SolverSettings
 from rig.ik import IKGoal, solve_groups
 from rig.formats.jsonfields import Reader, load_json
 from rig.pose import Pose, heads_tails
+from rig.ranges import MAX_COORDINATE
 from solvers.transforms import normalize
 
 
@@ -32,15 +33,17 @@ def _read_goal(reader, rig, solver):
         reader.fail("bone", "the name of a bone in this rig", bone)
     rotation = reader.vector("rotation", 4) if "rotation" in reader.obj else None
     if rotation is not None:
-        if np.linalg.norm(rotation) < 1e-6:
+        rotation = np.array(rotation)
+        largest = np.abs(rotation).max()  # scaled first: the norm of [1e200, 0, 0, 1e200] overflows
+        if largest == 0.0 or np.linalg.norm(rotation / largest) * largest < 1e-6:
             reader.fail("rotation", "a non-zero quaternion [x, y, z, w]", list(rotation))
-        rotation = normalize(np.array(rotation))
-    pole = np.array(reader.vector("pole", 3)) if "pole" in reader.obj else None
+        rotation = normalize(rotation / largest)
+    pole = np.array(reader.vector("pole", 3, bound=MAX_COORDINATE)) if "pole" in reader.obj else None
     constraint = IKConstraint(
         bone=bone, chain_count=reader.integer("chain_length", 0, 0, 255),
         use_tail=reader.boolean("use_tail", True), pole_angle=reader.number("pole_angle", 0.0, -np.pi, np.pi),
         weight=reader.number("weight", 1.0, 0.01, 1.0), use_rotation=rotation is not None, solver=solver)
-    return IKGoal(constraint, np.array(reader.vector("target", 3)), rotation, pole)
+    return IKGoal(constraint, np.array(reader.vector("target", 3, bound=MAX_COORDINATE)), rotation, pole)
 
 
 def read_goals(path, rig):

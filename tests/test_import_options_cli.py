@@ -26,8 +26,9 @@ def test_export_reads_a_z_up_bvh_standing_in_the_given_units(tmp_path):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--bvh-scale", "0"], "expected a positive number, got '0'"),
-    (["--bvh-scale", "nan"], "expected a positive number"),
+    (["--bvh-scale", "0"], "expected metres per file unit above 0 and at most 1000, got '0'"),
+    (["--bvh-scale", "nan"], "above 0 and at most 1000"),
+    (["--bvh-scale", "1e300"], "above 0 and at most 1000, got '1e300'"),
     (["--bvh-up", "x"], "invalid choice: 'x'"),
 ])
 @pytest.mark.parametrize("command", [["--headless", "--save-pose", "{tmp}/p.json"], ["export", "-o", "{tmp}/r.json"],

@@ -22,6 +22,7 @@ CHANNEL_NAMES = POSITION_CHANNELS + ROTATION_CHANNELS + SCALE_CHANNELS
 MAX_JOINTS = 10000
 # Offsets and channel values beyond this are no skeleton or motion (and would overflow FK).
 MAX_MAGNITUDE = 1e9
+MAX_FRAMES = 10 ** 18  # a header count (the rows that follow are what is read), kept to machine integers
 DEFAULT_FRAME_TIME = 1.0 / 30.0
 
 _TOKEN = re.compile(r"[{}]|[^\s{}]+")
@@ -99,13 +100,19 @@ class _Tokens:
         return " ".join(words)
 
 
+def _is_count(token, most):
+    """Whether ``token`` is a whole number from 0 to ``most`` in ASCII digits (``str.isdigit`` also
+    takes '²', and ``int`` refuses thousands of digits with a message that names no file)."""
+    return token.isascii() and token.isdigit() and len(token) <= len(str(most)) and int(token) <= most
+
+
 def _offset(tokens, what):
     return np.array([tokens.number(f"{what}'s {axis} offset (a number)") for axis in "XYZ"])
 
 
 def _channels(tokens, joint):
     token, line = tokens.next("a channel count")
-    if not token.isdigit() or int(token) > len(CHANNEL_NAMES):
+    if not _is_count(token, len(CHANNEL_NAMES)):
         tokens.fail(line, f"a channel count from 0 to {len(CHANNEL_NAMES)} for '{joint.name}'", token)
     names = []
     for _ in range(int(token)):
@@ -230,8 +237,9 @@ def _parse_rows(path, lines, index, channel_count, warnings):
 def _parse_motion(path, lines, index, channel_count, warnings):
     """MOTION header and rows, starting after the MOTION line at ``index``."""
     count_text, index = _header_value(path, lines, index, "Frames", r"frames\s*:\s*(\S+)")
-    if not count_text.isdigit():
-        raise FileFormatError(path, f"line {index}", "a whole number of frames after 'Frames:'", count_text)
+    if not _is_count(count_text, MAX_FRAMES):
+        raise FileFormatError(path, f"line {index}", f"a whole number of frames up to {MAX_FRAMES} after 'Frames:'",
+                              count_text)
     time_text, index = _header_value(path, lines, index, "Frame Time", r"frame\s*time\s*:\s*(\S+)")
     frame_time = float(time_text) if _NUMBER.fullmatch(time_text) else math.nan
     if not (math.isfinite(frame_time) and frame_time > 0):

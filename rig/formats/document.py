@@ -1,9 +1,9 @@
 """What opening a rig file gives (``RigDocument``) and the choices a file may not make for itself
 (``ImportOptions``). Kept apart from the readers so each reader can build documents without
 importing the others."""
-import math
 from dataclasses import dataclass, field
 
+from rig.ranges import MAX_BVH_SCALE
 from rig.rig import Rig
 
 
@@ -41,8 +41,9 @@ class ImportOptions:
     gltf_skin: int = 0
 
     def __post_init__(self):
-        if self.bvh_scale is not None and not (math.isfinite(self.bvh_scale) and self.bvh_scale > 0):
-            raise ValueError(f"the BVH scale must be a positive number of metres per file unit, got {self.bvh_scale}")
+        if self.bvh_scale is not None and not 0 < self.bvh_scale <= MAX_BVH_SCALE:
+            raise ValueError(f"the BVH scale must be metres per file unit above 0 and at most {MAX_BVH_SCALE:g}, "
+                             f"got {self.bvh_scale}")
         if self.bvh_up not in BVH_UP_AXES:
             raise ValueError(f"the BVH up axis must be one of {', '.join(BVH_UP_AXES)}, got {self.bvh_up!r}")
         if not isinstance(self.gltf_skin, int) or self.gltf_skin < 0:

@@ -6,7 +6,6 @@ sizes, so everything read from it here is validated before use, and every failur
 """
 import base64
 import binascii
-import json
 import math
 import os
 import re
@@ -17,7 +16,7 @@ import warnings
 import numpy as np
 import pygltflib
 
-from rig.formats.jsonfields import FileFormatError
+from rig.formats.jsonfields import FileFormatError, parse_json
 
 GLB_MAGIC = b"glTF"
 COMPONENT_DTYPES = {5120: "<i1", 5121: "<u1", 5122: "<i2", 5123: "<u2", 5125: "<u4", 5126: "<f4"}
@@ -92,10 +91,7 @@ class GltfFile:
 
     def _check_json_text(self, data):
         """Clear messages for the common failures before the library sees the text."""
-        try:
-            top = json.loads(bytes(data).decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as e:
-            self.fail("", f"glTF: a GLB file or valid UTF-8 JSON ({e})")
+        top = parse_json(data, self.path)
         if not isinstance(top, dict):
             self.fail("", "glTF: a JSON object at the top level", top)
         asset = top.get("asset")

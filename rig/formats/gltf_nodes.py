@@ -36,6 +36,11 @@ class NodeTree:
     order: list
 
 
+def _text(name):
+    """A node name as UTF-8-safe text: a lone surrogate (valid JSON, no character) becomes '?'."""
+    return name.encode("utf-8", "replace").decode("utf-8") if isinstance(name, str) else None
+
+
 def read_nodes(file):
     nodes = file.gltf.nodes
     count = len(nodes)
@@ -45,7 +50,7 @@ def read_nodes(file):
     for i, node in enumerate(nodes):
         if node.name is not None and not isinstance(node.name, str):
             file.fail(f"nodes[{i}].name", "a string", node.name)
-        names.append(node.name or None)
+        names.append(_text(node.name) or None)
         children = node.children if node.children is not None else []
         if not isinstance(children, list):
             file.fail(f"nodes[{i}].children", "a list of node indices", children)

@@ -16,8 +16,21 @@ class FileFormatError(ValueError):
 
 
 def _describe(value):
-    text = json.dumps(value, default=lambda v: type(v).__name__)
+    try:
+        text = json.dumps(value, default=lambda v: type(v).__name__)
+    except (RecursionError, ValueError):
+        text = type(value).__name__
     return text if len(text) <= 40 else text[:37] + "..."
+
+
+def is_text(value):
+    """Whether ``value`` can be written as UTF-8: valid JSON may hold lone surrogates ("\\ud800"),
+    which no file, panel or font can take."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 class Reader:
@@ -48,6 +61,8 @@ class Reader:
             return None
         if not isinstance(value, str) or (choices and value not in choices):
             self.fail(key, f"one of {', '.join(choices)}" if choices else "a string", value)
+        if not is_text(value):
+            self.fail(key, "Unicode text (a lone surrogate such as \\ud800 is not a character)", value)
         return value
 
     def number(self, key, default=None, low=-math.inf, high=math.inf):
@@ -70,15 +85,18 @@ class Reader:
             self.fail(key, "true or false", value)
         return value
 
-    def vector(self, key, size, default=None, kind="number"):
+    def vector(self, key, size, default=None, kind="number", bound=math.inf):
+        """A list of ``size`` booleans, or of numbers of magnitude at most ``bound``."""
         value = self.obj.get(key, default) if default is not None else self.required(key)
         ok = isinstance(value, (list, tuple)) and len(value) == size
         if ok and kind == "number":
-            ok = all(not isinstance(v, bool) and isinstance(v, (int, float)) and math.isfinite(v) for v in value)
+            ok = all(not isinstance(v, bool) and isinstance(v, (int, float))
+                     and math.isfinite(v) and abs(v) <= bound for v in value)
         if ok and kind == "bool":
             ok = all(isinstance(v, bool) for v in value)
         if not ok:
-            self.fail(key, f"a list of {size} {'finite numbers' if kind == 'number' else 'booleans'}", value)
+            numbers = "finite numbers" if bound == math.inf else f"numbers of magnitude at most {bound:g}"
+            self.fail(key, f"a list of {size} {numbers if kind == 'number' else 'booleans'}", value)
         return tuple(float(v) for v in value) if kind == "number" else tuple(value)
 
     def items(self, key, default=None):
@@ -92,17 +110,37 @@ class Reader:
         return Reader(self.path, value, f"{self.name(key)}.")
 
 
+# Integers with more digits than this are read as floats: a 400-digit literal becomes inf (and is
+# refused as "a finite number") instead of raising OverflowError where a float is needed.
+MAX_INT_DIGITS = 18
+
+
+def _parse_int(text):
+    return int(text) if len(text) <= MAX_INT_DIGITS + 1 else float(text)
+
+
+def parse_json(text, path):
+    """Parse JSON ``text`` (str or UTF-8 bytes) read from ``path``; malformed, non-UTF-8 or absurdly
+    nested documents raise FileFormatError."""
+    try:
+        if isinstance(text, (bytes, bytearray)):
+            text = bytes(text).decode("utf-8")
+        return json.loads(text, parse_int=_parse_int)
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise FileFormatError(path, None, f"valid UTF-8 JSON ({e})") from e
+    except RecursionError:
+        raise FileFormatError(path, None, "JSON nested less deeply (arrays and objects nest too deep to read)") \
+            from None
+
+
 def load_json(path):
-    """Parse a JSON file; a missing, unreadable or malformed file raises FileFormatError."""
+    """Parse a JSON file; a missing, unreadable, malformed or absurdly nested file raises FileFormatError."""
     try:
         with open(path, "rb") as f:
             data = f.read()
     except OSError as e:
         raise FileFormatError(path, None, "a readable file", None) from e
-    try:
-        return json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise FileFormatError(path, None, f"valid UTF-8 JSON ({e})") from e
+    return parse_json(data, path)
 
 
 def check_header(reader, format_name, supported_version):
@@ -114,8 +152,13 @@ def check_header(reader, format_name, supported_version):
 
 
 def save_json_atomic(path, data):
-    """JSON (indented, newline-terminated) written atomically, as ``save_bytes_atomic``."""
-    save_text_atomic(path, json.dumps(data, indent=1) + "\n", suffix=".json")
+    """Strict JSON (no NaN or Infinity: other tools cannot read them), indented and newline-terminated,
+    written atomically as ``save_bytes_atomic``. Non-finite numbers raise FileFormatError naming ``path``."""
+    try:
+        text = json.dumps(data, indent=1, allow_nan=False)
+    except ValueError:
+        raise FileFormatError(path, None, "finite numbers to write (a value is NaN or infinite)") from None
+    save_text_atomic(path, text + "\n", suffix=".json")
 
 
 def save_text_atomic(path, text, suffix=".tmp"):

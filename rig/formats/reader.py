@@ -10,6 +10,8 @@ from rig.formats.bvh import load_bvh
 from rig.formats.document import ImportOptions, RigDocument
 from rig.formats.jsonfields import FileFormatError
 from rig.formats.rigfile import load_rig
+from rig.pose import Pose
+from rig.ranges import MAX_COORDINATE, MAX_SCALE, first_outside
 
 
 def _read_posekit_json(path, options):
@@ -36,4 +38,32 @@ def open_rig(path, options=None):
     if reader is None:
         known = ", ".join(sorted(READERS))
         raise FileFormatError(path, "", f"a rig file ending in one of {known}, not '{extension}'")
-    return reader(path, options or ImportOptions())
+    document = reader(path, options or ImportOptions())
+    _check_ranges(document)
+    return document
+
+
+def _check_ranges(document):
+    """Every format's rig and poses inside ``rig.ranges`` (a BVH scaled by 1e300, a glTF node at
+    1e308): refused here, once for all readers, so nothing later turns them into inf or NaN."""
+    skeleton, path = document.rig.skeleton, document.path
+    for what, points in (("head", skeleton.rest_heads), ("tail", skeleton.rest_tails)):
+        bone = first_outside(points, MAX_COORDINATE)
+        if bone is not None:
+            raise FileFormatError(path, f"bone '{skeleton.names[bone]}' {what}",
+                                  f"coordinates within ±{MAX_COORDINATE:g} m", list(points[bone]))
+    poses = [("pose", document.pose)] + [(f"clip '{name}' frame {k}", pose)
+                                         for name, frames in document.clips.items() for k, pose in enumerate(frames)]
+    for where, pose in poses:
+        if pose is not None:
+            check_pose_ranges(path, where, skeleton, pose)
+
+
+def check_pose_ranges(path, where, skeleton, pose: Pose):
+    """``pose`` inside ``rig.ranges``: finite unit rotations, locations and scales in range."""
+    for what, values, bound in (("location", pose.locations, MAX_COORDINATE), ("scale", pose.scales, MAX_SCALE),
+                                ("rotation", pose.rotations, 1.0 + 1e-6)):
+        bone = first_outside(values, bound)
+        if bone is not None:
+            raise FileFormatError(path, f"{where}: bone '{skeleton.names[bone]}' {what}",
+                                  f"values of magnitude at most {bound:g}", list(values[bone]))

@@ -13,6 +13,7 @@ from rig.constraints import BoneIKSettings, CopyRotationConstraint, IKConstraint
     REFERENCE_AXES, SOLVE_MODES, SOLVER_TYPES, SolverSettings
 from rig.formats.jsonfields import FileFormatError, Reader, check_header, load_json, save_json_atomic
 from rig.pose import Pose
+from rig.ranges import MAX_COORDINATE, MAX_SCALE
 from rig.rig import Rig
 from rig.skeleton import MIN_BONE_LENGTH, Skeleton
 
@@ -55,12 +56,20 @@ def _read_bone_ik(b):
         return None
     ik = b.child("ik")
     d = BoneIKSettings()
+    stiffness = ik.vector("stiffness", 3, d.stiffness)
+    if not all(0.0 <= v <= 1.0 for v in stiffness):
+        ik.fail("stiffness", "three numbers in [0, 1]", list(stiffness))
+    limit_min = ik.vector("limit_min", 3, d.limit_min, bound=np.pi)
+    limit_max = ik.vector("limit_max", 3, d.limit_max, bound=np.pi)
+    for axis, (low, high) in enumerate(zip(limit_min, limit_max)):
+        if low > high:  # the solvers cannot keep a joint inside an empty range
+            ik.fail("limit_min", f"{'XYZ'[axis]} at most limit_max's ({high:g})", list(limit_min))
     return BoneIKSettings(
         lock=ik.vector("lock", 3, d.lock, kind="bool"),
-        stiffness=ik.vector("stiffness", 3, d.stiffness),
+        stiffness=stiffness,
         use_limit=ik.vector("use_limit", 3, d.use_limit, kind="bool"),
-        limit_min=ik.vector("limit_min", 3, d.limit_min),
-        limit_max=ik.vector("limit_max", 3, d.limit_max),
+        limit_min=limit_min,
+        limit_max=limit_max,
         stretch=ik.number("stretch", d.stretch, 0.0, 1.0),
         use_rotation_control=ik.boolean("use_rotation_control", d.use_rotation_control),
         rotation_weight=ik.number("rotation_weight", d.rotation_weight, 0.0, 1.0),
@@ -138,7 +147,7 @@ def rig_from_dict(data, path="<rig>"):
     index = {n: i for i, n in enumerate(names)}
     heads, tails, rolls, connected, bone_ik = [], [], [], [], {}
     for b in ordered:
-        head, tail = np.array(b.vector("head", 3)), np.array(b.vector("tail", 3))
+        head, tail = np.array(b.vector("head", 3, bound=MAX_COORDINATE)), np.array(b.vector("tail", 3, bound=MAX_COORDINATE))
         if np.linalg.norm(tail - head) < MIN_BONE_LENGTH:
             b.fail("tail", f"a point at least {MIN_BONE_LENGTH} m from the head (zero-length bone)", list(tail))
         heads.append(head)
@@ -230,8 +239,8 @@ def pose_from_dict(data, skeleton, path="<pose>"):
         if norm < 1e-6:
             b.fail("rotation", "a non-zero quaternion [x, y, z, w]", list(rotation))
         pose.rotations[i] = rotation / norm
-        pose.locations[i] = b.vector("location", 3, tuple(pose.locations[i]))
-        pose.scales[i] = b.vector("scale", 3, tuple(pose.scales[i]))
+        pose.locations[i] = b.vector("location", 3, tuple(pose.locations[i]), bound=MAX_COORDINATE)
+        pose.scales[i] = b.vector("scale", 3, tuple(pose.scales[i]), bound=MAX_SCALE)
     return pose, warnings
 
 

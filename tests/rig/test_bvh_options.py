@@ -118,8 +118,8 @@ def test_a_bad_channel_name_still_says_what_is_allowed():
 
 @pytest.mark.parametrize("kwargs, message", [
     ({"bvh_up": "x"}, "up axis must be one of y, z"),
-    ({"bvh_scale": 0.0}, "positive number"),
-    ({"bvh_scale": float("nan")}, "positive number"),
+    ({"bvh_scale": 0.0}, "above 0 and at most 1000"),
+    ({"bvh_scale": float("nan")}, "above 0 and at most 1000"),
 ])
 def test_bad_options_are_refused(kwargs, message):
     with pytest.raises(ValueError, match=message):

@@ -1,5 +1,6 @@
 """Rig and pose JSON: round trips, shipped rigs, and the documented errors for bad files."""
 import json
+import re
 
 import numpy as np
 import pytest
@@ -107,7 +108,7 @@ BAD_RIGS = [
     (lambda d: d.update(format="something.else"), "field 'format': expected one of posekit.rig"),
     (lambda d: d.update(version=99), "field 'version': expected version 1 or older"),
     (lambda d: d.update(bones=[]), "field 'bones': expected at least one bone"),
-    (lambda d: d["bones"][1].update(head=[0, "x", 0]), "field 'bones[1].head': expected a list of 3 finite numbers"),
+    (lambda d: d["bones"][1].update(head=[0, "x", 0]), "field 'bones[1].head': expected a list of 3 numbers of magnitude at most 1e+06"),
     (lambda d: d["bones"][1].update(tail=d["bones"][1]["head"]), "field 'bones[1].tail': expected a point at least"),
     (lambda d: d["bones"][2].update(parent="nobody"), "field 'bones[2].parent': expected the name of another bone"),
     (lambda d: d["bones"][0].update(parent="lower"), "expected a hierarchy without cycles"),
@@ -137,12 +138,12 @@ def test_bad_rig_files_name_file_field_and_expectation(tmp_path, change, message
     (b"\xff\xfe", "expected valid UTF-8 JSON"),
     (b"[1, 2]", "expected an object"),
     (b'{"format": "posekit.rig", "version": 1, "bones": [{"name": "a", "head": [0, 0, 0], "tail": [0, NaN, 0]}]}',
-     "field 'bones[0].tail': expected a list of 3 finite numbers"),
+     "field 'bones[0].tail': expected a list of 3 numbers of magnitude at most 1e+06"),
 ])
 def test_malformed_json(tmp_path, content, message):
     path = tmp_path / "bad.json"
     path.write_bytes(content)
-    with pytest.raises(FileFormatError, match=message.replace("[", r"\[").replace("]", r"\]")):
+    with pytest.raises(FileFormatError, match=re.escape(message)):
         load_rig(path)
 
 
