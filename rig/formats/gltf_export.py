@@ -7,12 +7,12 @@ the root extras the rig's constraints and solver settings, so ``read_gltf`` give
 With a mesh, one skinned mesh node; with a list of poses, one animation at ``fps`` frames a second.
 """
 import json
+import struct
 
 import numpy as np
-import pygltflib
 
 from rig.formats.gltf_skin import EXTRAS_KEY, RIG_EXTRAS
-from rig.formats.jsonfields import save_bytes_atomic
+from rig.formats.jsonfields import FileFormatError, save_bytes_atomic
 from rig.pose import Pose
 from rig.formats.rigfile import rig_to_dict
 from solvers.transforms import matrix3_to_quat, quat_mul, quat_rotate
@@ -80,14 +80,30 @@ def glb_bytes(rig, pose=None, mesh=None, clip=None, fps=30.0, clip_name="posekit
     gltf["scenes"] = [{"nodes": scene_nodes}]
     gltf.update({"buffers": [{"byteLength": len(binary.data)}], "bufferViews": binary.views,
                  "accessors": binary.accessors})
-    document = pygltflib.GLTF2.gltf_from_json(json.dumps(gltf))
-    document.set_binary_blob(bytes(binary.data))
-    return b"".join(document.save_to_bytes())
+    return glb_container(gltf, bytes(binary.data))
+
+
+def glb_container(document, blob):
+    """The GLB container (glTF 2.0 spec, "Binary glTF Layout") of a glTF JSON ``document`` and its
+    binary chunk ``blob``: packed here, since a round trip through pygltflib's dataclasses costs a
+    millisecond a node. Strict JSON: a non-finite number raises ValueError."""
+    text = json.dumps(document, separators=(",", ":"), allow_nan=False).encode("utf-8")
+    text += b" " * (-len(text) % 4)
+    chunks = struct.pack("<I4s", len(text), b"JSON") + text
+    if blob:
+        blob += b"\0" * (-len(blob) % 4)
+        chunks += struct.pack("<I4s", len(blob), b"BIN\0") + blob
+    return struct.pack("<4sII", b"glTF", 2, 12 + len(chunks)) + chunks
 
 
 def write_glb(path, rig, pose=None, mesh=None, clip=None, fps=30.0, clip_name="posekit"):
-    """Write ``glb_bytes(...)`` to ``path`` atomically."""
-    save_bytes_atomic(path, glb_bytes(rig, pose, mesh, clip, fps, clip_name), suffix=".glb")
+    """Write ``glb_bytes(...)`` to ``path`` atomically; values that cannot be written raise
+    FileFormatError naming ``path``."""
+    try:
+        data = glb_bytes(rig, pose, mesh, clip, fps, clip_name)
+    except ValueError as error:
+        raise FileFormatError(path, None, f"a rig and poses with finite values to write ({error})") from None
+    save_bytes_atomic(path, data, suffix=".glb")
 
 
 def _bone_nodes(rig, pose):
