@@ -3,6 +3,8 @@
 The renderer owns GPU objects only; what to draw comes from the rig and its world matrices, how
 it looks from ``render.style.Style`` and what is highlighted from ``render.view_state.ViewState``.
 """
+from functools import partial
+
 import moderngl
 import numpy as np
 
@@ -70,6 +72,19 @@ class _InstancedMesh:
         for obj in (self.solid, self.wire, self.vbo, self.edge_vbo, self.instances):
             if obj is not None:
                 obj.release()
+
+
+# Bones and joints smaller than this on screen are not drawn: they would cover no pixel centre, and a
+# rig of 100,000 bones framed whole would otherwise send 50 million sphere triangles to the rasteriser.
+MIN_PIXELS = 0.5
+
+
+def _pixel_size(view, projection, height, centres, sizes):
+    """How many pixels ``sizes`` (N,) metres span on screen at ``centres`` (N, 3), seen by the camera
+    with ``view`` and ``projection`` matrices in a framebuffer ``height`` pixels tall."""
+    eye = centres @ view[:3, :3].T + view[:3, 3]
+    w = eye @ projection[3, :3] + projection[3, 3]  # clip w: the depth in perspective, 1 in orthographic
+    return sizes * projection[1, 1] * height / 2.0 / np.maximum(np.abs(w), 1e-9)
 
 
 class RigRenderer:
@@ -146,7 +161,8 @@ class RigRenderer:
         targets, poles = rig.handle_bones()
         if view_state.show_bones:
             regular = np.array([i for i, n in enumerate(skeleton.names) if n not in targets and n not in poles], int)
-            self._draw_bones(skeleton, world, heads, tails, regular, view_state)
+            self._draw_bones(skeleton, world, heads, tails, regular, view_state,
+                             partial(_pixel_size, camera.view_matrix(), camera.projection_matrix(width / height), height))
         if view_state.show_handles:
             rest = np.r_[skeleton.rest_heads, skeleton.rest_tails]
             extent = float(np.linalg.norm(rest.max(axis=0) - rest.min(axis=0)))
@@ -181,14 +197,17 @@ class RigRenderer:
         self.ctx.depth_func = "<"
         self.ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
 
-    def _draw_bones(self, skeleton, world, heads, tails, index, view_state):
+    def _draw_bones(self, skeleton, world, heads, tails, index, view_state, pixels_per_metre):
         lengths = skeleton.lengths[index]
         fills, wires = self._colours(skeleton, index, view_state, self.style.bone, self.style.bone_selected,
                                      self.style.bone_chain)
-        self.bones.draw(world[index] @ _scale(lengths), fills, wires)
+        shown = pixels_per_metre(heads[index], lengths) >= MIN_PIXELS
+        self.bones.draw(world[index[shown]] @ _scale(lengths[shown]), fills[shown], wires[shown])
         radii = self.style.joint_radius * np.linalg.norm(tails[index] - heads[index], axis=1)
-        joints = _translate_scale(np.r_[heads[index], tails[index]], np.r_[radii, radii])
-        self.joints.draw(joints, np.r_[fills, fills], np.r_[wires, wires])
+        centres, radii = np.r_[heads[index], tails[index]], np.r_[radii, radii]
+        shown = pixels_per_metre(centres, radii) >= MIN_PIXELS
+        self.joints.draw(_translate_scale(centres[shown], radii[shown]), np.r_[fills, fills][shown],
+                         np.r_[wires, wires][shown])
 
     def _draw_pole_lines(self, rig, heads):
         """Dashed line from each constrained bone's head (the chain's middle joint) to its pole."""
