@@ -79,13 +79,13 @@ def split_name(name):
     return side, re.sub(r"[^a-z0-9]", "", bare.lower())
 
 
-def _limb_by_names(skeleton, words, side):
-    """(upper, lower, end) indices of the limb whose end bone is named one of ``words`` on ``side``."""
-    for i, name in enumerate(skeleton.names):
-        if split_name(name) in {(side, w) for w in words}:
-            chain = [i] + skeleton.ancestors(i)[:2]
-            if len(chain) == 3:
-                return chain[::-1]
+def _limb_by_names(skeleton, parts, words, side):
+    """(upper, lower, end) indices of the first limb whose end bone is named one of ``words`` on
+    ``side``; ``parts`` maps each (side, bare name) to its bones in order (see ``split_name``)."""
+    for i in sorted(i for w in words for i in parts.get((side, w), ())):
+        chain = [i] + skeleton.ancestors(i)[:2]
+        if len(chain) == 3:
+            return chain[::-1]
     return None
 
 
@@ -207,9 +207,12 @@ def recognise(skeleton):
     """An AutoRigReport with the roles of ``skeleton``'s bones (no bones created yet)."""
     report = AutoRigReport()
     by_hierarchy = None
+    parts = {}
+    for i, name in enumerate(skeleton.names):  # split once: names are matched for every limb
+        parts.setdefault(split_name(name), []).append(i)
     for kind, words, _, _ in LIMBS:
         for side in SIDES:
-            limb = _limb_by_names(skeleton, words, side)
+            limb = _limb_by_names(skeleton, parts, words, side)
             how = "names"
             if limb is None:
                 by_hierarchy = _limbs_by_hierarchy(skeleton) if by_hierarchy is None else by_hierarchy

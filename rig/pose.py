@@ -56,8 +56,8 @@ def update_world(skeleton, pose, world, changed):
     changed = list(changed)
     if not changed:
         return
-    bones = skeleton.subtrees[changed[0]] if len(changed) == 1 else \
-        np.unique(np.concatenate([skeleton.subtrees[i] for i in changed]))
+    bones = skeleton.subtree(changed[0]) if len(changed) == 1 else \
+        np.unique(np.concatenate([skeleton.subtree(i) for i in changed]))
     local = skeleton.rest_local[bones] @ compose(pose.locations[bones], pose.rotations[bones], pose.scales[bones])
     for bone, parent, matrix in zip(bones.tolist(), skeleton.parents[bones].tolist(), local):
         if parent >= 0:

@@ -40,16 +40,25 @@ def roll_from_frame(frame):
     return float(roll) if frame.ndim == 2 else roll
 
 
+@dataclass(frozen=True)
+class Preorder:
+    """Bones depth first: ``order`` lists them, ``depth[bone]`` counts its ancestors, and
+    ``end[bone]`` is the position in ``order`` just past the bone's subtree."""
+    order: np.ndarray
+    depth: np.ndarray
+    end: np.ndarray
+
+
 @dataclass
 class Skeleton:
     """Bones in topological order (every parent index is lower than its child's; -1 = no parent).
 
     ``rest_world`` holds each bone's rest frame in armature space, shape (N, 4, 4), rigid.
     ``rest_local[i] = inverse(rest_world[parent]) @ rest_world[i]`` (the armature frame for roots).
-    ``subtrees[i]`` holds ``i`` and every bone below it (ascending); ``rest_local_rotations`` (N, 4)
-    are the rest_local rotations as quaternions; ``solver_chains`` is where ``rig.ik`` keeps the
-    solver chains it builds from this skeleton. ``lengths`` (N,) is head-to-tail distance; ``connected`` (N,) marks bones whose head sits on
-    the parent's tail (Blender's "Connected", followed by Auto IK).
+    ``rest_local_rotations`` (N, 4) are the rest_local rotations as quaternions; ``solver_chains`` is
+    where ``rig.ik`` keeps the solver chains it builds from this skeleton. ``lengths`` (N,) is
+    head-to-tail distance; ``connected`` (N,) marks bones whose head sits on the parent's tail
+    (Blender's "Connected", followed by Auto IK).
     """
     names: list
     parents: np.ndarray
@@ -58,9 +67,10 @@ class Skeleton:
     connected: np.ndarray
     rest_local: np.ndarray = field(init=False)
     index: dict = field(init=False)
-    subtrees: list = field(init=False)
     rest_local_rotations: np.ndarray = field(init=False)
     solver_chains: dict = field(init=False, default_factory=dict, repr=False, compare=False)
+    _subtrees: dict = field(init=False, default_factory=dict, repr=False, compare=False)
+    _preorder: object = field(init=False, default=None, repr=False, compare=False)
 
     def __post_init__(self):
         self.parents = np.asarray(self.parents, dtype=np.int64)
@@ -78,11 +88,9 @@ class Skeleton:
         self.index = {name: i for i, name in enumerate(self.names)}
         parent_world = np.where((self.parents >= 0)[:, None, None], self.rest_world[self.parents], np.eye(4))
         self.rest_local = rigid_inverse(parent_world) @ self.rest_world
-        below = [[i] for i in range(n)]
-        for i in range(n - 1, -1, -1):
-            if self.parents[i] >= 0:
-                below[self.parents[i]] += below[i]
-        self.subtrees = [np.array(sorted(b)) for b in below]
+        # Children as one array grouped by parent (CSR), so every per-bone structure stays linear in bones.
+        self._children = np.argsort(self.parents, kind="stable")
+        self._first_child = np.searchsorted(self.parents[self._children], np.arange(-1, n + 1))
         self.rest_local_rotations = matrix3_to_quat(self.rest_local[:, :3, :3])
 
     @classmethod
@@ -98,7 +106,39 @@ class Skeleton:
         return len(self.names)
 
     def children(self, i):
-        return np.flatnonzero(self.parents == i)
+        """Indices of ``i``'s children, ascending (-1: the root bones)."""
+        return self._children[self._first_child[i + 1]:self._first_child[i + 2]]
+
+    def preorder(self):
+        """The bones depth first, each parent before its subtree (a ``Preorder``): the order an
+        outliner lists them in. Built without recursion, so a chain of 100,000 bones works."""
+        if self._preorder is None:
+            order, depth, end = [], np.zeros(len(self), dtype=np.int64), np.zeros(len(self), dtype=np.int64)
+            stack = [(int(r), False) for r in self.children(-1)[::-1]]
+            while stack:
+                bone, finished = stack.pop()
+                if finished:
+                    end[bone] = len(order)
+                    continue
+                if self.parents[bone] >= 0:
+                    depth[bone] = depth[self.parents[bone]] + 1
+                order.append(bone)
+                stack.append((bone, True))
+                stack += [(int(c), False) for c in self.children(bone)[::-1]]
+            self._preorder = Preorder(np.array(order, dtype=np.int64), depth, end)
+        return self._preorder
+
+    def subtree(self, i):
+        """``i`` and every bone below it, ascending. Kept once asked for (the bones a drag moves are
+        asked every frame); building them all up front would take memory growing with depth squared."""
+        cached = self._subtrees.get(i)
+        if cached is None:
+            found, frontier = [np.array([i])], np.array([i])
+            while len(frontier):
+                frontier = np.concatenate([self.children(int(b)) for b in frontier])
+                found.append(frontier)
+            cached = self._subtrees[i] = np.sort(np.concatenate(found))
+        return cached
 
     def ancestors(self, i):
         """Indices from ``i``'s parent up to the root."""

@@ -11,13 +11,13 @@ from ui.animation import choose_frame
 from ui.auto_setup import LIMB_ROLES, apply_auto_setup, choose_limb_end, current_setup, limbs_to_set_up, should_offer, \
     show_auto_setup
 from ui.navigation import frame_bones
+from ui.outliner import outliner_panel
 from ui.state import GIZMO_MODES
 
 AXES = "XYZ"
 DOCKED = imgui.WindowFlags_.always_auto_resize | imgui.WindowFlags_.no_move
 MARGIN = 8.0
 TOOLBAR_ROOM = 56.0
-OUTLINER_WIDTH, OUTLINER_HEIGHT, OUTLINER_INDENT = 210.0, 190.0, 9.0
 
 
 def _help(text):
@@ -182,37 +182,6 @@ def bone_ik_panel(state):
         fields["stretch"] = min(max(fields["stretch"], 0.0), 1.0) if math.isfinite(fields["stretch"]) else 0.0
         state.rig.bone_ik[name] = dataclasses.replace(settings, **fields)
     return changed
-
-
-def _outliner_node(state, index):
-    skeleton = state.rig.skeleton
-    name = skeleton.names[index]
-    children = skeleton.children(index)
-    flags = imgui.TreeNodeFlags_.open_on_arrow | imgui.TreeNodeFlags_.default_open \
-        | imgui.TreeNodeFlags_.span_avail_width
-    if not len(children):
-        flags |= imgui.TreeNodeFlags_.leaf
-    if name in state.view.selected:
-        flags |= imgui.TreeNodeFlags_.selected
-    is_open = imgui.tree_node_ex(name, flags)
-    if imgui.is_item_clicked() and not imgui.is_item_toggled_open():
-        extend = imgui.get_io().key_shift or imgui.get_io().key_ctrl
-        state.view.selected = (state.view.selected | {name}) if extend else {name}
-        state.view.active = name
-    if is_open:
-        for child in children:
-            _outliner_node(state, int(child))
-        imgui.tree_pop()
-
-
-def outliner_panel(state):
-    """The bone tree; a click selects (Shift or Ctrl adds)."""
-    imgui.begin_child("bones", imgui.ImVec2(OUTLINER_WIDTH, OUTLINER_HEIGHT), imgui.ChildFlags_.borders)
-    imgui.push_style_var(imgui.StyleVar_.indent_spacing, OUTLINER_INDENT)
-    for root in (i for i, p in enumerate(state.rig.skeleton.parents) if p < 0):
-        _outliner_node(state, root)
-    imgui.pop_style_var()
-    imgui.end_child()
 
 
 VIEW_BUTTONS = (("Front", "front"), ("Right", "side"), ("Top", "top"),

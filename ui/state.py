@@ -11,6 +11,7 @@ from rig.evaluate import evaluate
 from rig.pose import Pose, heads_tails
 from ui.animation import Animation
 from ui.history import History
+from ui.outliner import OutlinerState
 
 
 DRAG_KINDS = ("translate", "auto_ik", "rotate", "gizmo")
@@ -81,6 +82,7 @@ class AppState:
     pose: Pose
     camera: OrbitCamera
     view: ViewState = field(default_factory=ViewState)
+    outliner: OutlinerState = field(default_factory=OutlinerState)
     world: np.ndarray = None
     reports: list = field(default_factory=list)
     drag: DragState | None = None

@@ -14,7 +14,7 @@ import re
 
 import numpy as np
 
-from rig.formats.jsonfields import save_text_atomic
+from rig.formats.jsonfields import FileFormatError, save_text_atomic
 from rig.pose import Pose, world_matrices
 from solvers.transforms import euler_from_matrix3
 
@@ -74,6 +74,11 @@ def _vector(v):
     return " ".join(_number(x) for x in v)
 
 
+# Whitespace means nothing in BVH; indenting past this would make a deep chain's file grow with
+# the square of its depth (a 10,000-bone chain: 50 MB of tabs).
+MAX_INDENT = 16
+
+
 def _hierarchy(skeleton, names, moved, scale, order):
     """HIERARCHY lines and the bone index behind each joint in channel order (depth first)."""
     children = [skeleton.children(i) for i in range(len(names))]
@@ -83,10 +88,10 @@ def _hierarchy(skeleton, names, moved, scale, order):
     stack = [(i, 0) for i in reversed(np.flatnonzero(skeleton.parents < 0))]
     while stack:
         i, depth = stack.pop()
+        pad = "\t" * min(depth, MAX_INDENT)
         if i < 0:  # marker: close bone ~i
-            lines.append("\t" * depth + "}")
+            lines.append(pad + "}")
             continue
-        pad = "\t" * depth
         order_out.append(i)
         lines += [f"{pad}{'JOINT' if skeleton.parents[i] >= 0 else 'ROOT'} {names[i]}", pad + "{",
                   f"{pad}\tOFFSET {_vector(offsets[i] * scale)}"]
@@ -111,6 +116,8 @@ def bvh_text(skeleton, poses, frame_time=1.0 / 30.0, scale=100.0, order="ZXY"):
         raise ValueError("scale and frame time must be positive numbers")
     names, warnings = _bvh_names(skeleton.names)
     rotations, positions = _local_channels(skeleton, *_joint_frames(skeleton, poses))
+    if not (np.isfinite(rotations).all() and np.isfinite(positions * scale).all()):
+        raise ValueError("the posed joints are not finite (scales multiplied down the hierarchy overflow)")
     offsets = _offsets(skeleton)
     moved = (skeleton.parents < 0) | (np.abs(positions - offsets).max(axis=(0, 2)) > MOVE_TOLERANCE)
     lines, joint_order = _hierarchy(skeleton, names, moved, scale, order)
@@ -128,6 +135,9 @@ def bvh_text(skeleton, poses, frame_time=1.0 / 30.0, scale=100.0, order="ZXY"):
 
 def save_bvh(path, skeleton, poses, frame_time=1.0 / 30.0, scale=100.0, order="ZXY"):
     """Write ``poses`` as a BVH file (see ``bvh_text``); returns the warnings."""
-    text, warnings = bvh_text(skeleton, poses, frame_time, scale, order)
+    try:
+        text, warnings = bvh_text(skeleton, poses, frame_time, scale, order)
+    except ValueError as error:
+        raise FileFormatError(path, None, f"a rig and poses that can be written ({error})") from None
     save_text_atomic(path, text, suffix=".bvh")
     return warnings

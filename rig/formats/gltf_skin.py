@@ -107,11 +107,14 @@ def node_map(skin_bones, skeleton):
 def _check_invertible(file, nodes, joints):
     """Joints and their ancestors need invertible transforms (a zero scale hides a node in glTF,
     but leaves a bone without a frame)."""
+    singular = np.abs(np.linalg.det(np.asarray(nodes.local)[:, :3, :3])) < 1e-12
+    checked = set()  # each node once, so a deep chain costs its length, not its length squared
     for joint in joints:
         node = joint
-        while node >= 0:
-            if abs(np.linalg.det(nodes.local[node][:3, :3])) < 1e-12:
+        while node >= 0 and node not in checked:
+            if singular[node]:
                 file.fail(f"nodes[{node}]", "an invertible transform (no zero scale) on a joint or its ancestors")
+            checked.add(node)
             node = nodes.parents[node]
 
 
@@ -143,7 +146,9 @@ def _parents_first(nodes, joints):
     for k in range(len(joints)):
         chain, node = [], joints[k]
         while node >= 0:
-            if node in slot_of and slot_of[node] not in placed:
+            if node in slot_of:
+                if slot_of[node] in placed:  # so are all its joint ancestors: stop here
+                    break
                 chain.append(slot_of[node])
                 placed.add(slot_of[node])
             node = nodes.parents[node]

@@ -5,6 +5,7 @@ connected flag) plus IK / copy-rotation constraints, per-bone IK settings and so
 Every load validates and raises FileFormatError naming the file, the field and what was expected.
 Saves are atomic.
 """
+import math
 from dataclasses import asdict
 
 import numpy as np
@@ -147,8 +148,8 @@ def rig_from_dict(data, path="<rig>"):
     index = {n: i for i, n in enumerate(names)}
     heads, tails, rolls, connected, bone_ik = [], [], [], [], {}
     for b in ordered:
-        head, tail = np.array(b.vector("head", 3, bound=MAX_COORDINATE)), np.array(b.vector("tail", 3, bound=MAX_COORDINATE))
-        if np.linalg.norm(tail - head) < MIN_BONE_LENGTH:
+        head, tail = b.vector("head", 3, bound=MAX_COORDINATE), b.vector("tail", 3, bound=MAX_COORDINATE)
+        if math.dist(head, tail) < MIN_BONE_LENGTH:
             b.fail("tail", f"a point at least {MIN_BONE_LENGTH} m from the head (zero-length bone)", list(tail))
         heads.append(head)
         tails.append(tail)
