@@ -253,10 +253,20 @@ def bvh_document(data, path="<bvh>", scale=None, frame=0, up="y"):
                        frame_times={"motion": data.frame_time})
 
 
+# Refused up front: a 200 MB file (about 280,000 frames of a 31-joint figure) would take over 2 GB
+# as poses. 64 MB still holds an hour of 120 fps capture.
+MAX_BVH_BYTES = 64 << 20
+
+
 def load_bvh(path, scale=None, frame=0, up="y"):
     """Read a BVH file as a RigDocument (see ``bvh_document``); FileFormatError if unreadable."""
     warnings = []
     try:
+        size = os.path.getsize(path)
+        if size > MAX_BVH_BYTES:
+            raise FileFormatError(path, None, f"a BVH file of at most {MAX_BVH_BYTES >> 20} MB (this one has "
+                                  f"{size / 2 ** 20:.0f} MB; every frame becomes a pose held in memory, so cut "
+                                  "the motion into shorter clips)")
         with open(path, "rb") as f:
             raw = f.read()
     except OSError as e:

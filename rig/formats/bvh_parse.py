@@ -209,15 +209,20 @@ def _bad_value(path, rows, first_row_line):
 
 
 def _parse_rows(path, lines, index, channel_count, warnings):
+    last = next((n for n in range(len(lines) - 1, index - 1, -1) if lines[n].strip()), None)
+    end = len(lines)
+    if last is not None and len(lines[last].split()) < channel_count:
+        warnings.append(f"{path}: line {last + 1}: the last frame has {len(lines[last].split())} of {channel_count} "
+                        "values (file cut short?); it was dropped")
+        end = last
+    frames = _read_rows_fast(lines[index:end], channel_count)
+    if frames is not None:
+        return frames
     rows = []
-    for n in range(index, len(lines)):
+    for n in range(index, end):
         tokens = lines[n].split()
         if tokens:
             rows.append((n + 1, tokens))
-    if rows and len(rows[-1][1]) < channel_count:
-        n, tokens = rows.pop()
-        warnings.append(f"{path}: line {n}: the last frame has {len(tokens)} of {channel_count} values "
-                        "(file cut short?); it was dropped")
     for n, tokens in rows:
         if len(tokens) != channel_count:
             raise FileFormatError(path, f"line {n}", f"{channel_count} values in a frame row, one per channel",
@@ -232,6 +237,22 @@ def _parse_rows(path, lines, index, channel_count, warnings):
     if frames is None or not np.isfinite(frames).all() or np.abs(frames).max(initial=0.0) > MAX_MAGNITUDE:
         _bad_value(path, rows, rows[0][0])
     return frames
+
+
+def _read_rows_fast(lines, channel_count):
+    """The frame rows as an array when every row is well formed, else None (the caller then reads
+    row by row to name the bad line). One numpy parse of the whole text: a 200 MB file would
+    otherwise become 26 million Python strings."""
+    rows = [line for line in lines if line and not line.isspace()]
+    if any(len(line.split()) != channel_count for line in rows):
+        return None
+    try:
+        values = np.fromstring(" ".join(rows), dtype=float, sep=" ")
+    except ValueError:  # an unreadable token
+        return None
+    if len(values) != len(rows) * channel_count or not (np.abs(values) <= MAX_MAGNITUDE).all():
+        return None
+    return values.reshape(len(rows), channel_count)
 
 
 def _parse_motion(path, lines, index, channel_count, warnings):

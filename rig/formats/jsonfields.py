@@ -157,11 +157,18 @@ def check_header(reader, format_name, supported_version):
     return version
 
 
+# Files up to this size are indented for people to read; larger ones (a 100,000-bone rig) are written
+# compact, since Python's JSON encoder indents only in pure Python, several times slower.
+INDENT_BELOW = 1 << 20
+
+
 def save_json_atomic(path, data):
-    """Strict JSON (no NaN or Infinity: other tools cannot read them), indented and newline-terminated,
+    """Strict JSON (no NaN or Infinity: other tools cannot read them), newline-terminated,
     written atomically as ``save_bytes_atomic``. Non-finite numbers raise FileFormatError naming ``path``."""
     try:
-        text = json.dumps(data, indent=1, allow_nan=False)
+        text = json.dumps(data, allow_nan=False)
+        if len(text) < INDENT_BELOW:
+            text = json.dumps(data, indent=1)
     except ValueError:
         raise FileFormatError(path, None, "finite numbers to write (a value is NaN or infinite)") from None
     save_text_atomic(path, text + "\n", suffix=".json")
