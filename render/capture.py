@@ -4,8 +4,12 @@ Images are ``uint8`` arrays of shape ``(height, width, 3)`` with the first row a
 written by Pillow with no metadata (no time stamps, no text chunks), so the same pixels always
 give the same bytes.
 """
+import io
+
 import numpy as np
 from PIL import Image
+
+from rig.formats.atomic import save_bytes_atomic
 
 
 class OffscreenTarget:
@@ -52,8 +56,11 @@ class OffscreenTarget:
 
 
 def save_png(image, path):
-    """Write an (H, W, 3) uint8 image as a PNG with no metadata."""
-    Image.fromarray(np.ascontiguousarray(image, dtype=np.uint8)).save(path, format="PNG")
+    """Write an (H, W, 3) uint8 image as a PNG with no metadata, atomically (a full disk keeps the
+    previous picture)."""
+    encoded = io.BytesIO()
+    Image.fromarray(np.ascontiguousarray(image, dtype=np.uint8)).save(encoded, format="PNG")
+    save_bytes_atomic(path, encoded.getvalue(), suffix=".png")
 
 
 def load_png(path):

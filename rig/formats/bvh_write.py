@@ -14,7 +14,8 @@ import re
 
 import numpy as np
 
-from rig.formats.jsonfields import FileFormatError, save_text_atomic
+from rig.formats.atomic import save_text_atomic
+from rig.formats.jsonfields import FileFormatError
 from rig.pose import Pose, world_matrices
 from solvers.transforms import euler_from_matrix3
 

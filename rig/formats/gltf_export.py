@@ -12,7 +12,8 @@ import struct
 import numpy as np
 
 from rig.formats.gltf_skin import EXTRAS_KEY, RIG_EXTRAS
-from rig.formats.jsonfields import FileFormatError, save_bytes_atomic
+from rig.formats.atomic import save_bytes_atomic
+from rig.formats.jsonfields import FileFormatError
 from rig.pose import Pose
 from rig.formats.rigfile import rig_to_dict
 from solvers.transforms import matrix3_to_quat, quat_mul, quat_rotate

@@ -1,8 +1,8 @@
 """Typed reads from parsed JSON with messages that name the file, the field and what was expected."""
 import json
 import math
-import os
-import tempfile
+
+from rig.formats.atomic import save_text_atomic
 
 
 class FileFormatError(ValueError):
@@ -172,25 +172,3 @@ def save_json_atomic(path, data):
     except ValueError:
         raise FileFormatError(path, None, "finite numbers to write (a value is NaN or infinite)") from None
     save_text_atomic(path, text + "\n", suffix=".json")
-
-
-def save_text_atomic(path, text, suffix=".tmp"):
-    """UTF-8 text with the newlines as given, written atomically (``save_bytes_atomic``)."""
-    save_bytes_atomic(path, text.encode("utf-8"), suffix)
-
-
-def save_bytes_atomic(path, data, suffix=""):
-    """Write ``data`` to a temporary file beside ``path``, then rename over it, so a crash never
-    leaves a half-written file."""
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=suffix, dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
