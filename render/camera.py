@@ -28,6 +28,8 @@ VIEWS = {
 Ctrl, the opposite Back/Left/Bottom."""
 
 MIN_DISTANCE = 1e-3
+MAX_DISTANCE = 1e7  # ten times the largest rig coordinate (rig.ranges): zooming out further shows nothing
+MAX_ZOOM_STEPS = 100  # per event: a wheel (or a replayed scroll) of -1e4 clicks would overflow 0.9 ** steps
 
 
 def _rot_x(a):
@@ -200,7 +202,10 @@ class OrbitCamera:
 
     def zoom(self, steps, factor=0.9):
         """Zoom in by ``steps`` wheel clicks (negative zooms out): distance and ortho scale are
-        multiplied by ``factor ** steps``."""
-        scale = factor ** steps
-        self.distance = max(self.distance * scale, MIN_DISTANCE)
-        self.ortho_scale = max(self.ortho_scale * scale, MIN_DISTANCE)
+        multiplied by ``factor ** steps``, with at most ``MAX_ZOOM_STEPS`` a call, and stay within
+        [MIN_DISTANCE, MAX_DISTANCE]."""
+        if not np.isfinite(steps):
+            return
+        scale = factor ** float(np.clip(steps, -MAX_ZOOM_STEPS, MAX_ZOOM_STEPS))
+        self.distance = float(np.clip(self.distance * scale, MIN_DISTANCE, MAX_DISTANCE))
+        self.ortho_scale = float(np.clip(self.ortho_scale * scale, MIN_DISTANCE, MAX_DISTANCE))

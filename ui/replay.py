@@ -8,6 +8,9 @@ them); pyglet's bottom-left convention is applied here. ``load_events`` reads an
                 {"type": "scroll", "x": px, "y": px, "dy": clicks, "mods": [...]},
                 {"type": "key", "key": "Z", "mods": [...]},
                 {"type": "frame", "count": n}]}
+
+``key`` is any of pyglet's key names (``pyglet.window.key``: "Z", "NUM_5", "PAGEUP"; digits as "1");
+``mods`` are held down around every kind of event, as a user holds Ctrl for Ctrl+wheel.
 """
 from pyglet.window import key, mouse
 
@@ -16,14 +19,16 @@ from rig.formats.jsonfields import Reader, load_json
 EVENT_TYPES = ("move", "press", "drag", "release", "scroll", "key", "frame")
 BUTTONS = {"left": mouse.LEFT, "middle": mouse.MIDDLE, "right": mouse.RIGHT}
 MODIFIERS = {"ctrl": key.MOD_CTRL, "shift": key.MOD_SHIFT, "alt": key.MOD_ALT}
+MODIFIER_KEYS = {key.MOD_CTRL: key.LCTRL, key.MOD_SHIFT: key.LSHIFT, key.MOD_ALT: key.LALT}
 MAX_FRAMES = 10000
 
 
 def key_symbol(name):
-    """pyglet's key symbol for a key name ("Z", "ESCAPE", "F1", "1"), or None."""
-    attribute = name.upper() if not name.isdigit() else f"_{name}"
-    symbol = getattr(key, attribute, None)
-    return symbol if isinstance(symbol, int) and name.isalnum() else None
+    """pyglet's key symbol for one of its key names ("Z", "ESCAPE", "F1", "NUM_5", "NUM_DECIMAL",
+    "PAGEUP"; digits as "1"), any case, or None."""
+    attribute = f"_{name}" if name.isdigit() else name.upper()
+    symbol = getattr(key, attribute, None) if attribute.replace("_", "").isalnum() else None
+    return symbol if isinstance(symbol, int) and not attribute.startswith("MOD_") else None
 
 
 def _button(button):
@@ -52,9 +57,17 @@ class InputSender:
     def _pyglet_y(self, y):
         return self.app.window.height - y
 
-    def _send(self, event, *args):
-        """Queue the event as the OS would, let the window dispatch it, then run a frame."""
+    def _send(self, event, *args, mods=()):
+        """Queue the event as the OS would, with the modifier keys ``mods`` held down around it (as a
+        user holds Ctrl for Ctrl+wheel: pyglet's scroll and motion events carry no modifiers, so the
+        app reads held keys), let the window dispatch it, then run a frame."""
+        bits = _modifier_bits(mods)
+        held = [symbol for bit, symbol in MODIFIER_KEYS.items() if bits & bit]
+        for symbol in held:
+            self.app.window.dispatch_event("on_key_press", symbol, bits)
         self.app.window.dispatch_event(event, *args)
+        for symbol in held:
+            self.app.window.dispatch_event("on_key_release", symbol, bits)
         self.app.window.dispatch_events()
         self.app.frame()
 
@@ -64,25 +77,25 @@ class InputSender:
         return dx, dy
 
     def move(self, x, y, mods=()):
-        self._send("on_mouse_motion", x, self._pyglet_y(y), *self._moved(x, y))
+        self._send("on_mouse_motion", x, self._pyglet_y(y), *self._moved(x, y), mods=mods)
 
     def press(self, x, y, button="left", mods=()):
         self._moved(x, y)
         self.buttons |= _button(button)
-        self._send("on_mouse_press", x, self._pyglet_y(y), _button(button), _modifier_bits(mods))
+        self._send("on_mouse_press", x, self._pyglet_y(y), _button(button), _modifier_bits(mods), mods=mods)
 
     def drag(self, x, y, button="left", mods=()):
         buttons = self.buttons or _button(button)
-        self._send("on_mouse_drag", x, self._pyglet_y(y), *self._moved(x, y), buttons, _modifier_bits(mods))
+        self._send("on_mouse_drag", x, self._pyglet_y(y), *self._moved(x, y), buttons, _modifier_bits(mods), mods=mods)
 
     def release(self, x, y, button="left", mods=()):
         self._moved(x, y)
         self.buttons &= ~_button(button)
-        self._send("on_mouse_release", x, self._pyglet_y(y), _button(button), _modifier_bits(mods))
+        self._send("on_mouse_release", x, self._pyglet_y(y), _button(button), _modifier_bits(mods), mods=mods)
 
     def scroll(self, x, y, dy, mods=()):
         self._moved(x, y)
-        self._send("on_mouse_scroll", x, self._pyglet_y(y), 0.0, dy)
+        self._send("on_mouse_scroll", x, self._pyglet_y(y), 0.0, dy, mods=mods)
 
     def key(self, name, mods=()):
         """Press and release a key (by name, "Z", or pyglet symbol) with modifiers held, then run
@@ -124,7 +137,7 @@ def _read_event(reader):
     if kind == "key":
         event["key"] = reader.string("key")
         if key_symbol(event["key"]) is None:
-            reader.fail("key", "a key name such as Z, ESCAPE, F1 or 1", event["key"])
+            reader.fail("key", "one of pyglet's key names, such as Z, ESCAPE, F1, 1, NUM_5 or PAGEUP", event["key"])
         return event
     event["x"], event["y"] = reader.number("x"), reader.number("y")
     if kind == "scroll":
