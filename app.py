@@ -275,17 +275,15 @@ def run_headless(args, state, events):
 def start_autosave(app, args):
     """Autosave the session, first offering an earlier one that did not end cleanly; with
     --no-recover neither (the earlier file stays for a later start). Returns the Autosaver."""
-    from rig.formats.jsonfields import FileFormatError
-    from ui.autosave import Autosaver, read_recovery, recovery_path
+    from ui.autosave import Autosaver, read_recovery, read_state_file, recovery_path
     from ui.recovery import RecoveryOffer
     if args.no_recover:
         return None
     path = recovery_path()
-    try:
-        data = read_recovery(path)
-    except FileFormatError as error:
-        print(f"posekit: warning: ignoring a damaged recovery file: {error}", file=sys.stderr)
-        data = None
+    data, problem = read_state_file(path, read_recovery)
+    if problem:
+        print(f"posekit: warning: {problem}", file=sys.stderr)
+        app.state.message = problem
     autosaver = Autosaver(path)
     autosaver.start(app.state)
     app.editor.autosaver = autosaver

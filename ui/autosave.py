@@ -11,13 +11,14 @@ import time
 import numpy as np
 
 from render.camera import OrbitCamera
-from rig.formats.jsonfields import Reader, check_header, load_json, save_json_atomic
+from rig.formats.jsonfields import FileFormatError, Reader, check_header, load_json, save_json_atomic
 from rig.formats.rigfile import pose_from_dict, pose_to_dict, rig_from_dict, rig_to_dict
 from ui.state import AppState
 
 RECOVERY_FORMAT, RECOVERY_VERSION = "posekit.recovery", 1
 STATE_DIR_ENV = "POSEKIT_STATE_DIR"
 AUTOSAVE_DELAY_S = 3.0
+LATEST_SAVE = 32503680000.0  # seconds since 1970 at the year 3000: later "saved" times are damage
 
 
 def state_dir():
@@ -32,10 +33,36 @@ def recovery_path():
 
 
 def remove_file(path):
+    """Remove ``path`` if it is a file; anything else (gone already, a folder in its place) is left,
+    since a clean exit must not fail over a state file."""
     try:
         os.unlink(path)
-    except FileNotFoundError:
+    except OSError:
         pass
+
+
+def set_aside(path):
+    """Rename a damaged state file (or whatever sits at its path) out of the way, keeping it for the
+    user to look at; returns the new path, or None when it could not be moved."""
+    aside = f"{path}.damaged-{time.strftime('%Y%m%d-%H%M%S')}"
+    try:
+        os.replace(path, aside)
+    except OSError:
+        return None
+    return aside
+
+
+def read_state_file(path, read):
+    """``read(path)`` for a state file (recovery, recent files), or None when there is none. A
+    damaged one is set aside and reported once: returns (value or None, a one-line message or "")."""
+    if not os.path.lexists(path):
+        return None, ""
+    try:
+        return read(path), ""
+    except FileFormatError as error:
+        aside = set_aside(path)
+        where = f"moved to {aside}" if aside else "it could not be moved"
+        return None, f"a damaged state file was set aside ({where}): {error}"
 
 
 def _camera_dict(camera):
@@ -51,13 +78,11 @@ def session_dict(state):
 
 
 def read_recovery(path):
-    """The recovery file's session as a dict, or None when there is none; a damaged file raises
-    FileFormatError."""
-    if not os.path.exists(path):
-        return None
+    """The recovery file's session as a dict; a damaged file raises FileFormatError."""
     data = load_json(path)
     root = Reader(path, data)
     check_header(root, RECOVERY_FORMAT, RECOVERY_VERSION)
+    root.number("saved", low=0.0, high=LATEST_SAVE)
     root.string("rig_path")
     root.child("rig")
     root.child("pose")

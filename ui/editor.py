@@ -82,6 +82,8 @@ class Editor:
         self.autosaver = None  # an ui.autosave.Autosaver in interactive sessions
         self.recovery = None  # an ui.recovery.RecoveryOffer while one awaits an answer
         self.recent = RecentFiles()
+        if self.recent.problem:
+            app.state.message = self.recent.problem
         self.import_options = ImportOptions()  # what File > BVH import (or the command line) chose
 
     @property

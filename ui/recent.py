@@ -1,12 +1,13 @@
 """The recently opened rig files, newest first, kept in the user's state directory (next to the
 autosave file, see ``ui.autosave.state_dir``) so File > Open Recent survives restarts.
 
-A missing or damaged list reads as empty: it is a convenience, never a reason to fail a start.
+A missing list reads as empty; a damaged one is set aside (see ``ui.autosave.read_state_file``):
+it is a convenience, never a reason to fail a start.
 """
 import os
 
-from rig.formats.jsonfields import FileFormatError, Reader, check_header, load_json, save_json_atomic
-from ui.autosave import state_dir
+from rig.formats.jsonfields import Reader, check_header, is_text, load_json, save_json_atomic
+from ui.autosave import read_state_file, state_dir
 
 RECENT_FORMAT, RECENT_VERSION = "posekit.recent", 1
 MAX_RECENT = 5
@@ -16,25 +17,21 @@ def recent_path():
     return os.path.join(state_dir(), "recent.json")
 
 
+def _read_recent(path):
+    root = Reader(path, load_json(path))
+    check_header(root, RECENT_FORMAT, RECENT_VERSION)
+    rigs = root.get("rigs", [])
+    return [p for p in rigs if isinstance(p, str) and is_text(p)][:MAX_RECENT] if isinstance(rigs, list) else []
+
+
 class RecentFiles:
-    """``paths``: absolute rig paths, newest first, at most ``MAX_RECENT``."""
+    """``paths``: absolute rig paths, newest first, at most ``MAX_RECENT``; ``problem`` says why a
+    damaged list was set aside ("" when it read)."""
 
     def __init__(self, path=None):
         self.path = path or recent_path()
-        self.paths = self._read()
-
-    def _read(self):
-        if not os.path.exists(self.path):
-            return []
-        try:
-            data = load_json(self.path)
-            if not isinstance(data, dict):
-                return []
-            check_header(Reader(self.path, data), RECENT_FORMAT, RECENT_VERSION)
-        except FileFormatError:
-            return []
-        rigs = data.get("rigs")
-        return [p for p in rigs if isinstance(p, str)][:MAX_RECENT] if isinstance(rigs, list) else []
+        paths, self.problem = read_state_file(self.path, _read_recent)
+        self.paths = paths or []
 
     def add(self, path):
         """Put ``path`` first and write the list; returns an error message or ""."""

@@ -19,9 +19,7 @@ class RecoveryOffer:
         self.opened = False
 
     def describe(self):
-        saved = self.data.get("saved")
-        when = datetime.datetime.fromtimestamp(saved).strftime("%Y-%m-%d %H:%M:%S") if isinstance(
-            saved, (int, float)) else "an unknown time"
+        when = datetime.datetime.fromtimestamp(self.data["saved"]).strftime("%Y-%m-%d %H:%M:%S")
         return f"Posekit did not close cleanly. Restore the session on\n{self.data['rig_path']}\nautosaved at {when}?"
 
     def restore(self, app):

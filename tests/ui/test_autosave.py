@@ -1,12 +1,17 @@
 """Autosave and crash recovery: the session is written after a change, offered back on start,
 restored (pose, settings, camera) or discarded."""
+import glob
 import json
 import os
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
-from ui.autosave import STATE_DIR_ENV, Autosaver, read_recovery, recovery_path, restore_session, session_dict
+from app import start_autosave
+from ui.autosave import STATE_DIR_ENV, Autosaver, read_recovery, read_state_file, recovery_path, restore_session, \
+    session_dict
+from ui.recent import RecentFiles
 from ui.recovery import RecoveryOffer
 
 from .conftest import humanoid_state
@@ -75,10 +80,47 @@ def test_restored_session_has_the_pose_settings_and_camera(tmp_path):
 
 def test_a_damaged_recovery_file_is_reported(tmp_path):
     path = tmp_path / "recovery.json"
-    path.write_text(json.dumps({"format": "posekit.recovery", "version": 1, "rig_path": 3}))
+    path.write_text(json.dumps({"format": "posekit.recovery", "version": 1, "saved": 1.0, "rig_path": 3}))
     with pytest.raises(ValueError, match="'rig_path': expected a string"):
         read_recovery(str(path))
-    assert read_recovery(str(tmp_path / "none.json")) is None
+    assert read_state_file(str(tmp_path / "none.json"), read_recovery) == (None, "")
+
+
+DAMAGED = {
+    "a folder": None,
+    "saved far in the future": '{"format": "posekit.recovery", "version": 1, "saved": 1e300, "rig_path": "r.json"}',
+    "saved NaN": '{"format": "posekit.recovery", "version": 1, "saved": NaN, "rig_path": "r.json"}',
+    "nested 100,000 deep": '{"format": ' + "[" * 100_000 + "]" * 100_000 + "}",
+}
+
+
+@pytest.mark.parametrize("damage", sorted(DAMAGED))
+def test_a_damaged_recovery_file_is_set_aside_once_and_the_app_starts(monkeypatch, tmp_path, capsys, damage):
+    monkeypatch.setenv(STATE_DIR_ENV, str(tmp_path))
+    path = tmp_path / "recovery.json"
+    path.mkdir() if DAMAGED[damage] is None else path.write_text(DAMAGED[damage])
+    app = SimpleNamespace(state=humanoid_state(), editor=SimpleNamespace(recovery=None))
+    autosaver = start_autosave(app, SimpleNamespace(no_recover=False))
+    [aside] = glob.glob(str(tmp_path / "recovery.json.damaged-*"))  # renamed, not deleted
+    assert (os.path.isdir(aside) if DAMAGED[damage] is None else open(aside).read() == DAMAGED[damage])
+    assert app.editor.recovery is None and "set aside" in app.state.message and aside in app.state.message
+    assert len(capsys.readouterr().err.strip().splitlines()) == 1
+    autosaver.clear()  # a clean exit with nothing to remove
+    assert read_state_file(str(path), read_recovery) == (None, "")  # reported once: the next start is quiet
+
+
+def test_a_folder_where_the_recovery_file_goes_does_not_break_quitting(tmp_path):
+    (tmp_path / "recovery.json").mkdir()
+    Autosaver(str(tmp_path / "recovery.json")).clear()
+    assert (tmp_path / "recovery.json").is_dir()
+
+
+def test_a_damaged_recent_files_list_is_set_aside_and_reads_empty(tmp_path):
+    path = tmp_path / "recent.json"
+    path.write_text("[" * 100_000 + "]" * 100_000)
+    recent = RecentFiles(str(path))
+    assert recent.paths == [] and "set aside" in recent.problem and not path.exists()
+    assert recent.add(str(tmp_path / "rig.json")) == "" and RecentFiles(str(path)).paths == [str(tmp_path / "rig.json")]
 
 
 def offer_for(tmp_path, state):
