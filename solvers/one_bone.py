@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 
+from solvers import inputs
 from solvers import scalar as sc
 from solvers.chain import Chain, SolveResult
 
@@ -27,23 +28,25 @@ def solve_one_bone(chain: Chain, rotations, target, pole=None, pole_angle=0.0):
     A target at the bone's head leaves the pose unchanged with error 0; a non-finite target or
     pole leaves it unchanged with converged False and error inf.
     """
-    rotations = np.asarray(rotations, dtype=float)
-    target = tuple(np.asarray(target, dtype=float).tolist())
-    pole = None if pole is None else tuple(np.asarray(pole, dtype=float).tolist())
-    if not all(map(math.isfinite, target)) or (pole is not None and not all(map(math.isfinite, pole))):
-        return SolveResult(rotations.copy(), 0, np.array([np.inf]), False)
+    start = inputs.unit_quaternion(np.asarray(rotations, dtype=float)[0].tolist())
+    rotations = np.array([start])
     base_q, origin, offsets, rest, _ = chain.floats
+    target, _ = inputs.near_target(tuple(np.asarray(target, dtype=float).tolist()), origin)
+    pole = None if pole is None else inputs.near_target(tuple(np.asarray(pole, dtype=float).tolist()), origin)[0]
+    pole_angle = inputs.finite_angle(pole_angle, "pole_angle")
+    if not all(map(math.isfinite, target)) or (pole is not None and not all(map(math.isfinite, pole))):
+        return SolveResult(rotations, 0, np.array([np.inf]), False)
     head = sc.add(origin, sc.qrotate(base_q, offsets[0]))
     to_target = sc.sub(target, head)
     if sc.length(to_target) <= sc.EPS:
-        return SolveResult(rotations.copy(), 0, np.array([0.0]), True)
+        return SolveResult(rotations, 0, np.array([0.0]), True)
     to_rest = sc.qconj(sc.qmul(base_q, rest[0]))  # aim in the bone's rest frame
     aim = sc.normalize(sc.qrotate(to_rest, to_target))
     pole_dir = up_local = None
     if pole is not None:
         pole_dir = sc.qrotate(to_rest, sc.sub(pole, head))
         up_local = (math.cos(pole_angle), 0.0, math.sin(pole_angle))
-    solved = sc.qnormalize(sc.aim(tuple(rotations[0].tolist()), (0.0, 1.0, 0.0), aim, pole_dir, up_local)[0])
+    solved = sc.qnormalize(sc.aim(start, (0.0, 1.0, 0.0), aim, pole_dir, up_local)[0])
     direction = sc.qrotate(solved, (0.0, 1.0, 0.0))
     error = math.atan2(sc.length(sc.cross(direction, aim)), sc.dot(direction, aim))
     return SolveResult(np.array([solved]), 1, np.array([error]), error <= 1e-9)

@@ -36,7 +36,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from solvers import lanes
+from solvers import inputs, lanes
 from solvers import scalar as sc
 from solvers.chain import Chain, SolveResult, chain_pose
 from solvers.transforms import normalize, quat_between, quat_to_matrix3
@@ -373,24 +373,31 @@ def solve_two_bone(chain: Chain, rotations, target, pole=None, pole_angle=0.0, *
       target line when there is no pole, the bone's twist about its own axis).
     ``result.errors`` is (tip distance,) or (tip distance, end-bone angle in radians).
     """
-    target = _floats(target)
+    target, beyond = inputs.near_target(_floats(target), chain.floats[1])
+    start = inputs.unit_rows(_floats(rotations))
     if pole is None and stretch is None and end_rotation is None and soft == 0.0:
         constants = chain.cached_for_base("two_bone_floats", lambda: _float_constants(chain))
-        solved = constants and _solve_floats(constants, *_floats(rotations), target)
+        solved = constants and _solve_floats(constants, *start, target)
         if solved:
             rotations, error = solved
-            return SolveResult(np.array(rotations), 1, np.array((error,)), error <= constants.tolerance)
+            return SolveResult(np.array(rotations), 1, np.array((error + beyond,)), error <= constants.tolerance)
     validate_two_bone(chain)
-    pole, stretch, end_rotation = _floats(pole), _floats(stretch), _floats(end_rotation)
-    if not all(map(math.isfinite, target + (pole or []) + (end_rotation or []))):
+    pole, stretch, end_rotation = _floats(pole), inputs.stretch_amounts(_floats(stretch)), _floats(end_rotation)
+    pole_angle = inputs.finite_angle(pole_angle, "pole_angle")
+    if pole is not None:
+        pole, _ = inputs.near_target(pole, chain.floats[1])
+    if end_rotation is not None:
+        end_rotation = list(inputs.unit_quaternion(end_rotation, fallback=(math.nan,) * 4))
+    if not all(map(math.isfinite, target + tuple(pole or ()) + tuple(end_rotation or ()))):
         errors = np.full(1 if end_rotation is None else 2, np.inf)
-        return SolveResult(np.array(rotations, dtype=float), 1, errors, False)
-    q0, q1 = np.asarray(rotations, dtype=float).tolist()
+        return SolveResult(np.array(start), 1, errors, False)
+    q0, q1 = start
     base_q, origin, (offset0, mid), (rest0, rest1), (_, lower) = chain.floats
     limb = chain.cached("two_bone", lambda: _limb(sc, rest1, mid, lower))
     solved, scale, errors, converged = _solve(sc, _mount(base_q, origin, offset0, rest0), limb, q0, q1, target, pole,
-                                              float(pole_angle), stretch, float(soft), end_rotation, float(end_weight))
-    return SolveResult(np.array(solved), 1, np.array(errors), converged, np.array(scale))
+                                              pole_angle, stretch, float(soft), end_rotation, float(end_weight))
+    errors = (errors[0] + beyond,) + tuple(errors[1:])
+    return SolveResult(np.array(solved), 1, np.array(errors), converged and beyond == 0.0, np.array(scale))
 
 
 def _per_limb(value, count):
