@@ -26,13 +26,22 @@ def unit_quaternion(q, fallback=IDENTITY):
 
 
 def unit_rows(rows):
-    """Each quaternion of ``rows`` (lists of 4 floats) made unit, as ``unit_quaternion``."""
-    return [unit_quaternion(q) for q in rows]
+    """Each quaternion of ``rows`` (lists of 4 floats) made unit, as ``unit_quaternion``. Inline
+    first check: this runs on every two-bone solve, whose whole budget is ten microseconds."""
+    out = []
+    for q in rows:
+        x, y, z, w = q
+        out.append(q if abs(x * x + y * y + z * z + w * w - 1.0) < 1e-3 else unit_quaternion(q))  # NaN: False
+    return out
 
 
 def near_target(target, origin):
     """(``target`` pulled within FAR of ``origin`` along its direction, how far it was pulled in
-    metres, capped at the largest float). Non-finite targets are returned as they are."""
+    metres, capped at the largest float). Near and non-finite targets are returned as they are."""
+    (tx, ty, tz), (ox, oy, oz) = target, origin
+    dx, dy, dz = tx - ox, ty - oy, tz - oz
+    if dx * dx + dy * dy + dz * dz <= FAR * FAR / 4.0:  # overflow and NaN compare False
+        return target, 0.0
     target = tuple(target)
     if not all(map(math.isfinite, target)):
         return target, 0.0

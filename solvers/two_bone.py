@@ -388,7 +388,7 @@ def solve_two_bone(chain: Chain, rotations, target, pole=None, pole_angle=0.0, *
         pole, _ = inputs.near_target(pole, chain.floats[1])
     if end_rotation is not None:
         end_rotation = list(inputs.unit_quaternion(end_rotation, fallback=(math.nan,) * 4))
-    if not all(map(math.isfinite, target + tuple(pole or ()) + tuple(end_rotation or ()))):
+    if not all(map(math.isfinite, tuple(target) + tuple(pole or ()) + tuple(end_rotation or ()))):
         errors = np.full(1 if end_rotation is None else 2, np.inf)
         return SolveResult(np.array(start), 1, errors, False)
     q0, q1 = start
