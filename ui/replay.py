@@ -131,7 +131,7 @@ def _read_event(reader):
         event["count"] = reader.integer("count", 1, low=1, high=MAX_FRAMES)
         return event
     mods = reader.get("mods", [])
-    if not isinstance(mods, list) or any(m not in MODIFIERS for m in mods):
+    if not isinstance(mods, list) or any(not isinstance(m, str) or m not in MODIFIERS for m in mods):
         reader.fail("mods", f"a list of modifiers from {', '.join(MODIFIERS)}", mods)
     event["mods"] = list(mods)
     if kind == "key":

@@ -1,6 +1,8 @@
 """The hostile inputs a soak found, each a one-line message naming the file (and field) with exit
 status 2, or a correct result: never a traceback, a NaN in an output, or a lost file."""
 import json
+import math
+import re
 
 import numpy as np
 import pytest
@@ -130,3 +132,15 @@ def test_solve_refuses_targets_out_of_range_and_writes_strict_json(capsys, tmp_p
     out = json.loads((tmp_path / "o.json").read_text(), parse_constant=pytest.fail)
     heads = np.array([bone["head"] for bone in out["cases"][0]["bones"].values()])
     assert np.isfinite(heads).all() and np.isfinite(out["cases"][0]["error"])
+
+
+def test_every_json_writer_is_strict(tmp_path):
+    """save_json_atomic is the one JSON writer (rig, pose, scene dump, solve output, recent files,
+    autosave): NaN or Infinity is refused naming the file, and the old file is kept."""
+    from rig.formats.jsonfields import FileFormatError, save_json_atomic
+    path = tmp_path / "out.json"
+    save_json_atomic(path, {"ok": 1.0})
+    for bad in (math.nan, math.inf, -math.inf):
+        with pytest.raises(FileFormatError, match=re.escape(str(path))):
+            save_json_atomic(path, {"values": [0.0, bad]})
+    assert json.loads(path.read_text()) == {"ok": 1.0}
