@@ -1,5 +1,5 @@
 """Size benchmark (not a test): rigs of 100,000 bones, as a chain and flat, loaded, exported to every
-format and rendered in a headless frame through ``app.py``, each command in its own process. Prints a
+format (and the .glb read back) and rendered in a headless frame through ``app.py``, each command in its own process. Prints a
 table and a JSON line; the aim is at most 10 s and 1 GB for each.
 
     .venv/bin/python bench/bench_size.py [--bones 100000]
@@ -28,6 +28,7 @@ def commands(rig, out):
     return {"export .json": ["export", rig, "-o", os.path.join(out, "o.json")],
             "export .bvh": ["export", rig, "-o", os.path.join(out, "o.bvh")],
             "export .glb": ["export", rig, "-o", os.path.join(out, "o.glb")],
+            "read .glb": ["export", os.path.join(out, "o.glb"), "-o", os.path.join(out, "from_glb.json")],
             "headless frame": ["--headless", "--screenshot", os.path.join(out, "o.png"), rig]}
 
 

@@ -32,5 +32,6 @@ def test_a_rig_of_ten_thousand_bones_exports_and_renders(tmp_path, shape):
     figures = measure("--headless", "--screenshot", str(tmp_path / "o.png"), "--size", "640x360", rig)
     assert figures["status"] == 0 and figures["seconds"] < SECONDS and figures["peak_mb"] < PEAK_MB, figures
     assert len(np.unique(load_png(tmp_path / "o.png").reshape(-1, 3), axis=0)) > 20  # panels and scene drawn
-    figures = measure("export", str(tmp_path / "o.json"), "-o", str(tmp_path / "again.bvh"))
-    assert figures["status"] == 0, figures
+    for written in ("o.json", "o.glb", "o.bvh"):  # each read back
+        figures = measure("export", str(tmp_path / written), "-o", str(tmp_path / "again.json"))
+        assert figures["status"] == 0 and figures["seconds"] < SECONDS and figures["peak_mb"] < PEAK_MB, (written, figures)

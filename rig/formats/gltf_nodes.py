@@ -1,5 +1,6 @@
 """The glTF node hierarchy: parents, local and world transforms, validated (indices in range, one
 parent per node, no cycles, finite transforms)."""
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -80,22 +81,22 @@ def _node_trs(file, node, i):
         matrix = finite_numbers(node.matrix, 16)
         if matrix is None:
             file.fail(f"{field}.matrix", "16 finite numbers (column-major)", node.matrix)
-        m = matrix.reshape(4, 4).T
+        m = np.array(matrix).reshape(4, 4).T
         if not np.allclose(m[3], [0.0, 0.0, 0.0, 1.0]) or abs(np.linalg.det(m[:3, :3])) < 1e-12:
             file.fail(f"{field}.matrix", "an invertible affine matrix (last row 0, 0, 0, 1)")
         return decompose(m)
     translation = _vector(file, node.translation, 3, (0.0, 0.0, 0.0), f"{field}.translation")
-    rotation = _vector(file, node.rotation, 4, IDENTITY_QUAT, f"{field}.rotation")
-    norm = np.linalg.norm(rotation)
+    rotation = _vector(file, node.rotation, 4, tuple(IDENTITY_QUAT), f"{field}.rotation")
+    norm = math.sqrt(sum(v * v for v in rotation))
     if norm < 1e-6:
         file.fail(f"{field}.rotation", "a unit quaternion [x, y, z, w]", list(rotation))
     scale = _vector(file, node.scale, 3, (1.0, 1.0, 1.0), f"{field}.scale")
-    return translation, rotation / norm, scale
+    return translation, tuple(v / norm for v in rotation), scale
 
 
 def _vector(file, value, size, default, field):
     if value is None:
-        return np.array(default, dtype=float)
+        return default
     array = finite_numbers(value, size)
     if array is None:
         file.fail(field, f"{size} finite numbers", value)

@@ -81,13 +81,15 @@ def read_skin_bones(file, nodes, skin_index):
     extras = [_extras(file, nodes, n) for n in bone_nodes]
     heads = bind[:, :3, 3]
     tails = _tails(heads, bind, parents, extras)
-    rolls = [_roll(bind[i], tails[i] - heads[i]) for i in range(len(heads))]
+    rolls = _rolls(bind, tails - heads) if len(heads) else []
+    on_parent_tail = (parents >= 0) & (np.linalg.norm(heads - tails[parents], axis=1)
+                                       < 1e-6 * (1 + np.abs(heads).max(axis=1, initial=0.0)))
     bones = []
     for i, name in enumerate(names):
         p = parents[i]
         connected = extras[i].get("connected")
         if not isinstance(connected, bool):
-            connected = bool(p >= 0 and np.linalg.norm(heads[i] - tails[p]) < 1e-6 * (1 + np.abs(heads[i]).max()))
+            connected = bool(on_parent_tail[i])
         bones.append({"name": name, "parent": names[p] if p >= 0 else None, "head": heads[i].tolist(),
                       "tail": tails[i].tolist(), "roll": float(rolls[i]), "connected": bool(connected and p >= 0)})
     return SkinBones(bones, bone_nodes, joint_to_bone, bind, parent_side, mesh_world)
@@ -97,11 +99,10 @@ def node_map(skin_bones, skeleton):
     """The NodeMap of bones read by ``read_skin_bones`` once their skeleton is built."""
     rest = skeleton.rest_world
     post = np.linalg.solve(rest, skin_bones.bind_world)
-    pre = np.empty_like(post)
-    for i, p in enumerate(skeleton.parents):
-        parent_side = skin_bones.parent_side[i] if p < 0 else post[p] @ skin_bones.parent_side[i]
-        pre[i] = np.linalg.solve(parent_side, skeleton.rest_local[i])
-    return NodeMap(skin_bones.joints, pre, post)
+    parent_side = skin_bones.parent_side.copy()
+    has = skeleton.parents >= 0
+    parent_side[has] = post[skeleton.parents[has]] @ parent_side[has]
+    return NodeMap(skin_bones.joints, np.linalg.solve(parent_side, skeleton.rest_local), post)
 
 
 def _check_invertible(file, nodes, joints):
@@ -160,18 +161,19 @@ def _joint_parents(nodes, bone_nodes):
     """Each bone's parent bone (nearest joint ancestor, -1 for none) and the fixed transform from
     that parent joint's frame (the world, for roots) to the node's parent node frame."""
     bone_of = {int(n): i for i, n in enumerate(bone_nodes)}
+    node_parents = nodes.parents.tolist()
     parents = np.full(len(bone_nodes), -1, dtype=np.int64)
-    side = np.empty((len(bone_nodes), 4, 4))
+    up_nodes = np.zeros(len(bone_nodes), dtype=np.int64)
     for i, node in enumerate(bone_nodes):
-        up = nodes.parents[node]
-        while up >= 0 and int(up) not in bone_of:
-            up = nodes.parents[up]
-        parent_frame = nodes.world[nodes.parents[node]] if nodes.parents[node] >= 0 else np.eye(4)
+        up = node_parents[node]
+        while up >= 0 and up not in bone_of:
+            up = node_parents[up]
         if up >= 0:
-            parents[i] = bone_of[int(up)]
-            side[i] = np.linalg.solve(nodes.world[up], parent_frame)
-        else:
-            side[i] = parent_frame
+            parents[i], up_nodes[i] = bone_of[up], up
+    parent_nodes = nodes.parents[np.asarray(bone_nodes, dtype=np.int64)]
+    side = np.where((parent_nodes >= 0)[:, None, None], nodes.world[parent_nodes], np.eye(4))
+    has = parents >= 0  # solved for all bones at once: per bone, numpy's overhead dominated large skins
+    side[has] = np.linalg.solve(nodes.world[up_nodes[has]], side[has])
     return parents, side
 
 
@@ -203,9 +205,12 @@ def _tails(heads, bind, parents, extras):
     spread = float(np.linalg.norm(heads.max(axis=0) - heads.min(axis=0)))
     tails = np.empty_like(heads)
     lengths = np.zeros(len(heads))
+    axes = normalize(bind[:, :3, 1])
+    by_parent = np.argsort(parents, kind="stable")  # children grouped by parent, found by bisection
+    first = np.searchsorted(parents[by_parent], np.arange(len(heads) + 1))
     for i in range(len(heads)):  # parents first, so a leaf can use its parent's length
-        axis = normalize(bind[i, :3, 1])
-        children = np.flatnonzero(parents == i)
+        axis = axes[i]
+        children = by_parent[first[i]:first[i + 1]]
         offsets = heads[children] - heads[i]
         distances = np.linalg.norm(offsets, axis=1)
         if extras[i].get("length"):
@@ -225,13 +230,17 @@ def _tails(heads, bind, parents, extras):
     return tails
 
 
-def _roll(bind, direction):
-    """The roll whose bone X axis is nearest the joint's X axis (its Z axis when X lies along the bone)."""
-    y = normalize(direction)
-    x = bind[:3, 0] - y * np.dot(bind[:3, 0], y)
-    if np.linalg.norm(x) < 1e-6 * np.linalg.norm(bind[:3, 0]):
-        z = bind[:3, 2] - y * np.dot(bind[:3, 2], y)
-        x = np.cross(y, z)
-    frame = np.eye(4)
-    frame[:3, 0], frame[:3, 1] = normalize(x), y
-    return roll_from_frame(frame)
+def _rolls(bind, directions):
+    """Per bone, the roll whose bone X axis is nearest the joint's X axis (its Z axis when X lies
+    along the bone); ``bind`` (N, 4, 4), ``directions`` (N, 3). All bones at once: per bone, numpy's
+    call overhead made this the slowest step of reading a large skin."""
+    y = normalize(directions)
+
+    def across(axis):
+        return axis - y * np.einsum("ij,ij->i", axis, y)[:, None]
+    x, z = across(bind[:, :3, 0]), across(bind[:, :3, 2])
+    along = np.linalg.norm(x, axis=1) < 1e-6 * np.linalg.norm(bind[:, :3, 0], axis=1)
+    x[along] = np.cross(y[along], z[along])
+    frames = np.tile(np.eye(4), (len(y), 1, 1))
+    frames[:, :3, 0], frames[:, :3, 1] = normalize(x), y
+    return roll_from_frame(frames)

@@ -153,12 +153,12 @@ _DELETE = object()
 BAD_FIELDS = [
     (("skins",), [], "skins"),
     (("skins", 0, "joints", 0), 99, "skins[0].joints[0]"),
-    (("skins", 0, "joints", 0), "a", "well-formed glTF document"),  # pygltflib itself refuses it
+    (("skins", 0, "joints", 0), "a", "'skins[0].joints[0]': expected a node index"),
     (("skins", 0, "joints"), [1, 1], "skins[0].joints"),
     (("nodes", 3, "children"), [1], "nodes[3].children[0]"),  # a cycle: hand -> upper
     (("nodes", 1, "children"), [1], "nodes[1].children[0]"),
     (("nodes", 2, "translation"), [0, 1], "nodes[2].translation"),
-    (("nodes", 2, "translation"), [0, "x", 0], "well-formed glTF document"),
+    (("nodes", 2, "translation"), [0, "x", 0], "'nodes[2].translation': expected 3 finite numbers"),
     (("nodes", 2, "rotation"), [0, 0, 0, 0], "nodes[2].rotation"),
     (("nodes", 2, "matrix"), [float("nan")] * 16, "nodes[2].matrix"),
     (("accessors", 0, "count"), 10 ** 12, "accessors[0].count"),
