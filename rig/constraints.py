@@ -2,6 +2,7 @@
 
 Nothing here draws or solves: the solver reads these, the panels edit them. Angles are radians.
 """
+import math
 from dataclasses import dataclass, field
 
 SOLVER_TYPES = ("auto", "one_bone", "two_bone", "fabrik", "ccd", "dls", "sdls")
@@ -9,6 +10,17 @@ SOLVE_MODES = ("continuous", "original_pose")
 IK_TYPES = ("copy_pose", "distance")
 LIMIT_MODES = ("inside", "outside", "on_surface")
 REFERENCE_AXES = ("bone", "target")
+# Each numeric setting's range, stated once: the loaders refuse values outside it, and the panels
+# and the command line clamp to it (a panel that took -5 iterations wrote files the loader refused).
+RANGES = {"iterations": (1, 10000), "chain_count": (0, 255), "pole_angle": (-math.pi, math.pi),
+          "weight": (0.01, 1.0), "orient_weight": (0.01, 1.0), "influence": (0.0, 1.0), "stretch": (0.0, 1.0),
+          "rotation_weight": (0.0, 1.0), "stiffness": (0.0, 0.99), "limit": (-math.pi, math.pi)}
+
+
+def clamp_setting(name, value):
+    """``value`` clamped to the range of setting ``name`` (see RANGES); a NaN becomes its low end."""
+    low, high = RANGES[name]
+    return low if value != value else type(low)(min(max(value, low), high))
 
 
 @dataclass

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rig.constraints import SOLVER_TYPES, IKConstraint, SolverSettings
+from rig.constraints import RANGES, SOLVER_TYPES, IKConstraint, SolverSettings
 from rig.ik import IKGoal, solve_groups
 from rig.formats.jsonfields import Reader, load_json
 from rig.pose import Pose, heads_tails
@@ -40,9 +40,9 @@ def _read_goal(reader, rig, solver):
         rotation = normalize(rotation / largest)
     pole = np.array(reader.vector("pole", 3, bound=MAX_COORDINATE)) if "pole" in reader.obj else None
     constraint = IKConstraint(
-        bone=bone, chain_count=reader.integer("chain_length", 0, 0, 255),
-        use_tail=reader.boolean("use_tail", True), pole_angle=reader.number("pole_angle", 0.0, -np.pi, np.pi),
-        weight=reader.number("weight", 1.0, 0.01, 1.0), use_rotation=rotation is not None, solver=solver)
+        bone=bone, chain_count=reader.integer("chain_length", 0, *RANGES["chain_count"]),
+        use_tail=reader.boolean("use_tail", True), pole_angle=reader.number("pole_angle", 0.0, *RANGES["pole_angle"]),
+        weight=reader.number("weight", 1.0, *RANGES["weight"]), use_rotation=rotation is not None, solver=solver)
     return IKGoal(constraint, np.array(reader.vector("target", 3, bound=MAX_COORDINATE)), rotation, pole)
 
 
@@ -51,7 +51,7 @@ def read_goals(path, rig):
     field (``cases[2].goals[0].target``)."""
     root = Reader(str(path), load_json(path))
     settings = SolverSettings(type=root.string("solver", "auto", SOLVER_TYPES),
-                              iterations=root.integer("iterations", 100, 1, 10000),
+                              iterations=root.integer("iterations", 100, *RANGES["iterations"]),
                               tolerance=root.number("tolerance", 1e-5, 0.0), mode="original_pose")
     cases = []
     for case in root.items("cases"):

@@ -6,7 +6,7 @@ import math
 
 from imgui_bundle import imgui
 
-from rig.constraints import SOLVE_MODES, SOLVER_TYPES, IKConstraint
+from rig.constraints import RANGES, SOLVE_MODES, SOLVER_TYPES, IKConstraint, clamp_setting
 from ui.animation import choose_frame
 from ui.auto_setup import LIMB_ROLES, apply_auto_setup, choose_limb_end, current_setup, limbs_to_set_up, should_offer, \
     show_auto_setup
@@ -28,6 +28,9 @@ def _help(text):
         imgui.set_tooltip(text)
 
 
+# Sliders keep to the settings' ranges even when a value is typed (Ctrl+click), so every value a
+# panel takes is one the loaders take.
+CLAMP = imgui.SliderFlags_.always_clamp
 WRAP_WIDTH = 300.0
 NO_LIMB = "(none)"
 
@@ -48,10 +51,11 @@ def _combo(label, value, choices):
 def solver_panel(state):
     settings = state.rig.solver
     dirty = False
-    changed, settings.type = _combo("Solver", settings.type, SOLVER_TYPES)
+    changed, settings.type = _combo("Solver##solver_type", settings.type, SOLVER_TYPES)
     dirty |= changed
     _help("auto: one-bone for chains of 1, two-bone for 2, FABRIK for longer chains.")
-    changed, settings.iterations = imgui.slider_int("Iterations", settings.iterations, 1, 1000)
+    changed, settings.iterations = imgui.slider_int("Iterations", settings.iterations, *RANGES["iterations"],
+                                                    flags=CLAMP)
     dirty |= changed
     changed, tolerance = imgui.input_float("Tolerance", settings.tolerance, 0.0, 0.0, "%.1e")
     if changed and math.isfinite(tolerance) and tolerance >= 0.0:
@@ -106,15 +110,18 @@ def ik_constraint_panel(state):
         constraint.pole_target = pole or None
         dirty = True
     _help("The handle the chain bends toward (a knee or elbow points at it).")
-    changed, degrees = imgui.slider_float("Pole angle", math.degrees(constraint.pole_angle), -180.0, 180.0, "%.1f deg")
+    changed, degrees = imgui.slider_float("Pole angle", math.degrees(constraint.pole_angle),
+                                          *map(math.degrees, RANGES["pole_angle"]), "%.1f deg", CLAMP)
     if changed and math.isfinite(degrees):
         constraint.pole_angle = math.radians(degrees)
         dirty = True
     _help("Rotates the chain about the root-to-target axis; at 0 the first bone's X axis faces the pole.")
-    changed, constraint.chain_count = imgui.slider_int("Chain length", constraint.chain_count, 0, 255)
+    changed, constraint.chain_count = imgui.slider_int("Chain length", constraint.chain_count,
+                                                       *RANGES["chain_count"], flags=CLAMP)
     dirty |= changed
     _help("How many bones the IK moves; 0 means every bone up to the root.")
-    changed, constraint.iterations = imgui.slider_int("Iterations##ik", constraint.iterations, 1, 10000)
+    changed, constraint.iterations = imgui.slider_int("Iterations##ik", constraint.iterations, *RANGES["iterations"],
+                                                      flags=CLAMP)
     dirty |= changed
     for label, attribute in (("Use tail", "use_tail"), ("Stretch", "use_stretch"),
                              ("Position", "use_location"), ("Rotation", "use_rotation")):
@@ -122,11 +129,11 @@ def ik_constraint_panel(state):
         if changed:
             setattr(constraint, attribute, value)
             dirty = True
-    for label, attribute, low in (("Weight position", "weight", 0.01), ("Weight rotation", "orient_weight", 0.01),
-                                  ("Influence", "influence", 0.0)):
-        changed, value = imgui.slider_float(label, getattr(constraint, attribute), low, 1.0)
-        if changed and math.isfinite(value):
-            setattr(constraint, attribute, min(max(value, low), 1.0))
+    for label, attribute in (("Weight position", "weight"), ("Weight rotation", "orient_weight"),
+                             ("Influence", "influence")):
+        changed, value = imgui.slider_float(label, getattr(constraint, attribute), *RANGES[attribute], flags=CLAMP)
+        if changed:
+            setattr(constraint, attribute, clamp_setting(attribute, value))
             dirty = True
     _help("Influence blends the chain's FK pose (0) with the IK result (1).")
     return dirty
@@ -149,8 +156,9 @@ def _per_axis(label, values, widget):
 
 
 def _degrees_slider(axis, radians):
-    changed, degrees = imgui.slider_float(axis, math.degrees(radians), -180.0, 180.0, "%.0f")
-    return changed and math.isfinite(degrees), math.radians(min(max(degrees, -180.0), 180.0))
+    changed, degrees = imgui.slider_float(axis, math.degrees(radians), *map(math.degrees, RANGES["limit"]), "%.0f",
+                                          CLAMP)
+    return changed and math.isfinite(degrees), clamp_setting("limit", math.radians(degrees))
 
 
 def bone_ik_panel(state):
@@ -165,7 +173,7 @@ def bone_ik_panel(state):
     changed, fields["lock"] = _per_axis("Lock", settings.lock, imgui.checkbox)
     _help("A locked axis never rotates under IK.")
     hit, fields["stiffness"] = _per_axis("Stiffness", settings.stiffness,
-                                         lambda axis, v: imgui.slider_float(axis, v, 0.0, 0.99, "%.2f"))
+                                         lambda axis, v: imgui.slider_float(axis, v, *RANGES["stiffness"], "%.2f", CLAMP))
     changed |= hit
     _help("How much the bone resists rotating about this axis (0 = free, used by solvers that weigh joints).")
     hit, fields["use_limit"] = _per_axis("Limit", settings.use_limit, imgui.checkbox)
@@ -175,11 +183,11 @@ def bone_ik_panel(state):
     hit, fields["limit_max"] = _per_axis("Max", settings.limit_max, _degrees_slider)
     changed |= hit
     _help("Per-axis rotation range in degrees, honoured by FABRIK and CCD where Limit is on.")
-    hit, fields["stretch"] = imgui.slider_float("IK stretch", settings.stretch, 0.0, 1.0)
+    hit, fields["stretch"] = imgui.slider_float("IK stretch", settings.stretch, *RANGES["stretch"], flags=CLAMP)
     changed |= hit
     _help("How much the bone may stretch to reach the target (with the constraint's Stretch on).")
     if changed:
-        fields["stretch"] = min(max(fields["stretch"], 0.0), 1.0) if math.isfinite(fields["stretch"]) else 0.0
+        fields["stretch"] = clamp_setting("stretch", fields["stretch"])
         state.rig.bone_ik[name] = dataclasses.replace(settings, **fields)
     return changed
 

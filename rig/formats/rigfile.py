@@ -10,7 +10,7 @@ from dataclasses import asdict
 
 import numpy as np
 
-from rig.constraints import BoneIKSettings, CopyRotationConstraint, IKConstraint, IK_TYPES, LIMIT_MODES, \
+from rig.constraints import RANGES, BoneIKSettings, CopyRotationConstraint, IKConstraint, IK_TYPES, LIMIT_MODES, \
     REFERENCE_AXES, SOLVE_MODES, SOLVER_TYPES, SolverSettings
 from rig.formats.jsonfields import FileFormatError, Reader, check_header, load_json, save_json_atomic
 from rig.pose import Pose
@@ -58,10 +58,11 @@ def _read_bone_ik(b):
     ik = b.child("ik")
     d = BoneIKSettings()
     stiffness = ik.vector("stiffness", 3, d.stiffness)
-    if not all(0.0 <= v <= 1.0 for v in stiffness):
-        ik.fail("stiffness", "three numbers in [0, 1]", list(stiffness))
-    limit_min = ik.vector("limit_min", 3, d.limit_min, bound=np.pi)
-    limit_max = ik.vector("limit_max", 3, d.limit_max, bound=np.pi)
+    low, high = RANGES["stiffness"]
+    if not all(low <= v <= high for v in stiffness):
+        ik.fail("stiffness", f"three numbers in [{low}, {high}]", list(stiffness))
+    limit_min = ik.vector("limit_min", 3, d.limit_min, bound=RANGES["limit"][1])
+    limit_max = ik.vector("limit_max", 3, d.limit_max, bound=RANGES["limit"][1])
     for axis, (low, high) in enumerate(zip(limit_min, limit_max)):
         if low > high:  # the solvers cannot keep a joint inside an empty range
             ik.fail("limit_min", f"{'XYZ'[axis]} at most limit_max's ({high:g})", list(limit_min))
@@ -71,9 +72,9 @@ def _read_bone_ik(b):
         use_limit=ik.vector("use_limit", 3, d.use_limit, kind="bool"),
         limit_min=limit_min,
         limit_max=limit_max,
-        stretch=ik.number("stretch", d.stretch, 0.0, 1.0),
+        stretch=ik.number("stretch", d.stretch, *RANGES["stretch"]),
         use_rotation_control=ik.boolean("use_rotation_control", d.use_rotation_control),
-        rotation_weight=ik.number("rotation_weight", d.rotation_weight, 0.0, 1.0),
+        rotation_weight=ik.number("rotation_weight", d.rotation_weight, *RANGES["rotation_weight"]),
     )
 
 
@@ -90,16 +91,16 @@ def _read_ik(c, names):
         bone=_bone_ref(c, "bone", names),
         target=_bone_ref(c, "target", names, optional=True),
         pole_target=_bone_ref(c, "pole_target", names, optional=True),
-        pole_angle=c.number("pole_angle", d.pole_angle, -np.pi, np.pi),
-        chain_count=c.integer("chain_count", d.chain_count, 0, 255),
+        pole_angle=c.number("pole_angle", d.pole_angle, *RANGES["pole_angle"]),
+        chain_count=c.integer("chain_count", d.chain_count, *RANGES["chain_count"]),
         use_tail=c.boolean("use_tail", d.use_tail),
         use_stretch=c.boolean("use_stretch", d.use_stretch),
-        iterations=c.integer("iterations", d.iterations, 1, 10000),
+        iterations=c.integer("iterations", d.iterations, *RANGES["iterations"]),
         use_location=c.boolean("use_location", d.use_location),
-        weight=c.number("weight", d.weight, 0.01, 1.0),
+        weight=c.number("weight", d.weight, *RANGES["weight"]),
         use_rotation=c.boolean("use_rotation", d.use_rotation),
-        orient_weight=c.number("orient_weight", d.orient_weight, 0.01, 1.0),
-        influence=c.number("influence", d.influence, 0.0, 1.0),
+        orient_weight=c.number("orient_weight", d.orient_weight, *RANGES["orient_weight"]),
+        influence=c.number("influence", d.influence, *RANGES["influence"]),
         solver=c.string("solver", d.solver, SOLVER_TYPES),
         enabled=c.boolean("enabled", d.enabled),
         ik_type=c.string("ik_type", d.ik_type, IK_TYPES),
@@ -117,7 +118,7 @@ def _read_copy_rotation(c, names):
         bone=_bone_ref(c, "bone", names),
         target=_bone_ref(c, "target", names),
         use_axes=c.vector("use_axes", 3, d.use_axes, kind="bool"),
-        influence=c.number("influence", d.influence, 0.0, 1.0),
+        influence=c.number("influence", d.influence, *RANGES["influence"]),
         enabled=c.boolean("enabled", d.enabled),
     )
 
@@ -129,7 +130,7 @@ def _read_solver(r):
     d = SolverSettings()
     return SolverSettings(
         type=s.string("type", d.type, SOLVER_TYPES),
-        iterations=s.integer("iterations", d.iterations, 1, 10000),
+        iterations=s.integer("iterations", d.iterations, *RANGES["iterations"]),
         tolerance=s.number("tolerance", d.tolerance, 0.0),
         mode=s.string("mode", d.mode, SOLVE_MODES),
         use_target_rotations=s.boolean("use_target_rotations", d.use_target_rotations),
