@@ -38,8 +38,13 @@ class SkinnedMesh:
         return len(self.positions)
 
     def skinning_matrices(self, world):
-        """(N, 4, 4) matrices taking rest-pose mesh points to where ``world`` puts them."""
-        return np.asarray(world, dtype=float) @ self.bind_matrices
+        """(N, 4, 4) matrices taking rest-pose mesh points to where ``world`` puts them, for the N
+        bones the mesh was bound to. Bones added since (automatic IK set-up appends handles and
+        poles after them) weigh no vertex, so ``world`` may hold more."""
+        world = np.asarray(world, dtype=float)
+        if len(world) < len(self.bind_matrices):
+            raise ValueError(f"the mesh is bound to {len(self.bind_matrices)} bones, the pose has {len(world)}")
+        return world[:len(self.bind_matrices)] @ self.bind_matrices
 
     def skinned_positions(self, world):
         """Linear-blend skinning on the CPU: (V, 3) posed positions (the GPU does the same)."""

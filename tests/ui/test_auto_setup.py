@@ -73,3 +73,24 @@ def test_fixing_the_recognised_limbs_changes_what_is_set_up(bvh_driver):
     np.testing.assert_allclose(state.world[:len(joints_before), :3, 3], joints_before, atol=1e-6)
     choose_limb_end(state, "arm.R", "Hips")  # a root has no limb above it: the role goes
     assert "arm.R" not in state.auto_setup.report.roles
+
+
+def test_set_up_on_a_skinned_file_draws_the_mesh_through_set_up_undo_and_redo(posekit_window, tmp_path, monkeypatch):
+    """The set-up adds bones the skin has no bind matrices for; the mesh is drawn all along (the
+    app used to exit with a broadcast error in the skinned-mesh drawing)."""
+    monkeypatch.setenv(STATE_DIR_ENV, str(tmp_path / "state"))
+    start_app(posekit_window, humanoid_state())
+    assert posekit_window.editor.load_rig("assets/humanoid_skinned.glb")
+    driver = Driver(posekit_window)
+    state = driver.state
+    state.rig.ik.clear()  # as a file from another tool: a skinned figure with no IK
+    bones, vertices = len(state.rig.skeleton), state.mesh.skinned_positions(state.world).copy()
+    assert state.view.show_mesh and apply_auto_setup(state)
+    driver.frames(2)
+    assert len(state.rig.skeleton) > bones
+    np.testing.assert_allclose(state.mesh.skinned_positions(state.world), vertices, atol=1e-6)  # nothing moved
+    drag_hand(driver)
+    assert not np.allclose(state.mesh.skinned_positions(state.world), vertices, atol=1e-3)  # the skin follows
+    for keys in (["ctrl"], ["ctrl"], ["ctrl", "shift"], ["ctrl", "shift"]):  # undo twice, redo twice
+        driver.key("Z", keys)
+        assert np.isfinite(state.mesh.skinned_positions(state.world)).all()
