@@ -18,9 +18,14 @@ STALE_SECONDS = 60.0
 def save_bytes_atomic(path, data, suffix=""):
     """Write ``data`` to ``path`` atomically (see the module doc)."""
     directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):  # say so, rather than name a temporary file the user never asked for
+        raise OSError(f"the folder {directory} does not exist")
     _remove_stale_temporaries(directory)
     mode = _mode_for(path)
-    fd, tmp = tempfile.mkstemp(prefix=TEMP_PREFIX, suffix=suffix, dir=directory)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=TEMP_PREFIX, suffix=suffix, dir=directory)
+    except OSError as error:
+        raise OSError(f"cannot write in the folder {directory}: {error.strerror}") from None
     try:
         with os.fdopen(fd, "wb") as f:
             os.fchmod(f.fileno(), mode)

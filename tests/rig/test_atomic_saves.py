@@ -114,3 +114,11 @@ def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path, monkeypat
     with pytest.raises(OSError):
         save_bytes_atomic(path, np.zeros(1000, np.uint8).tobytes())
     assert path.read_bytes() == b"old" and leftovers(tmp_path) == []
+
+
+def test_saving_into_a_missing_folder_names_the_folder_not_a_temporary_file(tmp_path):
+    missing = tmp_path / "no" / "such"
+    with pytest.raises(OSError) as error:
+        save_bytes_atomic(missing / "pose.json", b"{}")
+    assert str(error.value) == f"the folder {missing} does not exist"
+
