@@ -296,6 +296,7 @@ def run_window(args, state):
     import signal
 
     import pyglet
+    from ui.pacing import FRAME_S, FramePacer
     from ui.window import PosekitWindow
     window = open_window(*args.size, headless=False)
     app = PosekitWindow(window, state)
@@ -308,13 +309,15 @@ def run_window(args, state):
     window.push_handlers(on_close=on_close)
     autosaver = start_autosave(app, args)
     signal.signal(signal.SIGTERM, lambda *_: pyglet.app.exit())
-    pyglet.clock.schedule_interval(lambda dt: None, 1.0 / 60.0)
+    pacer = FramePacer(app)
+    pyglet.clock.schedule_interval(pacer.tick, FRAME_S)
     try:
-        pyglet.app.run()
+        pyglet.app.run(None)  # frames come from the pacer, only when something can change
         write_outputs(args, app)
         if autosaver is not None:
             autosaver.clear()  # a clean exit: nothing to recover
     finally:
+        pacer.release()
         app.release()
         window.close()
 

@@ -1,0 +1,82 @@
+"""The window draws only while something can change: after input for a moment, during a drag, while
+an autosave waits or a message awaits an answer; never when left alone."""
+from types import SimpleNamespace
+
+from ui.pacing import SETTLE_S, FramePacer
+
+
+class Clock:
+    def __init__(self):
+        self.now = 0.0
+
+    def __call__(self):
+        return self.now
+
+
+class Window:
+    def __init__(self):
+        self.handlers, self.draws = {}, 0
+
+    def push_handlers(self, **handlers):
+        self.handlers.update(handlers)
+
+    def remove_handlers(self, **handlers):
+        for name in handlers:
+            self.handlers.pop(name)
+
+    def draw(self, dt):
+        self.draws += 1
+
+
+def idle_app():
+    return SimpleNamespace(window=Window(), state=SimpleNamespace(drag=None),
+                           editor=SimpleNamespace(autosaver=None, recovery=None, quit_requested=False))
+
+
+def frames(pacer, clock, seconds):
+    """Ticks at 60 Hz for ``seconds``; returns how many drew."""
+    before = pacer.app.window.draws
+    for _ in range(round(seconds * 60)):
+        clock.now += 1 / 60
+        pacer.tick(1 / 60)
+    return pacer.app.window.draws - before
+
+
+def test_an_idle_window_stops_drawing_once_it_settles():
+    clock = Clock()
+    pacer = FramePacer(idle_app(), clock)
+    assert 0 < frames(pacer, clock, 1.0) <= SETTLE_S * 60 + 1
+    assert frames(pacer, clock, 10.0) == 0
+
+
+def test_input_wakes_it_for_a_moment():
+    clock = Clock()
+    app = idle_app()
+    pacer = FramePacer(app, clock)
+    frames(pacer, clock, 2.0)
+    app.window.handlers["on_mouse_motion"](10, 10, 1, 0)
+    assert frames(pacer, clock, 0.2) == 12
+    assert frames(pacer, clock, 2.0) < SETTLE_S * 60
+    assert frames(pacer, clock, 2.0) == 0
+
+
+def test_a_drag_a_pending_autosave_and_an_open_question_keep_it_drawing():
+    clock = Clock()
+    app = idle_app()
+    pacer = FramePacer(app, clock)
+    frames(pacer, clock, 2.0)
+    for busy, idle in ((lambda: setattr(app.state, "drag", object()), lambda: setattr(app.state, "drag", None)),
+                       (lambda: setattr(app.editor, "autosaver", SimpleNamespace(changed_at=1.0)),
+                        lambda: setattr(app.editor, "autosaver", SimpleNamespace(changed_at=None))),
+                       (lambda: setattr(app.editor, "recovery", object()), lambda: setattr(app.editor, "recovery", None))):
+        busy()
+        assert frames(pacer, clock, 3.0) == 180
+        idle()
+        assert frames(pacer, clock, 1.0) == 0
+
+
+def test_released_it_leaves_no_handlers():
+    app = idle_app()
+    pacer = FramePacer(app, Clock())
+    pacer.release()
+    assert app.window.handlers == {}

@@ -1,0 +1,42 @@
+"""Frames only when something can change: input, a drag, a pending autosave, a modal awaiting an
+answer. An idle window draws nothing (drawing every sixtieth of a second kept half a core busy).
+
+The window's events mark it awake for ``SETTLE_S`` seconds, long enough for ImGui's hover and
+click states to settle; ``tick`` runs at the display rate and draws only then."""
+import time
+
+FRAME_S = 1.0 / 60.0
+SETTLE_S = 0.5
+INPUT_EVENTS = ("on_mouse_motion", "on_mouse_press", "on_mouse_release", "on_mouse_drag", "on_mouse_scroll",
+                "on_mouse_enter", "on_mouse_leave", "on_key_press", "on_key_release", "on_text", "on_text_motion",
+                "on_resize", "on_expose", "on_activate", "on_deactivate", "on_show", "on_file_drop")
+
+
+class FramePacer:
+    """Draws ``app`` (a PosekitWindow) when it is awake or busy; ``clock`` is injectable for tests."""
+
+    def __init__(self, app, clock=time.monotonic):
+        self.app, self.clock = app, clock
+        self.awake_until = clock() + SETTLE_S
+        self.frames = 0
+        app.window.push_handlers(**{name: self.wake for name in INPUT_EVENTS})
+
+    def wake(self, *args):
+        """An event handler for every input event: keep drawing a while; the event goes on."""
+        self.awake_until = max(self.awake_until, self.clock() + SETTLE_S)
+
+    def busy(self):
+        """Whether the app changes with no input: a drag in progress, an autosave waiting for its
+        delay, a message the user has not answered."""
+        editor, state = self.app.editor, self.app.state
+        autosaver = editor.autosaver
+        return (state.drag is not None or editor.recovery is not None or editor.quit_requested
+                or (autosaver is not None and autosaver.changed_at is not None))
+
+    def tick(self, dt):
+        if self.clock() < self.awake_until or self.busy():
+            self.frames += 1
+            self.app.window.draw(dt)
+
+    def release(self):
+        self.app.window.remove_handlers(**{name: self.wake for name in INPUT_EVENTS})
