@@ -46,7 +46,7 @@ def read_nodes(file):
     nodes = file.gltf.nodes
     count = len(nodes)
     parents = np.full(count, -1, dtype=np.int64)
-    trs = [_node_trs(file, node, i) for i, node in enumerate(nodes)]
+    trs = _plain_trs(nodes) or [_node_trs(file, node, i) for i, node in enumerate(nodes)]
     names = []
     for i, node in enumerate(nodes):
         if node.name is not None and not isinstance(node.name, str):
@@ -73,6 +73,35 @@ def read_nodes(file):
     for i in order:
         world[i] = local[i] if parents[i] < 0 else world[parents[i]] @ local[i]
     return NodeTree(parents, local, world, translations, rotations, scales, names, order)
+
+
+PLAIN_TRS = (("translation", (0.0, 0.0, 0.0)), ("rotation", tuple(IDENTITY_QUAT)), ("scale", (1.0, 1.0, 1.0)))
+
+
+def _plain_trs(nodes):
+    """Every node's (translation, unit rotation, scale) read in bulk when all of them are plain
+    finite TRS (no matrices, no odd values), else None for ``_node_trs`` to read node by node and
+    name what is wrong. Node by node costs seconds for 100,000 joints."""
+    if any(node.matrix is not None for node in nodes):
+        return None
+    columns = []
+    for attribute, default in PLAIN_TRS:
+        values = [default if value is None else value for value in (getattr(node, attribute) for node in nodes)]
+        try:
+            array = np.array(values)
+        except ValueError:  # ragged
+            return None
+        # numbers only: strings, objects, booleans and mixtures with booleans go the slow way
+        if array.shape != (len(nodes), len(default)) or array.dtype.kind not in "if" \
+                or any(type(v) is bool for row in values for v in row):
+            return None
+        columns.append(array.astype(float))
+    translations, rotations, scales = columns
+    norms = np.linalg.norm(rotations, axis=1, keepdims=True)
+    if not (np.isfinite(translations).all() and np.isfinite(scales).all() and np.isfinite(norms).all()
+            and (norms >= 1e-6).all()):
+        return None
+    return list(zip(translations, rotations / norms, scales))
 
 
 def _node_trs(file, node, i):

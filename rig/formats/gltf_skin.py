@@ -202,31 +202,35 @@ def _extras(file, nodes, node):
 
 
 def _tails(heads, bind, parents, extras):
+    """Each joint's tail: along its own Y by the length our exporter recorded; else toward the mean
+    of its children's heads when they lie ahead, or along its Y by their mean distance; else, for a
+    leaf, half its parent's length in its parent's direction; a lone root gets a tenth of the
+    figure. Worked out on whole arrays; only leaves wait for their parents."""
+    count = len(heads)
     spread = float(np.linalg.norm(heads.max(axis=0) - heads.min(axis=0)))
-    tails = np.empty_like(heads)
-    lengths = np.zeros(len(heads))
     axes = normalize(bind[:, :3, 1])
-    by_parent = np.argsort(parents, kind="stable")  # children grouped by parent, found by bisection
-    first = np.searchsorted(parents[by_parent], np.arange(len(heads) + 1))
-    for i in range(len(heads)):  # parents first, so a leaf can use its parent's length
-        axis = axes[i]
-        children = by_parent[first[i]:first[i + 1]]
-        offsets = heads[children] - heads[i]
-        distances = np.linalg.norm(offsets, axis=1)
-        if extras[i].get("length"):
-            direction, length = axis, extras[i]["length"]
-        elif len(children) and np.linalg.norm(offsets.mean(axis=0)) > 0.25 * distances.mean() > MIN_BONE_LENGTH:
-            direction = normalize(offsets.mean(axis=0))
-            length = float(np.linalg.norm(offsets.mean(axis=0)))
-        elif len(children) and distances.mean() > MIN_BONE_LENGTH:
-            direction, length = axis, float(distances.mean())
-        elif parents[i] >= 0:
-            direction = normalize(tails[parents[i]] - heads[parents[i]])
-            length = 0.5 * lengths[parents[i]]
-        else:
-            direction, length = axis, max(0.1 * spread, 0.01)
-        lengths[i] = max(length, 10 * MIN_BONE_LENGTH)
-        tails[i] = heads[i] + direction * lengths[i]
+    child = np.flatnonzero(parents >= 0)
+    offsets = heads[child] - heads[parents[child]]
+    children = np.bincount(parents[child], minlength=count).astype(float)
+    mean_offset = np.zeros((count, 3))
+    np.add.at(mean_offset, parents[child], offsets)
+    mean_distance = np.bincount(parents[child], np.linalg.norm(offsets, axis=1), minlength=count)
+    mean_offset /= np.maximum(children, 1.0)[:, None]
+    mean_distance /= np.maximum(children, 1.0)
+    ahead_length = np.linalg.norm(mean_offset, axis=1)
+    recorded = np.array([e.get("length") or 0.0 for e in extras])
+    ahead = (recorded == 0.0) & (children > 0) & (ahead_length > 0.25 * mean_distance) \
+        & (0.25 * mean_distance > MIN_BONE_LENGTH)
+    along = (recorded == 0.0) & ~ahead & (children > 0) & (mean_distance > MIN_BONE_LENGTH)
+    directions = np.where(ahead[:, None], normalize(mean_offset), axes)
+    lengths = np.select([recorded > 0.0, ahead, along], [recorded, ahead_length, mean_distance],
+                        max(0.1 * spread, 0.01))
+    lengths = np.maximum(lengths, 10 * MIN_BONE_LENGTH)
+    tails = heads + directions * lengths[:, None]
+    for i in np.flatnonzero((recorded == 0.0) & ~ahead & ~along & (parents >= 0)):  # ascending: parents first
+        p = parents[i]
+        lengths[i] = max(0.5 * lengths[p], 10 * MIN_BONE_LENGTH)
+        tails[i] = heads[i] + normalize(tails[p] - heads[p]) * lengths[i]
     return tails
 
 
