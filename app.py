@@ -303,7 +303,8 @@ def run_window(args, state):
     app.editor.import_options = import_options(args)  # files opened later read as the first did
 
     def on_close():
-        pyglet.app.exit()  # leave the loop with the window open, so outputs can still be written
+        if app.editor.may_close():  # else the unsaved-changes question is on screen
+            pyglet.app.exit()  # leave the loop with the window open, so outputs can still be written
         return True
 
     window.push_handlers(on_close=on_close)

@@ -25,6 +25,7 @@ from rig.pose_ops import clear_channels, mirror_pose
 from rig.formats.rigfile import load_pose, pose_from_dict, pose_to_dict, save_pose
 from ui.files import EXPORT_FILTERS, RIG_FILTERS, FileAsker, native_dialogs_available
 from ui.recent import RecentFiles
+from ui.unsaved import UnsavedPrompt
 from ui.state import AppState
 
 MODIFIER_MASK = key.MOD_CTRL | key.MOD_SHIFT | key.MOD_ALT
@@ -81,6 +82,8 @@ class Editor:
         self.quit_requested = False
         self.autosaver = None  # an ui.autosave.Autosaver in interactive sessions
         self.recovery = None  # an ui.recovery.RecoveryOffer while one awaits an answer
+        self.unsaved = None  # an ui.unsaved.UnsavedPrompt while one awaits an answer
+        self.saved = app.state.history.current  # the snapshot last saved (or opened)
         self.recent = RecentFiles()
         if self.recent.problem:
             app.state.message = self.recent.problem
@@ -113,6 +116,30 @@ class Editor:
         self.files.draw()
         if self.recovery is not None:
             self._answer_recovery(self.recovery.draw(self.app))
+        if self.unsaved is not None:
+            self._answer_unsaved(self.unsaved.draw())
+
+    def has_unsaved_changes(self):
+        return not self.saved.matches(self.state)
+
+    def guard(self, what, proceed):
+        """``proceed()`` now, or once the user has answered the unsaved-changes question."""
+        if self.has_unsaved_changes():
+            self.unsaved = UnsavedPrompt(what, proceed)
+        else:
+            proceed()
+
+    def _answer_unsaved(self, answer):
+        if answer is None:
+            return
+        prompt, self.unsaved = self.unsaved, None
+        if answer == "discard":
+            prompt.proceed()
+        elif answer == "save" and self.pose_path:
+            if self.write_pose(self.pose_path):
+                prompt.proceed()
+        elif answer == "save":
+            self.files.ask("Save pose", True, self._default_path(), lambda path: self.write_pose(path) and prompt.proceed())
 
     def _answer_recovery(self, answer):
         if answer is None:
@@ -141,7 +168,7 @@ class Editor:
         if imgui.begin_menu("Open Recent", bool(self.recent.paths)):
             for path in list(self.recent.paths):
                 if imgui.menu_item(path, "", False)[0] and self.state.drag is None:
-                    self.load_rig(path)
+                    self.replace_scene(path)
             imgui.end_menu()
 
     def _bvh_import_menu(self):
@@ -162,7 +189,7 @@ class Editor:
         self.import_options = options
         is_bvh = self.state.rig_path.lower().endswith(".bvh")
         if imgui.menu_item("Reopen with these options", "", False, is_bvh)[0] and self.state.drag is None:
-            self.load_rig(self.state.rig_path)
+            self.replace_scene(self.state.rig_path)
         imgui.end_menu()
 
     def _skin_menu(self):
@@ -173,7 +200,7 @@ class Editor:
         for index, name in enumerate(skins):
             if imgui.menu_item(f"{index}: {name}", "", index == self.state.skin)[0] and index != self.state.skin \
                     and self.state.drag is None:
-                self.load_rig(self.state.rig_path, replace(self.import_options, gltf_skin=index))
+                self.replace_scene(self.state.rig_path, replace(self.import_options, gltf_skin=index))
         imgui.end_menu()
 
     def end_frame(self):
@@ -237,6 +264,7 @@ class Editor:
             self.state.message = f"Cannot save {path}: {error}"
             return False
         self.pose_path = path
+        self.saved = self.state.history.current
         self.state.message = f"Saved {path}"
         return True
 
@@ -278,6 +306,8 @@ class Editor:
         except (OSError, ValueError) as error:  # FileFormatError included
             state.message = f"Cannot export {path}: {error}"
             return False
+        if path.lower().endswith(".glb"):  # the rig, its settings and the pose: everything is saved
+            self.saved = state.history.current
         state.message = "; ".join([f"Exported {path}" + ("" if posed else " (the rig; .json holds no pose)")]
                                   + warnings)
         return True
@@ -299,13 +329,31 @@ class Editor:
         state.deterministic = old.deterministic
         self.app.state = state
         self.pose_path = ""
+        self.saved = state.history.current
         recent_error = self.recent.add(path)
         state.message = "; ".join([f"Opened {path}"] + document.warnings + ([recent_error] if recent_error else []))
         return True
 
     def open_rig(self):
-        self.files.ask("Open rig", False, self.state.rig_path, self.load_rig, RIG_FILTERS)
+        self.guard("opening another rig",
+                   lambda: self.files.ask("Open rig", False, self.state.rig_path, self.load_rig, RIG_FILTERS))
+
+    def replace_scene(self, path, options=None):
+        """Open ``path`` in place of the scene, asking first when there are unsaved changes."""
+        self.guard("opening another rig", lambda: self.load_rig(path, options))
 
     def quit(self):
+        self.app.window.dispatch_event("on_close")
+
+    def may_close(self):
+        """Whether the window may close now (the window's close button, Ctrl+Q): yes when nothing
+        is unsaved or the user has answered; otherwise the question is put and the answer closes."""
+        if self.quit_requested or not self.has_unsaved_changes():
+            return True
+        if self.unsaved is None:
+            self.guard("quitting", self._confirm_quit)
+        return False
+
+    def _confirm_quit(self):
         self.quit_requested = True
         self.app.window.dispatch_event("on_close")

@@ -30,8 +30,8 @@ class FramePacer:
         delay, a message the user has not answered."""
         editor, state = self.app.editor, self.app.state
         autosaver = editor.autosaver
-        return (state.drag is not None or editor.recovery is not None or editor.quit_requested
-                or (autosaver is not None and autosaver.changed_at is not None))
+        return (state.drag is not None or editor.recovery is not None or editor.unsaved is not None
+                or editor.quit_requested or (autosaver is not None and autosaver.changed_at is not None))
 
     def tick(self, dt):
         if self.clock() < self.awake_until or self.busy():

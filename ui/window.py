@@ -66,7 +66,7 @@ class PosekitWindow:
     def on_file_drop(self, x, y, paths):
         """A file dropped on the window opens as a rig (the first, if several)."""
         if paths and self.state.drag is None:
-            self.editor.load_rig(paths[0])
+            self.editor.replace_scene(paths[0])
         return True
 
     def on_draw(self):

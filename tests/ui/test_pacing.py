@@ -30,7 +30,7 @@ class Window:
 
 def idle_app():
     return SimpleNamespace(window=Window(), state=SimpleNamespace(drag=None),
-                           editor=SimpleNamespace(autosaver=None, recovery=None, quit_requested=False))
+                           editor=SimpleNamespace(autosaver=None, recovery=None, unsaved=None, quit_requested=False))
 
 
 def frames(pacer, clock, seconds):

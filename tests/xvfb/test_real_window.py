@@ -1,6 +1,6 @@
 """The real app in a real X window (on Xvfb), driven by xdotool as a user would drive it: drag
-the left hand's handle and quit with Ctrl+Q; the pose the app writes on exit has the hand where
-the pointer went. Skipped only when Xvfb or xdotool is missing or Xvfb cannot start."""
+the left hand's handle and quit with Ctrl+Q (asked to save first: Escape cancels, D does not save);
+the pose the app writes on exit has the hand where the pointer went. Skipped only when Xvfb or xdotool is missing or Xvfb cannot start."""
 import os
 import random
 import shutil
@@ -78,7 +78,15 @@ def test_dragging_the_hand_handle_in_a_real_window(display, tmp_path):
             xdotool(env, "mousemove", "--window", window, *map(str, start + (end - start) * k // 5))
             time.sleep(0.03)
         xdotool(env, "mouseup", "1")
+        xdotool(env, "key", "--window", window, "ctrl+q")  # the drag is unsaved: the app asks first
+        time.sleep(0.5)
+        assert app.poll() is None
+        xdotool(env, "key", "--window", window, "Escape")  # Cancel: the work stays
+        time.sleep(0.3)
         xdotool(env, "key", "--window", window, "ctrl+q")
+        time.sleep(0.3)
+        assert app.poll() is None
+        xdotool(env, "key", "--window", window, "d")  # Don't save
         app.wait(10)
     finally:
         if app.poll() is None:
