@@ -155,11 +155,10 @@ class Editor:
     def _menu_items(self, menu):
         enabled = {"undo": self.state.history.can_undo(), "redo": self.state.history.can_redo(),
                    "paste_pose": self.clipboard is not None, "paste_flipped": self.clipboard is not None}
-        for command in COMMANDS:
-            if command.menu == menu and imgui.menu_item(command.label, command.shortcut_text(), False,
-                                                        enabled.get(command.method, True))[0]:
+        for command in (c for c in COMMANDS if c.menu == menu):
+            if imgui.menu_item(command.label, command.shortcut_text(), False, enabled.get(command.method, True))[0]:
                 self.run(command)
-            if command.method == "open_rig":
+            if command.method == "open_rig":  # the File menu's submenus follow Open rig
                 self._recent_menu()
                 self._bvh_import_menu()
                 self._skin_menu()

@@ -120,3 +120,20 @@ def test_fix_limbs_combo_moves_where_a_limb_ends(bvh_app):
     report = bvh_app.state.auto_setup.report
     assert report.roles["arm.L"] == ["LeftShoulder", "LeftArm", "LeftForeArm"]
     assert report.roles["arm.R"][2] == "RightHand"
+
+
+EDIT_MENU = (70, 9)
+
+
+def test_the_edit_menu_holds_edit_commands_only(driver, monkeypatch):
+    """Open Recent, BVH import and Skin belong to File; the Edit menu used to draw them too."""
+    drawn = []
+    for name in ("_recent_menu", "_bvh_import_menu", "_skin_menu"):
+        monkeypatch.setattr(driver.app.editor, name, lambda name=name: drawn.append(name))
+    driver.click(*EDIT_MENU)
+    driver.frames(2)
+    assert drawn == []
+    driver.key("ESCAPE")
+    driver.click(*FILE_MENU)
+    driver.frames(2)
+    assert {"_recent_menu", "_bvh_import_menu", "_skin_menu"} <= set(drawn)
