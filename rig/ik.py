@@ -39,13 +39,16 @@ class IKGoal:
 
 @dataclass
 class ChainReport:
-    """What one IK constraint's solve did (for the stats panel, scripted solves and tests)."""
+    """What one IK constraint's solve did (for the stats panel, scripted solves and tests).
+    ``error`` is the residual of its first goal in ``unit``: "m" for a position, "rad" for an
+    angle (a one-bone chain aims, so its residual is an angle)."""
     bone: str
     solver: str
     iterations: int
     error: float
     converged: bool
     at_limit: int = 0
+    unit: str = "m"
 
 
 def goal_from_handles(rig, constraint, world):
@@ -213,7 +216,8 @@ def _solve_chain(rig, pose, world, goal):
     start = _start(rig, pose, chain) if solver in ANALYTIC_SOLVERS else _chain_start(rig, pose, goal, arrays, chain)
     result = CHAIN_SOLVERS[solver](rig, goal, arrays, start, chain)
     return result, [ChainReport(goal.constraint.bone, solver, result.iterations, float(result.errors[0]),
-                                result.converged, int(result.at_limit.any(axis=1).sum()))]
+                                result.converged, int(result.at_limit.any(axis=1).sum()),
+                                "rad" if solver == "one_bone" else "m")]
 
 
 def _solve_tree(rig, pose, world, goals, bones):
@@ -298,9 +302,10 @@ def _group_reports(rig, goals, per_goal, result: SolveResult, solver):
     reports, k = [], 0
     for goal, own in zip(goals, per_goal):
         error = float(result.errors[k]) if own else 0.0
+        unit = "rad" if own and isinstance(own[0], (RotationGoal, JointRotationGoal)) else "m"
         k += len(own)
         reports.append(ChainReport(goal.constraint.bone, solver, result.iterations, error,
-                                   error <= rig.solver.tolerance, at_limit))
+                                   error <= rig.solver.tolerance, at_limit, unit))
     return reports
 
 

@@ -82,6 +82,8 @@ def run_job(rig, job):
         heads, tails = heads_tails(rig.skeleton, world)
         bones = {name: {"head": heads[i].tolist(), "tail": tails[i].tolist()}
                  for i, name in enumerate(rig.skeleton.names)}
-        out.append({"bones": bones, "error": max(r.error for r in reports),
+        residuals = [{"bone": r.bone, "method": r.solver, "residual": r.error, "unit": r.unit} for r in reports]
+        out.append({"bones": bones, "error": max((r.error for r in reports if r.unit == "m"), default=0.0),
+                    "residuals": residuals,
                     "iterations": max(r.iterations for r in reports), "seconds": seconds})
     return {"cases": out}

@@ -105,3 +105,14 @@ def test_non_finite_numbers_are_rejected(tmp_path, capsys):
     assert app.main(["solve", RIG, str(goals), "-o", str(tmp_path / "out.json")]) == 2
     assert "cases[0].goals[0].target" in capsys.readouterr().err
     assert not (tmp_path / "out.json").exists()
+
+
+def test_each_goal_reports_its_residual_in_its_own_unit_and_the_method_that_ran(tmp_path):
+    one_bone = {"bone": "head", "chain_length": 1, "target": [0.3, 2.0, 0.4]}
+    status, out = run(tmp_path, {"cases": [{"goals": [arm_goal(target=[3.0, 1.2, 0.2])]}, {"goals": [one_bone]}]})
+    assert status == 0
+    [far], [aim] = out["cases"][0]["residuals"], out["cases"][1]["residuals"]
+    assert (far["bone"], far["method"], far["unit"]) == ("forearm.L", "two_bone", "m") and far["residual"] > 2.0
+    assert out["cases"][0]["error"] == far["residual"]
+    assert (aim["bone"], aim["method"], aim["unit"]) == ("head", "one_bone", "rad") and aim["residual"] < 1e-9
+    assert out["cases"][1]["error"] == 0.0  # no position goal: the metres figure does not take an angle

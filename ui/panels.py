@@ -265,13 +265,15 @@ def stats_panel(state):
         imgui.text_disabled("timings hidden in deterministic mode")
     else:
         imgui.text(f"frame {stats.frame_ms:6.2f} ms   solve {stats.solve_us:7.1f} us")
-    imgui.text(f"iterations {stats.iterations}   residual {stats.error:.2e} m")
+    residuals = [f"{value:.2e} {unit}" for value, unit in ((stats.error, "m"), (stats.angle_error, "rad"))
+                 if value is not None]
+    imgui.text(f"iterations {stats.iterations}   residual {', '.join(residuals) or 'none'}")
     imgui.text(f"joints at a limit {stats.at_limit}")
     if imgui.tree_node("Chains"):
         for report in state.reports:
-            imgui.text_disabled(f"{report.bone}: {report.solver} {report.iterations} it {report.error:.1e} m")
+            imgui.text_disabled(f"{report.bone}: {report.solver} {report.iterations} it {report.error:.1e} {report.unit}")
         imgui.tree_pop()
-    _help("Per chain: solver, iterations, residual error in metres.")
+    _help("Per chain: solver, iterations, residual error (metres for a position, radians for an angle).")
 
 
 def auto_setup_panel(state):

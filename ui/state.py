@@ -69,7 +69,8 @@ class Stats:
     frame_ms: float = 0.0
     solve_us: float = 0.0
     iterations: int = 0
-    error: float = 0.0
+    error: float | None = 0.0  # the worst position residual, metres (None: no position goal solved)
+    angle_error: float | None = None  # the worst angle residual (one-bone chains, rotation goals), radians
     at_limit: int = 0
 
 
@@ -146,7 +147,9 @@ class AppState:
         with the active drag's temporary Auto IK goal if there is one."""
         goals = self.drag.goals() if self.drag is not None else []
         self.pose, self.world, self.reports = evaluate(self.rig, self.pose, goals)
-        self.stats.error = max((r.error for r in self.reports), default=0.0)
+        self.stats.angle_error = max((r.error for r in self.reports if r.unit == "rad"), default=None)
+        self.stats.error = max((r.error for r in self.reports if r.unit == "m"),
+                               default=0.0 if self.stats.angle_error is None else None)
         self.stats.iterations = sum(r.iterations for r in self.reports)
         self.stats.at_limit = sum(r.at_limit for r in self.reports)
 
