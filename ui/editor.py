@@ -111,6 +111,8 @@ class Editor:
             for menu in ("File", "Edit"):
                 if imgui.begin_menu(menu):
                     self._menu_items(menu)
+                    if imgui.is_key_pressed(imgui.Key.escape):  # as in every desktop menu
+                        imgui.close_current_popup()
                     imgui.end_menu()
             imgui.end_main_menu_bar()
         self.files.draw()

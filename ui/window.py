@@ -54,8 +54,8 @@ class PosekitWindow:
 
     def on_key_press(self, symbol, modifiers):
         if symbol == key.ESCAPE:
-            if imgui.get_io().want_capture_keyboard:
-                self.imgui.on_key_press(symbol, modifiers)  # closes ImGui's popups
+            if imgui.get_io().want_capture_keyboard or imgui.is_popup_open("", imgui.PopupFlags_.any_popup):
+                self.imgui.on_key_press(symbol, modifiers)  # closes ImGui's popups and menus
             else:
                 cancel_drag(self.state)
             return True  # pyglet would otherwise close the window on Escape

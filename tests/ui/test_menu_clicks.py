@@ -137,3 +137,16 @@ def test_the_edit_menu_holds_edit_commands_only(driver, monkeypatch):
     driver.click(*FILE_MENU)
     driver.frames(2)
     assert {"_recent_menu", "_bvh_import_menu", "_skin_menu"} <= set(drawn)
+
+
+def test_escape_closes_an_open_menu(driver, monkeypatch):
+    menus = []
+    monkeypatch.setattr(driver.app.editor, "_menu_items", lambda menu: menus.append(menu))
+    driver.click(*EDIT_MENU)
+    driver.frames(2)
+    assert menus[-1] == "Edit"
+    driver.key("ESCAPE")
+    driver.frames(2)
+    menus.clear()
+    driver.frames(2)
+    assert menus == []
