@@ -9,6 +9,7 @@ from imgui_bundle import imgui
 
 from rig.formats.jsonfields import FileFormatError
 from ui.autosave import remove_file, restore_session
+from ui.modal import begin_question
 
 TITLE = "Restore unsaved session?"
 
@@ -35,12 +36,7 @@ class RecoveryOffer:
 
     def draw(self, app):
         """Show the modal; returns "restore", "discard" or None (no answer yet)."""
-        if not self.opened:
-            imgui.open_popup(TITLE)
-            self.opened = True
-        imgui.set_next_window_pos(imgui.get_main_viewport().get_center(), imgui.Cond_.appearing,
-                                  imgui.ImVec2(0.5, 0.5))
-        if not imgui.begin_popup_modal(TITLE, None, imgui.WindowFlags_.always_auto_resize)[0]:
+        if not begin_question(self, TITLE):
             return None
         imgui.text(self.describe())
         answer = None

@@ -2,6 +2,7 @@
 or Cancel, as every desktop tool asks. An ImGui modal; Enter saves, D does not, Escape cancels."""
 from imgui_bundle import imgui
 
+from ui.modal import begin_question
 TITLE = "Save changes?##unsaved"
 ANSWERS = (("Save", "save", imgui.Key.enter), ("Don't save", "discard", imgui.Key.d),
            ("Cancel", "cancel", imgui.Key.escape))
@@ -16,12 +17,7 @@ class UnsavedPrompt:
 
     def draw(self):
         """Show the modal; returns "save", "discard", "cancel" or None (no answer yet)."""
-        if not self.opened:
-            imgui.open_popup(TITLE)
-            self.opened = True
-        imgui.set_next_window_pos(imgui.get_main_viewport().get_center(), imgui.Cond_.appearing,
-                                  imgui.ImVec2(0.5, 0.5))
-        if not imgui.begin_popup_modal(TITLE, None, imgui.WindowFlags_.always_auto_resize)[0]:
+        if not begin_question(self, TITLE):
             return None
         imgui.text(f"The pose or the rig's settings changed since they were last saved.\n"
                    f"Save the pose before {self.what}?")
