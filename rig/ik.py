@@ -187,10 +187,11 @@ CHAIN_SOLVERS = {
         end_rotation=goal.rotation, end_weight=goal.constraint.orient_weight),
     "fabrik": lambda rig, goal, arrays, start, chain: solve_fabrik_chain(
         arrays, start, goal.target, bone_limits(rig, chain), target_rotation=goal.rotation,
-        max_iterations=_iterations(rig, goal.constraint), tolerance=rig.solver.tolerance),
+        max_iterations=_iterations(rig, goal.constraint), tolerance=rig.solver.tolerance,
+        stretch=_stretch(rig, goal.constraint, chain)),
     "ccd": lambda rig, goal, arrays, start, chain: solve_ccd_chain(
         arrays, start, goal.target, bone_limits(rig, chain), max_iterations=_iterations(rig, goal.constraint),
-        tolerance=rig.solver.tolerance),
+        tolerance=rig.solver.tolerance, stretch=_stretch(rig, goal.constraint, chain)),
 }
 
 

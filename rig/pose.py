@@ -11,8 +11,11 @@ class Pose:
     """Pose-space channels per bone, relative to the bone's rest frame (Blender's pose bone).
 
     ``rotations`` (N, 4) unit quaternions (x, y, z, w); ``locations`` (N, 3) metres in the bone's
-    rest frame; ``scales`` (N, 3). A bone's world matrix is
-    ``world[parent] @ rest_local[i] @ T(location) @ R(rotation) @ S(scale)``.
+    rest frame; ``scales`` (N, 3), the bone's own: as IK stretch in Blender, a bone's scale moves
+    its children's heads but does not compound into their frames (Blender's Inherit Scale "None"),
+    so a stretched forearm is stretched by its own amount, not by the upper arm's times its own.
+    A bone's world matrix is ``unscaled(world[parent]) @ rest_local[i] @ T(location) @ R(rotation)
+    @ S(scale)``, its head at ``world[parent] @ (rest_local[i] @ T(location)).translation``.
     """
     rotations: np.ndarray
     locations: np.ndarray
@@ -34,9 +37,17 @@ class Pose:
                     and np.isfinite(self.scales).all())
 
 
-def local_matrices(skeleton, pose):
-    """Each bone's matrix relative to its parent's frame, (N, 4, 4)."""
-    return skeleton.rest_local @ compose(pose.locations, pose.rotations, pose.scales)
+def local_matrices(skeleton, pose, bones=slice(None)):
+    """Each of ``bones``' matrix relative to its parent's world matrix, (n, 4, 4): its basis rows
+    divided by the parent's scale, which then cancels, leaving the parent's scale on the head only."""
+    parents = skeleton.parents[bones]
+    local = skeleton.rest_local[bones] @ compose(pose.locations[bones], pose.rotations[bones], pose.scales[bones])
+    scaled = parents >= 0
+    if scaled.any():
+        parent_scales = pose.scales[parents[scaled]]
+        if (parent_scales != 1.0).any():  # a zero scale collapses the children's axes, never NaN
+            local[scaled, :3, :3] /= np.where(np.abs(parent_scales) < 1e-12, 1.0, parent_scales)[:, :, None]
+    return local
 
 
 def world_matrices(skeleton, pose):
@@ -58,7 +69,7 @@ def update_world(skeleton, pose, world, changed):
         return
     bones = skeleton.subtree(changed[0]) if len(changed) == 1 else \
         np.unique(np.concatenate([skeleton.subtree(i) for i in changed]))
-    local = skeleton.rest_local[bones] @ compose(pose.locations[bones], pose.rotations[bones], pose.scales[bones])
+    local = local_matrices(skeleton, pose, bones)
     for bone, parent, matrix in zip(bones.tolist(), skeleton.parents[bones].tolist(), local):
         if parent >= 0:
             np.matmul(world[parent], matrix, out=world[bone])

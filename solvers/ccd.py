@@ -41,7 +41,7 @@ import math
 import numpy as np
 
 from solvers import scalar as sc
-from solvers.chain import Chain, SolveResult
+from solvers.chain import Chain, SolveResult, stretch_to_reach
 from solvers.iterate import iterate
 from solvers.limits import Hinge, clamp_rotation, validate_limits
 from solvers.transforms import quat_slerp
@@ -54,13 +54,14 @@ UNAIMED_GAIN = 0.75
 
 
 def solve_ccd_chain(chain: Chain, rotations, target, limits=None, max_step=None, max_iterations=50,
-                    tolerance=1e-3):
+                    tolerance=1e-3, stretch=None):
     """CCD on a serial chain whose last bone's tail reaches for ``target`` (3,, world).
 
     ``rotations`` (n, 4) is the start pose (rest or current); ``limits`` per bone as in
     ``validate_limits``; ``max_step`` (radians, > 0, or None for unclamped) bounds how far any
     joint turns in one iteration, including a turn that brings an out-of-limit start pose back
-    inside its limits. ``result.errors`` (1,) is the tail-to-target distance and
+    inside its limits; ``stretch`` (n,) per-bone IK stretch amounts grow the bones for a target
+    out of reach (``stretch_to_reach``), reported in ``result.stretch``. ``result.errors`` (1,) is the tail-to-target distance and
     ``result.at_limit`` (n, 3) the axes the limits held in the sweep that made the returned pose
     (all False when no sweep improved on the start pose). A
     non-finite target leaves the pose unchanged (errors inf, not converged). Deterministic.
@@ -79,6 +80,11 @@ def solve_ccd_chain(chain: Chain, rotations, target, limits=None, max_step=None,
     if not np.isfinite(target).all() or not np.isfinite(rotations).all():
         return SolveResult(rotations.copy(), 0, np.full(1, np.inf), False)
 
+    grown = stretch_to_reach(chain, target, stretch)
+    if grown is not None:
+        result = solve_ccd_chain(grown.chain, rotations, target, limits, max_step, max_iterations, tolerance)
+        result.stretch = grown.factors
+        return result
     reach = np.linalg.norm(chain.segments, axis=1).sum()
     start = tuple(map(tuple, rotations.tolist()))
     target = tuple(target.tolist())

@@ -186,6 +186,51 @@ def chain_points(chain, rotations, stretch=None):
     return chain_pose(chain, rotations, stretch)[1]
 
 
+# How much less far than a far target a stretched chain reaches, relative to the distance.
+STRETCH_SHORT = 1e-10
+
+
+@dataclass
+class StretchedChain:
+    """A chain with its bones grown to reach a far target: ``chain`` to solve on and ``factors``
+    (n,), each bone's Y scale (``SolveResult.stretch``)."""
+    chain: Chain
+    factors: np.ndarray
+
+
+def stretch_to_reach(chain, target, amounts):
+    """Blender's IK stretch for the iterative solvers: when ``target`` (3,) lies beyond the
+    chain's reach, grow bone i by ``1 + grow * amounts[i]``, ``grow`` shared so the grown chain
+    reaches a hair (``STRETCH_SHORT``) less far than the target: a target just out of reach is
+    met by laying the chain straight, in one pass, where one exactly at full extension is
+    approached slowly. Returns a StretchedChain, or None when nothing stretches (no amounts, or
+    the target within reach)."""
+    if amounts is None:
+        return None
+    amounts = np.asarray(amounts, dtype=float)
+    root = chain.base[:3, :3] @ chain.offsets[0] + chain.base[:3, 3]
+    segments = chain.segments
+    give = float(amounts @ np.abs(segments[:, 1]))  # a bone's Y scale lengthens its segment's Y part
+    distance = float(np.linalg.norm(np.asarray(target, dtype=float) - root))
+    reach = float(np.linalg.norm(segments, axis=1).sum())
+    if give <= EPS or not distance > reach:  # NaN: no stretch
+        return None
+    wanted = distance * (1.0 - STRETCH_SHORT)
+    grow = (wanted - reach) / give
+    for _ in range(3):  # Newton on the grown reach, for segments not along Y (exact when they are)
+        ys = segments[:, 1] * (1.0 + grow * amounts)
+        spans = np.sqrt(segments[:, 0] ** 2 + ys ** 2 + segments[:, 2] ** 2)
+        slope = float(np.sum(ys * segments[:, 1] * amounts / np.maximum(spans, EPS)))
+        if slope <= EPS:
+            break
+        grow += (wanted - spans.sum()) / slope
+    factors = 1.0 + max(grow, 0.0) * amounts
+    offsets = chain.offsets.copy()
+    offsets[1:, 1] *= factors[:-1]
+    grown = Chain(chain.base, offsets, chain.rest_rotations, chain.lengths * factors)
+    return StretchedChain(grown, factors)
+
+
 def face_pole(chain, rotations, target, pole, pole_angle):
     """Blender's pole step, taken before an iterative solve bends the chain: turn the chain's
     first bone until the chain in its rest shape would point its tip at ``target`` and, rolled

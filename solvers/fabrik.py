@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from solvers import scalar as sc
-from solvers.chain import Chain, SolveResult
+from solvers.chain import Chain, SolveResult, stretch_to_reach
 from solvers.iterate import iterate
 from solvers.limits import clamp_rotation, validate_limits
 from solvers.transforms import EPS, matrix3_to_quat, quat_from_axis_angle, normalize, quat_between, quat_to_matrix3
@@ -206,13 +206,20 @@ def solve_fabrik(plan: FabrikPlan, rotations, targets, target_rotations=None, ma
 
 
 def solve_fabrik_chain(chain: Chain, rotations, target, limits=None, target_rotation=None, max_iterations=20,
-                       tolerance=1e-3):
+                       tolerance=1e-3, stretch=None):
     """FABRIK on a serial chain whose last bone's tail reaches for ``target`` (3,); ``limits`` per
-    bone as in ``validate_limits``; ``target_rotation`` (4,) optionally orients the last bone.
+    bone as in ``validate_limits``; ``target_rotation`` (4,) optionally orients the last bone;
+    ``stretch`` (n,) per-bone IK stretch amounts grow the bones for a target out of reach
+    (``stretch_to_reach``), reported in ``result.stretch``.
 
     A chain without limits or target rotation runs on plain floats (``_solve_free_chain``): the
     joints move as points and turn into rotations once, at the end.
     """
+    grown = stretch_to_reach(chain, target, stretch)
+    if grown is not None:
+        result = solve_fabrik_chain(grown.chain, rotations, target, limits, target_rotation, max_iterations, tolerance)
+        result.stretch = grown.factors
+        return result
     if limits is None and target_rotation is None:
         result = _solve_free_chain(chain, np.asarray(rotations, dtype=float), np.asarray(target, dtype=float),
                                    max_iterations, tolerance)

@@ -51,6 +51,27 @@ def test_bone_scale_stretches_the_tail():
     np.testing.assert_allclose(tails[0], [0, 2, 0], atol=1e-12)
 
 
+def test_a_stretched_bone_moves_its_child_but_does_not_stretch_it():
+    """Blender's IK stretch: the upper bone at 2x length carries the lower bone's head to its new
+    tail; the lower bone (at right angles, so a compounded scale would shear it) keeps its length
+    and direction, and its own stretch is its own alone."""
+    skel = two_bone_skeleton()
+    pose = Pose.rest(2)
+    pose.scales[:, 1] = [2.0, 1.5]
+    world = world_matrices(skel, pose)
+    heads, tails = heads_tails(skel, world)
+    np.testing.assert_allclose(heads[1], [0, 2, 0], atol=1e-12)
+    np.testing.assert_allclose(tails[1], [0.75, 2, 0], atol=1e-12)
+    np.testing.assert_allclose(np.linalg.norm(world[1, :3, :3], axis=0), [1.0, 1.5, 1.0], atol=1e-12)
+
+
+def test_a_zero_scale_parent_gives_finite_children():
+    skel = two_bone_skeleton()
+    pose = Pose.rest(2)
+    pose.scales[0] = 0.0
+    assert np.isfinite(world_matrices(skel, pose)).all()
+
+
 @pytest.mark.parametrize("direction", [[0, 1, 0], [0, -1, 0], [1, 0, 0], [0.3, -0.8, 0.5]])
 @pytest.mark.parametrize("roll", [0.0, 0.7, -2.5])
 def test_bone_frame_points_y_along_the_bone_and_keeps_its_roll(direction, roll):

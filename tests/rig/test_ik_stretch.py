@@ -1,0 +1,66 @@
+"""IK stretch through the rig, as Blender does it: a stretched bone's scale does not compound into
+its children, so with enough stretch the tip lands on a target out of reach, and what a solve
+reports is the true distance from the drawn tip to the target."""
+import numpy as np
+import pytest
+
+from rig.constraints import BoneIKSettings
+from rig.evaluate import evaluate
+from rig.pose import Pose, heads_tails, location_for_head
+from rig.formats.rigfile import load_rig
+
+ARM = ["upper_arm.L", "forearm.L"]
+
+
+def stretched_arm(solver, amounts):
+    rig = load_rig("assets/humanoid.json")
+    rig.solver.type = solver
+    for bone, amount in zip(ARM, amounts):
+        rig.bone_ik[bone] = BoneIKSettings(stretch=amount)
+    return rig
+
+
+def solve_toward(rig, beyond):
+    """Move the left hand's handle ``beyond`` metres past the straight arm's reach, out along the
+    shoulder-to-hand line, and solve; returns (report, drawn tip, target, world)."""
+    skeleton = rig.skeleton
+    pose = Pose.rest(len(skeleton))
+    _, world, _ = evaluate(rig, pose)
+    handle = skeleton.index["hand_ik.L"]
+    shoulder = world[skeleton.index["upper_arm.L"], :3, 3]
+    out = world[handle, :3, 3] - shoulder
+    target = shoulder + out / np.linalg.norm(out) * (chain_reach(rig) + beyond)
+    pose.locations[handle] = location_for_head(skeleton, pose, world, handle, target)
+    for _frame in range(3):
+        pose, world, reports = evaluate(rig, pose)
+    report = next(r for r in reports if r.bone == "forearm.L")
+    tip = heads_tails(skeleton, world)[1][skeleton.index["forearm.L"]]
+    return report, tip, target, world
+
+
+def chain_reach(rig):
+    return sum(rig.skeleton.lengths[rig.skeleton.index[b]] for b in ARM)
+
+
+@pytest.mark.parametrize("solver", ["auto", "two_bone", "fabrik", "ccd", "dls", "sdls"])
+def test_enough_stretch_lands_the_tip_on_a_far_target(solver):
+    rig = stretched_arm(solver, [0.5, 0.5])
+    report, tip, target, world = solve_toward(rig, 0.15)
+    shoulder = world[rig.skeleton.index["upper_arm.L"], :3, 3]
+    assert np.linalg.norm(target - shoulder) > chain_reach(rig) + 0.05
+    assert np.linalg.norm(tip - target) < 1e-3
+    assert report.error == pytest.approx(np.linalg.norm(tip - target), abs=1e-6)
+    forearm = rig.skeleton.index["forearm.L"]
+    assert np.linalg.norm(world[forearm, :3, 1]) > 1.01  # it did stretch...
+    frame = world[forearm, :3, :3] / np.linalg.norm(world[forearm, :3, :3], axis=0)
+    np.testing.assert_allclose(frame.T @ frame, np.eye(3), atol=1e-9)  # ...without shear
+
+
+@pytest.mark.parametrize("solver", ["auto", "two_bone", "fabrik", "ccd", "dls", "sdls"])
+def test_without_stretch_the_reported_error_is_the_true_shortfall(solver):
+    rig = stretched_arm(solver, [0.0, 0.0])
+    report, tip, target, world = solve_toward(rig, 0.15)
+    shoulder = world[rig.skeleton.index["upper_arm.L"], :3, 3]
+    shortfall = np.linalg.norm(target - shoulder) - chain_reach(rig)
+    assert report.error == pytest.approx(np.linalg.norm(tip - target), abs=1e-6)
+    assert report.error == pytest.approx(shortfall, abs=1e-4)
