@@ -201,12 +201,14 @@ def _start(rig, pose, bones):
 
 
 def _chain_start(rig, pose, goal, arrays, chain):
-    """``_start`` for a lone chain, turned to face its pole first as Blender's IK does (the
-    analytic solvers take the pole themselves)."""
+    """``_start`` for a lone chain, turned to face its pole first as Blender's IK does, as far
+    as the first bone's locks and limits let it (the analytic solvers take the pole themselves)."""
     start = _start(rig, pose, chain)
     if goal.pole is None:
         return start
-    return face_pole(arrays, start, goal.target, goal.pole, goal.constraint.pole_angle)
+    limits = bone_limits(rig, chain[:1])
+    return face_pole(arrays, start, goal.target, goal.pole, goal.constraint.pole_angle,
+                     (limits[0],) if limits else ())
 
 
 def _solve_chain(rig, pose, world, goal):

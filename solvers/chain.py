@@ -15,6 +15,7 @@ from functools import cached_property
 import numpy as np
 
 from solvers import scalar
+from solvers.limits import clamp_rotation
 from solvers.transforms import EPS, matrix3_to_quat, quat_mul, quat_to_matrix3
 
 
@@ -231,14 +232,16 @@ def stretch_to_reach(chain, target, amounts):
     return StretchedChain(grown, factors)
 
 
-def face_pole(chain, rotations, target, pole, pole_angle):
+def face_pole(chain, rotations, target, pole, pole_angle, first_limits=()):
     """Blender's pole step, taken before an iterative solve bends the chain: turn the chain's
     first bone until the chain in its rest shape would point its tip at ``target`` and, rolled
     about that line, its "up" vector ``X cos(pole_angle) + Z sin(pole_angle)`` would face ``pole``
     (both (3,), world). The other bones keep their rotations. The rest shape stands for the FK pose
     Blender starts from: taking the current bends instead would creep the roll from one solve to
     the next in continuous mode. Returns rotations (n, 4); the same ones when a point is not
-    finite, or the target or the rest tip sits at the root (a pole parallel to the aim is ignored)."""
+    finite, or the target or the rest tip sits at the root (a pole parallel to the aim is ignored).
+    ``first_limits`` (the first bone's limits, as ``validate_limits`` gives them) hold the turn: a
+    base that may only turn about Y turns about Y as near as it can to facing the pole."""
     target, pole = tuple(np.asarray(target, float).tolist()), tuple(np.asarray(pole, float).tolist())
     base_q, _, _, rest_rotations, _ = chain.floats
     rest_points = chain.float_rest_points  # cached: this runs on every solve of a chain with a pole
@@ -251,7 +254,7 @@ def face_pole(chain, rotations, target, pole, pole_angle):
                            scalar.qrotate(to_rest, scalar.sub(pole, root)),
                            (math.cos(pole_angle), 0.0, math.sin(pole_angle)))
     rotations = np.array(rotations, dtype=float)
-    rotations[0] = turned
+    rotations[0] = clamp_rotation(first_limits, np.array(turned))[0] if first_limits else turned
     return rotations
 
 
