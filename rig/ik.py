@@ -4,25 +4,26 @@ and the solver calls that turn world-space goals into pose rotations.
 An ``IKGoal`` is an IK constraint with its target, target rotation and pole resolved to world
 space, so the same code serves the app (targets are handle bones) and scripted solves (targets
 are points from a file). Constraints whose chains share bones are solved together as one tree,
-as Blender does; a lone chain goes to the solver its length and settings choose. The Jacobian
+as Blender does; ``solvers.methods`` says which methods honour what the group holds. The Jacobian
 solvers (``dls``, ``sdls``) take chains and trees alike, with every iTaSC setting: position and
 lockable rotation goals, distance constraints, per-axis lock / stiffness / limits, Control
 Rotation and stretch.
 """
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from rig.constraints import IKConstraint
 from rig.pose import Pose, update_world
 from solvers.ccd import solve_ccd_chain
-from solvers.chain import Chain, SolveResult, face_pole, rotation_error
+from solvers.chain import Chain, SolveResult, chain_pose, face_pole, rotation_error
 from solvers.dls import dls_plan, solve_dls
 from solvers.fabrik import Effector, fabrik_plan, solve_fabrik, solve_fabrik_chain
 from solvers.goals import BoneDofs, DistanceGoal, JointRotationGoal, PositionGoal, RotationGoal
-from solvers.limits import EulerLimit
+from solvers.limits import EulerLimit, Hinge
+from solvers.methods import choose_methods
 from solvers.one_bone import solve_one_bone
-from solvers.transforms import matrix3_to_quat, quat_slerp, quat_to_matrix3
+from solvers.transforms import matrix3_to_quat, normalize, quat_from_euler_xyz, quat_slerp, quat_to_matrix3, safe_acos
 from solvers.tree import Tree
 from solvers.two_bone import solve_two_bone
 
@@ -41,7 +42,9 @@ class IKGoal:
 class ChainReport:
     """What one IK constraint's solve did (for the stats panel, scripted solves and tests).
     ``error`` is the residual of its first goal in ``unit``: "m" for a position, "rad" for an
-    angle (a one-bone chain aims, so its residual is an angle)."""
+    angle (a one-bone chain aims, so its residual is an angle). ``solver`` names every method
+    that ran ("two_bone+ccd"); ``notes`` every setting asked for and not honoured, with the
+    reason."""
     bone: str
     solver: str
     iterations: int
@@ -49,6 +52,7 @@ class ChainReport:
     converged: bool
     at_limit: int = 0
     unit: str = "m"
+    notes: tuple = ()
 
 
 def goal_from_handles(rig, constraint, world):
@@ -129,41 +133,64 @@ def constraint_groups(rig, constraints):
     return sorted(ordered, key=lambda group: group[1][0])
 
 
-# Solvers that need a chain of an exact length, and what auto picks for the others.
-EXACT_LENGTH = {"one_bone": 1, "two_bone": 2}
-ITERATIVE_FALLBACK = "fabrik"
-JACOBIAN_SOLVERS = ("dls", "sdls")
 DISTANCE_MODES = {"inside": "inside", "outside": "outside", "on_surface": "on"}
+JACOBIAN_SOLVERS = ("dls", "sdls")
 
 
-def _requested(constraint, rig):
-    return constraint.solver if constraint.solver != "auto" else rig.solver.type
+def requested_method(goals, rig):
+    """The method a group asks for: a Jacobian one when any constraint (or the rig) asks for it,
+    else the first forced one, else "auto"."""
+    asked = [g.constraint.solver if g.constraint.solver != "auto" else rig.solver.type for g in goals]
+    return next((m for m in asked if m in JACOBIAN_SOLVERS), next((m for m in asked if m != "auto"), "auto"))
 
 
-def choose_solver(constraint, rig, chain_length):
-    """Auto picks by chain length: one bone -> one_bone, two -> two_bone, longer -> fabrik. A
-    forced solver that cannot take this chain (two_bone on three bones) falls back to FABRIK."""
-    requested = _requested(constraint, rig)
-    if requested in JACOBIAN_SOLVERS:
-        return requested
-    if requested == "auto":
-        requested = {1: "one_bone", 2: "two_bone"}.get(chain_length, ITERATIVE_FALLBACK)
-    if requested not in CHAIN_SOLVERS or EXACT_LENGTH.get(requested, chain_length) != chain_length:
-        return ITERATIVE_FALLBACK
-    return requested
+def problem_features(rig, goals, bones):
+    """The settings (``solvers.methods.FEATURES``) the goals and the bones they move hold."""
+    features = set()
+    for bone in bones:
+        settings = rig.ik_settings(rig.skeleton.names[bone])
+        if any(settings.lock):
+            features.add("locks")
+        if any(settings.use_limit):
+            features.add("limits")
+        if any(settings.stiffness):
+            features.add("stiffness")
+        if settings.use_rotation_control:
+            features.add("rotation control")
+    for goal in goals:
+        c = goal.constraint
+        if _stretch(rig, c, rig.ik_chain(c)) is not None:
+            features.add("stretch")
+        if goal.rotation is not None and not all(c.lock_rotation):
+            features.add("target rotation")
+            if any(c.lock_rotation):
+                features.add("rotation locks")
+        if c.ik_type == "distance":
+            features.add("distance")
+        elif not c.use_location:
+            features.add("location off")
+    if len({g.constraint.weight for g in goals}) > 1:
+        features.add("weights")
+    return features
 
 
 def bone_limits(rig, bones):
-    """Per-bone EulerLimit from the bone IK panel (locks and limits), None for free bones."""
+    """Per-bone limits from the bone IK panel (locks and limits), None for free bones: a bone
+    with two axes locked is a Hinge about the third (the same rotations as its Euler limits, but
+    the solvers then turn it about that axis directly rather than clamp a turn onto it)."""
     limits = []
     for i in bones:
         settings = rig.ik_settings(rig.skeleton.names[i])
-        if any(settings.lock) or any(settings.use_limit):
-            low = [lo if on else -np.pi for lo, on in zip(settings.limit_min, settings.use_limit)]
-            high = [hi if on else np.pi for hi, on in zip(settings.limit_max, settings.use_limit)]
-            limits.append(EulerLimit(tuple(low), tuple(high), tuple(settings.lock)))
-        else:
+        if not (any(settings.lock) or any(settings.use_limit)):
             limits.append(None)
+            continue
+        low = [lo if on else -np.pi for lo, on in zip(settings.limit_min, settings.use_limit)]
+        high = [hi if on else np.pi for hi, on in zip(settings.limit_max, settings.use_limit)]
+        if sum(settings.lock) == 2:
+            axis = settings.lock.index(False)
+            limits.append(Hinge(tuple(float(a == axis) for a in range(3)), low[axis], high[axis]))
+        else:
+            limits.append(EulerLimit(tuple(low), tuple(high), tuple(settings.lock)))
     return limits if any(limits) else None
 
 
@@ -180,17 +207,17 @@ def _iterations(rig, constraint):
 
 ANALYTIC_SOLVERS = ("one_bone", "two_bone")  # they take the pole themselves
 CHAIN_SOLVERS = {
-    "one_bone": lambda rig, goal, arrays, start, chain: solve_one_bone(
+    "one_bone": lambda rig, goal, arrays, start, chain, iterations: solve_one_bone(
         arrays, start, goal.target, goal.pole, goal.constraint.pole_angle),
-    "two_bone": lambda rig, goal, arrays, start, chain: solve_two_bone(
+    "two_bone": lambda rig, goal, arrays, start, chain, iterations: solve_two_bone(
         arrays, start, goal.target, goal.pole, goal.constraint.pole_angle, stretch=_stretch(rig, goal.constraint, chain),
         end_rotation=goal.rotation, end_weight=goal.constraint.orient_weight),
-    "fabrik": lambda rig, goal, arrays, start, chain: solve_fabrik_chain(
+    "fabrik": lambda rig, goal, arrays, start, chain, iterations: solve_fabrik_chain(
         arrays, start, goal.target, bone_limits(rig, chain), target_rotation=goal.rotation,
-        max_iterations=_iterations(rig, goal.constraint), tolerance=rig.solver.tolerance,
+        max_iterations=iterations, tolerance=rig.solver.tolerance,
         stretch=_stretch(rig, goal.constraint, chain)),
-    "ccd": lambda rig, goal, arrays, start, chain: solve_ccd_chain(
-        arrays, start, goal.target, bone_limits(rig, chain), max_iterations=_iterations(rig, goal.constraint),
+    "ccd": lambda rig, goal, arrays, start, chain, iterations: solve_ccd_chain(
+        arrays, start, goal.target, bone_limits(rig, chain), max_iterations=iterations,
         tolerance=rig.solver.tolerance, stretch=_stretch(rig, goal.constraint, chain)),
 }
 
@@ -211,19 +238,43 @@ def _chain_start(rig, pose, goal, arrays, chain):
                      (limits[0],) if limits else ())
 
 
-def _solve_chain(rig, pose, world, goal):
-    """A lone chain with the solver its length and settings choose: (result, [ChainReport])."""
-    chain = rig.ik_chain(goal.constraint)
-    solver = choose_solver(goal.constraint, rig, len(chain))
+def _held_by_limits(result, limits, arrays, goal, method, tolerance):
+    """An analytic answer clamped to the bones' locks and limits, its residual measured again
+    (an angle for one bone, which aims; the tip's distance otherwise)."""
+    rotations = result.rotations.copy()
+    at_limit = np.zeros((len(rotations), 3), dtype=bool)
+    for i, limit in enumerate(limits):
+        if limit is not None:
+            rotations[i], at_limit[i] = limit.clamp(rotations[i])
+    if np.abs(np.abs(np.einsum("ij,ij->i", rotations, result.rotations)) - 1.0).max() < 1e-12:
+        return result  # (a hinge drops a swing without holding an axis, so ``at_limit`` cannot tell)
+    frames, points = chain_pose(arrays, rotations, result.stretch)
+    if method == "one_bone":
+        aim = normalize(goal.target - points[0])
+        error = float(safe_acos(frames[0][:, 1] @ aim))
+    else:
+        error = float(np.linalg.norm(points[-1] - goal.target))
+    errors = result.errors.copy()
+    errors[0] = error
+    return SolveResult(rotations, result.iterations, errors, error <= tolerance, result.stretch, at_limit)
+
+
+def _solve_chain(rig, pose, world, goals, bones, method, start, iterations):
+    """A lone chain with ``method``; ``start`` None starts from the pose (pole faced)."""
+    goal, chain = goals[0], bones
     arrays = chain_arrays(rig.skeleton, pose, world, chain)
-    start = _start(rig, pose, chain) if solver in ANALYTIC_SOLVERS else _chain_start(rig, pose, goal, arrays, chain)
-    result = CHAIN_SOLVERS[solver](rig, goal, arrays, start, chain)
-    return result, [ChainReport(goal.constraint.bone, solver, result.iterations, float(result.errors[0]),
+    if start is None:
+        start = _start(rig, pose, chain) if method in ANALYTIC_SOLVERS else _chain_start(rig, pose, goal, arrays, chain)
+    result = CHAIN_SOLVERS[method](rig, goal, arrays, start, chain, iterations)
+    limits = bone_limits(rig, chain)
+    if method in ANALYTIC_SOLVERS and limits is not None:
+        result = _held_by_limits(result, limits, arrays, goal, method, rig.solver.tolerance)
+    return result, [ChainReport(goal.constraint.bone, method, result.iterations, float(result.errors[0]),
                                 result.converged, int(result.at_limit.any(axis=1).sum()),
-                                "rad" if solver == "one_bone" else "m")]
+                                "rad" if method == "one_bone" else "m")]
 
 
-def _solve_tree(rig, pose, world, goals, bones):
+def _solve_tree(rig, pose, world, goals, bones, method, start, iterations):
     """FABRIK on the union of the goals' chains, one effector per goal weighted by its weight."""
     position = {bone: i for i, bone in enumerate(bones)}
     effectors, rotations = [], []
@@ -233,9 +284,10 @@ def _solve_tree(rig, pose, world, goals, bones):
         effectors.append(Effector(position[chain[-1]], len(chain), max(goal.constraint.weight, 1e-3), use_rotation))
         rotations.append(goal.rotation if use_rotation else [0.0, 0.0, 0.0, 1.0])
     plan = fabrik_plan(tree_arrays(rig.skeleton, pose, world, bones), effectors, bone_limits(rig, bones))
-    result = solve_fabrik(plan, _start(rig, pose, bones), np.array([g.target for g in goals]), np.array(rotations),
-                          max(_iterations(rig, g.constraint) for g in goals), rig.solver.tolerance)
-    return result, _group_reports(rig, goals, [[effector] for effector in effectors], result, "fabrik")
+    result = solve_fabrik(plan, _start(rig, pose, bones) if start is None else start,
+                          np.array([g.target for g in goals]), np.array(rotations),
+                          iterations, rig.solver.tolerance)
+    return result, _group_reports(rig, goals, [[effector] for effector in effectors], result, method)
 
 
 def _write(pose, bones, rotations, stretch, influence):
@@ -245,15 +297,16 @@ def _write(pose, bones, rotations, stretch, influence):
     pose.scales[bones, 1] = stretch
 
 
-def _bone_dofs(rig, constraint, bone):
+def _bone_dofs(rig, stretchy, bone):
     """The bone IK panel's settings of ``bone`` as the Jacobian solver's BoneDofs (stretch only
-    when the constraint allows it); settings it cannot take leave the bone free."""
+    when a constraint moving it allows it); (BoneDofs or None, note or None): settings it cannot
+    take leave the bone free, and the note says so."""
     settings = rig.ik_settings(rig.skeleton.names[bone])
     try:
         return BoneDofs(settings.lock, settings.stiffness, settings.use_limit, settings.limit_min,
-                        settings.limit_max, settings.stretch if constraint.use_stretch else 0.0)
-    except ValueError:
-        return None
+                        settings.limit_max, settings.stretch if stretchy else 0.0), None
+    except ValueError as error:
+        return None, f"{rig.skeleton.names[bone]}: its IK settings were not used ({error})"
 
 
 def _jacobian_goals(rig, pose, goal, position):
@@ -275,27 +328,28 @@ def _jacobian_goals(rig, pose, goal, position):
     return goals
 
 
-def _solve_jacobian(rig, pose, world, goals, bones, method):
+def _solve_jacobian(rig, pose, world, goals, bones, method, start, iterations):
     """DLS / SDLS on the group's bones as one tree, every goal at once."""
     position = {bone: i for i, bone in enumerate(bones)}
     try:
         per_goal = [_jacobian_goals(rig, pose, g, position) for g in goals]
     except ValueError:  # a non-finite target: leave the pose as it is
         return None, [ChainReport(g.constraint.bone, method, 0, float("inf"), False) for g in goals]
-    dofs = [None] * len(bones)
-    for goal in goals:
-        for bone in rig.ik_chain(goal.constraint):
-            dofs[position[bone]] = _bone_dofs(rig, goal.constraint, bone)
+    stretchy = {bone for g in goals if g.constraint.use_stretch for bone in rig.ik_chain(g.constraint)}
+    dofs, notes = [None] * len(bones), []
+    for bone in {bone for g in goals for bone in rig.ik_chain(g.constraint)}:
+        dofs[position[bone]], note = _bone_dofs(rig, bone in stretchy, bone)
+        notes += [note] if note else []
     flat = [g for group in per_goal for g in group]
     if not flat:
         return None, []
     plan = dls_plan(tree_arrays(rig.skeleton, pose, world, bones), flat, dofs)
-    # Like Blender, a pole holds a lone chain only: in a tree the goals' poles would fight.
-    start = _chain_start(rig, pose, goals[0], chain_arrays(rig.skeleton, pose, world, bones), bones) \
-        if len(goals) == 1 else _start(rig, pose, bones)
-    result = solve_dls(plan, start, max(_iterations(rig, g.constraint) for g in goals),
-                       rig.solver.tolerance, rig.solver.damping, method)
-    return result, _group_reports(rig, goals, per_goal, result, method)
+    if start is None:  # like Blender, a pole holds a lone chain only: in a tree the goals' poles would fight
+        start = _chain_start(rig, pose, goals[0], chain_arrays(rig.skeleton, pose, world, bones), bones) \
+            if len(goals) == 1 else _start(rig, pose, bones)
+    result = solve_dls(plan, start, iterations, rig.solver.tolerance, rig.solver.damping, method)
+    reports = _group_reports(rig, goals, per_goal, result, method)
+    return result, [replace(r, notes=tuple(notes)) for r in reports]
 
 
 def _group_reports(rig, goals, per_goal, result: SolveResult, solver):
@@ -312,22 +366,78 @@ def _group_reports(rig, goals, per_goal, result: SolveResult, solver):
     return reports
 
 
+def _runner(method, tree):
+    if method in JACOBIAN_SOLVERS:
+        return _solve_jacobian
+    return _solve_tree if tree else _solve_chain
+
+
+SHARES = 4  # a method with others after it may spend 1/SHARES of the budget: one that crawls
+# (CCD on the sphere a limit leaves it) must leave the rest to methods that converge faster
+RESTARTS = 12  # fresh starts a limited chain may take when its methods stall short of the goals
+RESTART_SEED = 20261124  # fixed: the same problem always gets the same starts
+
+
+def _restart_poses(rig, bones):
+    """Seeded starts inside the bones' limits for a limited chain whose methods stalled in a
+    local minimum (limits make them): Euler angles drawn within each axis's range, locked axes 0."""
+    rng = np.random.default_rng(RESTART_SEED)
+    settings = [rig.ik_settings(rig.skeleton.names[b]) for b in bones]
+    low = np.array([np.where(s.use_limit, s.limit_min, -np.pi) for s in settings])
+    high = np.array([np.where(s.use_limit, s.limit_max, np.pi) for s in settings])
+    locked = np.array([s.lock for s in settings])
+    for _ in range(RESTARTS):
+        yield quat_from_euler_xyz(np.where(locked, 0.0, rng.uniform(low, high)))
+
+
+def _out_of_reach(rig, pose, world, goals, bones, features):
+    """True when a lone chain's target lies beyond its straight reach with nothing to stretch:
+    no method can do better than the one that already laid the chain straight."""
+    if len(goals) > 1 or "stretch" in features or "distance" in features:
+        return False
+    arrays = chain_arrays(rig.skeleton, pose, world, bones)
+    root = arrays.base[:3, :3] @ arrays.offsets[0] + arrays.base[:3, 3]
+    return bool(np.linalg.norm(goals[0].target - root) > np.linalg.norm(arrays.segments, axis=1).sum())
+
+
 def solve_goals(rig, pose, world, goals, bones):
     """Solve one group of goals (their chains cover ``bones``) into ``pose`` in place; returns
-    [ChainReport], one per goal. A group asks for a Jacobian solver when any of its
-    constraints (or the rig) does; otherwise a lone chain gets its own solver and a tree FABRIK.
+    [ChainReport], one per goal. ``solvers.methods.choose_methods`` picks what runs from what the
+    group asks for and holds; when a method leaves the goals short, the next one goes on from its
+    best pose (an analytic answer clamped to limits, then CCD, then DLS), and a limited chain
+    still short takes seeded fresh starts within its limits, within the iteration budget. Reports name every
+    method that ran ("two_bone+ccd") and every setting the user asked for that was not honoured.
     The result blends with the pose by the group's strongest influence, so a goal at full
     influence is met."""
-    requested = [_requested(g.constraint, rig) for g in goals]
-    jacobian = next((r for r in requested if r in JACOBIAN_SOLVERS), None)
-    if jacobian is not None:
-        result, reports = _solve_jacobian(rig, pose, world, goals, bones, jacobian)
-    elif len(goals) == 1:
-        result, reports = _solve_chain(rig, pose, world, goals[0])
-    else:
-        result, reports = _solve_tree(rig, pose, world, goals, bones)
-    if result is not None:  # a lone chain's bones, ascending, are its chain root first
-        _write(pose, bones, result.rotations, result.stretch, _group_influence([g.constraint for g in goals]))
+    features = problem_features(rig, goals, bones)
+    tree = len(goals) > 1
+    choice = choose_methods(requested_method(goals, rig), features, len(bones), tree)
+    budget = max(_iterations(rig, g.constraint) for g in goals)
+    attempts = list(zip(choice.methods, [None] * len(choice.methods)))
+    if choice.restarts:
+        attempts += [(choice.restarts, start) for start in _restart_poses(rig, bones)]
+    best, reports, ran, iterations, start = None, [], [], 0, None
+    for i, (method, restart) in enumerate(attempts):
+        if best is not None and (best.converged or iterations >= budget
+                                 or _out_of_reach(rig, pose, world, goals, bones, features)):
+            break
+        share = budget - iterations if i == len(attempts) - 1 else min(budget - iterations, budget // SHARES)
+        result, attempt = _runner(method, tree)(rig, pose, world, goals, bones, method,
+                                                start if restart is None else restart, max(share, 1))
+        if result is None:
+            reports = attempt
+            break
+        if not ran or ran[-1] != method:
+            ran.append(method)
+        iterations += result.iterations
+        if best is None or np.sum(result.errors) < np.sum(best.errors):
+            best, reports = result, attempt
+        # An analytic answer clamped to limits is a poor start; an iterative one a good one.
+        start = None if method in ANALYTIC_SOLVERS else best.rotations
+    reports = [replace(r, solver="+".join(ran) or r.solver, iterations=iterations, notes=choice.notes + r.notes)
+               for r in reports]
+    if best is not None:  # a lone chain's bones, ascending, are its chain root first
+        _write(pose, bones, best.rotations, best.stretch, _group_influence([g.constraint for g in goals]))
     return reports
 
 

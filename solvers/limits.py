@@ -139,3 +139,12 @@ def clamp_rotation(bone_limits, q):
         q, axes = limit.clamp(q)
         held |= axes
     return q, held
+
+
+def limit_violation(bone_limits, q):
+    """How far (radians) the rotation ``q`` (4,) lies outside one bone's limits (a tuple): the
+    angle its clamp would turn it by; 0 when the limits allow it. (Euler angles cannot tell: a
+    hinge about Y past 90 degrees reads as X = Z = 180 degrees in Euler XYZ.)"""
+    clamped, _ = clamp_rotation(bone_limits, q)
+    dot = abs(float(np.dot(clamped, q) / (np.linalg.norm(clamped) * np.linalg.norm(q))))
+    return 2.0 * float(np.arccos(min(dot, 1.0)))

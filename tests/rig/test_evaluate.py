@@ -3,7 +3,6 @@ import numpy as np
 import pytest
 
 from rig.evaluate import evaluate
-from rig.ik import choose_solver
 from rig.pose import Pose, heads_tails, location_for_head
 from rig.formats.rigfile import load_rig
 
@@ -62,14 +61,15 @@ def test_use_tail_off_counts_the_chain_from_the_parent_as_blender_does():
     assert [rig.skeleton.names[i] for i in rig.ik_chain(rig.ik[0])] == ["upper", "lower", "gripper"]
 
 
-def test_forced_solvers_that_cannot_take_the_chain_fall_back_to_fabrik():
-    rig = load_rig("assets/humanoid.json")
-    constraint = rig.ik[0]
-    constraint.solver = "two_bone"
-    assert choose_solver(constraint, rig, 3) == "fabrik"
-    assert choose_solver(constraint, rig, 2) == "two_bone"
-    constraint.solver = "auto"
-    assert choose_solver(constraint, rig, 1) == "one_bone"
+def test_a_forced_solver_that_cannot_take_the_chain_runs_autos_choice_and_says_so():
+    rig = load_rig("assets/tail.json")
+    rig.ik[0].solver = "two_bone"
+    pose = Pose.rest(len(rig.skeleton))
+    _, world, _ = evaluate(rig, pose)
+    move_handle(rig, pose, world, "tail_ik", [0.3, -0.4, 0.2])
+    _, _, reports = evaluate(rig, pose)
+    assert reports[0].solver.startswith("fabrik")
+    assert any("two_bone takes chains of 2 bones" in note and "ran fabrik" in note for note in reports[0].notes)
 
 
 def test_non_finite_handle_leaves_the_pose_finite_and_unchanged():

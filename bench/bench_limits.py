@@ -1,0 +1,142 @@
+"""Do limited chains reach? (not a test). Tips of seeded random poses inside each chain's limits
+(reachable by construction) are solved from rest through the rig, as ``app.py solve`` does (200
+iterations, original-pose mode), for each method; a solve succeeds when its tip ends within 1e-3
+of the chain's reach. Also counts results that break a lock or limit by more than 1e-6 rad.
+
+Chains: the robot arm; six one-sided hinges; the humanoid with human limits (elbows and knees
+one-sided hinges; shoulders, hips, wrists and spine limited per axis) on each limb (2 and 3
+bones) and the head-to-pelvis spine (5 bones).
+Usage: python bench/bench_limits.py [poses per chain]
+"""
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from rig.constraints import BoneIKSettings, IKConstraint  # noqa: E402
+from rig.formats.rigfile import load_rig, rig_from_dict  # noqa: E402
+from rig.ik import IKGoal, bone_limits  # noqa: E402
+from rig.pose import Pose, heads_tails, world_matrices  # noqa: E402
+from rig.scripted_solve import solve_case  # noqa: E402
+from solvers.limits import limit_violation  # noqa: E402
+from solvers.transforms import quat_from_euler_xyz  # noqa: E402
+
+ASSETS = Path(__file__).resolve().parents[1] / "assets"
+METHODS = ("auto", "fabrik", "ccd", "dls")
+PI = np.pi
+
+
+def hinge(low, high):
+    """A one-sided hinge about X."""
+    return BoneIKSettings(lock=(False, True, True), use_limit=(True, False, False),
+                          limit_min=(low, -PI, -PI), limit_max=(high, PI, PI))
+
+
+def per_axis(low, high):
+    return BoneIKSettings(use_limit=(True, True, True), limit_min=low, limit_max=high)
+
+
+HUMAN_LIMITS = {
+    "upper_arm": per_axis((-1.2, -1.4, -1.5), (1.6, 1.4, 1.0)),
+    "forearm": hinge(0.0, 2.6),
+    "hand": per_axis((-1.2, -0.3, -0.5), (1.2, 0.3, 0.5)),
+    "thigh": per_axis((-1.6, -0.7, -0.8), (0.5, 0.7, 0.6)),
+    "shin": hinge(-2.5, 0.0),
+    "spine.01": per_axis((-0.5, -0.4, -0.3), (0.5, 0.4, 0.3)),
+    "spine.02": per_axis((-0.5, -0.4, -0.3), (0.5, 0.4, 0.3)),
+    "spine.03": per_axis((-0.5, -0.4, -0.3), (0.5, 0.4, 0.3)),
+    "neck": per_axis((-0.6, -0.7, -0.4), (0.6, 0.7, 0.4)),
+    "head": per_axis((-0.5, -0.6, -0.3), (0.5, 0.6, 0.3)),
+}
+
+
+def limited_humanoid():
+    rig = load_rig(str(ASSETS / "humanoid.json"))
+    for name in rig.skeleton.names:
+        settings = HUMAN_LIMITS.get(name.split(".L")[0].split(".R")[0]) if name not in HUMAN_LIMITS else \
+            HUMAN_LIMITS[name]
+        if settings is not None:
+            rig.bone_ik[name] = settings
+    return rig
+
+
+def hinge_chain(count=6, length=0.2):
+    bones = [{"name": f"b{i}", "parent": f"b{i - 1}" if i else None, "head": [0.0, i * length, 0.0],
+              "tail": [0.0, (i + 1) * length, 0.0], "connected": i > 0,
+              "ik": {"lock": [False, True, True], "use_limit": [True, False, False],
+                     "limit_min": [0.0, -PI, -PI], "limit_max": [1.2, PI, PI]}} for i in range(count)]
+    return rig_from_dict({"format": "posekit.rig", "version": 1, "name": "hinges", "bones": bones})
+
+
+def chains():
+    """(name, rig, IKConstraint) for every chain the bench solves."""
+    arm = load_rig(str(ASSETS / "robot_arm.json"))
+    human = limited_humanoid()
+    cases = [("robot arm", arm, IKConstraint("gripper", chain_count=3, use_tail=False)),
+             ("6 one-sided hinges", hinge_chain(), IKConstraint("b5", chain_count=6))]
+    for side in ("L", "R"):
+        cases += [(f"human arm.{side} (2)", human, IKConstraint(f"forearm.{side}", chain_count=2)),
+                  (f"human arm.{side} (3)", human, IKConstraint(f"hand.{side}", chain_count=3)),
+                  (f"human leg.{side} (2)", human, IKConstraint(f"shin.{side}", chain_count=2))]
+    cases.append(("human spine (5)", human, IKConstraint("head", chain_count=5)))
+    return cases
+
+
+def random_pose_inside(rig, bones, rng):
+    pose = Pose.rest(len(rig.skeleton))
+    for bone in bones:
+        settings = rig.ik_settings(rig.skeleton.names[bone])
+        low = np.where(settings.use_limit, settings.limit_min, -PI)
+        high = np.where(settings.use_limit, settings.limit_max, PI)
+        angles = np.where(settings.lock, 0.0, rng.uniform(low, high))
+        pose.rotations[bone] = quat_from_euler_xyz(angles)
+    return pose
+
+
+def limits_broken(rig, pose, bones, tolerance=1e-6):
+    limits = bone_limits(rig, bones) or [None] * len(bones)
+    return any(limit is not None and limit_violation((limit,), pose.rotations[bone]) > tolerance
+               for bone, limit in zip(bones, limits))
+
+
+def run(name, rig, constraint, method, count, seed=5):
+    rng = np.random.default_rng(seed)
+    rig.solver.iterations, rig.solver.mode, rig.solver.type = 200, "original_pose", method
+    constraint.solver, constraint.iterations = method, 200
+    bones = rig.ik_chain(constraint)
+    tip_bone = constraint.bone if constraint.use_tail else rig.skeleton.names[rig.skeleton.parents[
+        rig.skeleton.index[constraint.bone]]]
+    tip_index = rig.skeleton.index[tip_bone]
+    reach = rig.skeleton.lengths[bones].sum()
+    hits, broken, times, used = 0, 0, [], set()
+    for _ in range(count):
+        target = heads_tails(rig.skeleton, world_matrices(rig.skeleton, random_pose_inside(rig, bones, rng)))[1][
+            tip_index]
+        pose, world, reports, seconds = solve_case(rig, [IKGoal(constraint, target)])
+        times.append(seconds)
+        used.add(reports[0].solver)
+        hits += np.linalg.norm(heads_tails(rig.skeleton, world)[1][tip_index] - target) <= 1e-3 * reach
+        broken += limits_broken(rig, pose, bones)
+    return {"chain": name, "method": method, "ran": "/".join(sorted(used)), "success_1e-3": hits / count,
+            "limits_broken": broken, "median_us": float(np.median(times) * 1e6), "poses": count}
+
+
+def main():
+    count = int(sys.argv[1]) if len(sys.argv) > 1 else 200
+    rows = []
+    print(f"{'chain':22} {'method':7} {'ran':9} {'success':>8} {'broken':>7} {'median us':>10}")
+    for name, rig, constraint in chains():
+        for method in METHODS:
+            row = run(name, rig, constraint, method, count)
+            rows.append(row)
+            print(f"{name:22} {method:7} {row['ran']:9} {row['success_1e-3']:8.1%} {row['limits_broken']:7d} "
+                  f"{row['median_us']:10.1f}", flush=True)
+    print(json.dumps({"bench": "limits", "rows": rows}))
+
+
+if __name__ == "__main__":
+    main()

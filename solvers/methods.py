@@ -1,0 +1,96 @@
+"""What each IK method honours, stated once: auto picks from it, and a forced method that cannot
+honour a setting is named with the setting and the reason.
+
+A problem's features are the settings it holds beyond a position goal: "locks", "limits",
+"stretch", "target rotation", "rotation locks" (a rotation goal with some axes locked),
+"stiffness", "distance", "rotation control", "location off" (a rotation-only goal), "weights"
+(several goals pulling one tree). A method honours a feature when its result holds it. The
+analytic methods hold locks and limits by clamping their answer (auto then finishes with an
+iterative method when the clamped answer falls short).
+"""
+from dataclasses import dataclass
+
+FEATURES = ("locks", "limits", "stretch", "target rotation", "rotation locks", "stiffness", "distance",
+            "rotation control", "location off", "weights")
+
+
+@dataclass(frozen=True)
+class Method:
+    """``bones``: the chain length it takes (None: any); ``honours``: the features it holds on a
+    chain; ``in_trees``: those it holds on a tree of chains (None: it takes chains only);
+    ``exact``: its answer is the best there is on a chain without locks or limits (analytic)."""
+    name: str
+    bones: int | None
+    honours: frozenset
+    in_trees: frozenset | None = None
+    exact: bool = False
+
+
+_ALL = frozenset(FEATURES)
+METHODS = {m.name: m for m in (
+    Method("one_bone", 1, frozenset({"locks", "limits"}), exact=True),
+    Method("two_bone", 2, frozenset({"locks", "limits", "stretch", "target rotation"}), exact=True),
+    Method("fabrik", None, frozenset({"locks", "limits", "stretch", "target rotation"}),
+           frozenset({"locks", "limits", "target rotation", "weights"})),
+    Method("ccd", None, frozenset({"locks", "limits", "stretch"})),
+    Method("dls", None, _ALL, _ALL),
+    Method("sdls", None, _ALL, _ALL),
+)}
+
+# Fastest first, as bench/bench_solvers.py and bench/bench_limits.py measure them through the rig:
+# on free chains FABRIK beats CCD (10 bones: 57 vs 143 us) and both beat DLS (1.2 ms); with limits
+# FABRIK reaches few targets (robot arm 0%, human arms 8%) where CCD reaches 92-100% in 0.5-1 ms.
+AUTO_ORDER_FREE = ("one_bone", "two_bone", "fabrik", "ccd", "dls")
+AUTO_ORDER_LIMITED = ("one_bone", "two_bone", "ccd", "dls")
+RESTARTED = {"ccd": "ccd"}  # the limited method fast enough to restart
+REASONS = {"tree": "takes one chain, not chains sharing bones"}
+
+
+@dataclass(frozen=True)
+class MethodChoice:
+    """The methods a solve runs, in order (each after the one before left the goals short);
+    ``restarts``: the method that takes fresh starts when they all stall (a limited chain's
+    local minimum), or None; ``notes``: what the user asked for and did not get, each naming the
+    setting and the reason."""
+    methods: tuple
+    notes: tuple = ()
+    restarts: str | None = None
+
+
+def unhonoured(method, features, bones, tree):
+    """The features (and "tree" or "chain length") ``method`` cannot honour on this problem."""
+    spec = METHODS[method]
+    if tree and spec.in_trees is None:
+        return ("tree",)
+    if not tree and spec.bones is not None and spec.bones != bones:
+        return ("chain length",)
+    held = spec.in_trees if tree else spec.honours
+    return tuple(f for f in FEATURES if f in features and f not in held)
+
+
+def _reason(method, missing, bones):
+    if missing == "chain length":
+        return f"{method} takes chains of {METHODS[method].bones} bones, this one has {bones}"
+    return f"{missing}: {method} {REASONS.get(missing, 'does not hold it')}"
+
+
+def choose_methods(requested, features, bones, tree):
+    """The MethodChoice for ``requested`` ("auto" or a method name) on a problem with
+    ``features`` (a set of FEATURES), ``bones`` bones, shared by several goals when ``tree``.
+
+    Auto runs the methods that honour everything, fastest first (a limited chain skips FABRIK).
+    A forced method runs when it can take the problem's shape, with a note for each setting it
+    does not hold; when it cannot (two_bone on three bones, CCD on a tree), auto's choice runs
+    and the note says why."""
+    limited = bool({"locks", "limits"} & features)
+    order = AUTO_ORDER_LIMITED if limited else AUTO_ORDER_FREE
+    auto = tuple(m for m in order if not unhonoured(m, features, bones, tree))
+    exact = next((i for i, m in enumerate(auto) if METHODS[m].exact), None)
+    if exact is not None and not limited:  # nothing after an analytic answer can do better
+        auto = auto[:exact + 1]
+    if requested == "auto":
+        return MethodChoice(auto, restarts=RESTARTED.get(auto[-2] if len(auto) > 1 else None) if limited else None)
+    missing = unhonoured(requested, features, bones, tree)
+    if missing[:1] in (("tree",), ("chain length",)):
+        return MethodChoice(auto, (f"{_reason(requested, missing[0], bones)}: ran {auto[0]}",))
+    return MethodChoice((requested,), tuple(_reason(requested, m, bones) for m in missing))
