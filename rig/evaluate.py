@@ -57,13 +57,13 @@ def _copy_rotation(rig, constraint, shown, world):
     if not np.isfinite(world[[i, target], :3, :3]).all():
         return  # a non-finite bone has no rotation to mix: leave it, as IK leaves such chains
     owner = rigid(world[i, :3, :3])
-    copied = copied_rotation(owner, rigid(world[target, :3, :3]), constraint.use_axes)
-    blend = quat_slerp(matrix3_to_quat(owner), matrix3_to_quat(copied), constraint.influence)
+    wanted = copied_rotation(owner, rigid(world[target, :3, :3]), constraint.use_axes)
+    if constraint.influence < 1.0:
+        wanted = quat_to_matrix3(quat_slerp(matrix3_to_quat(owner), matrix3_to_quat(wanted), constraint.influence))
     parent = skel.parents[i]
     # The parent's scale dropped as the owner's was, so a parent scaled to nothing still gives a rotation.
     parent_basis = rigid(world[parent, :3, :3]) if parent >= 0 else np.eye(3)
-    rest_basis = parent_basis @ skel.rest_local[i, :3, :3]
-    shown.rotations[i] = matrix3_to_quat(rest_basis.T @ quat_to_matrix3(blend))
+    shown.rotations[i] = matrix3_to_quat((parent_basis @ skel.rest_local[i, :3, :3]).T @ wanted)
     update_world(skel, shown, world, [i])
 
 
