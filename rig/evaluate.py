@@ -3,15 +3,36 @@
 IK results at full influence are written into the returned pose's rotations (the app solves
 continuously from what the user sees, and a saved pose is what was on screen). A chain at partial
 influence blends its FK channels with the IK result in the world matrices only and keeps its FK
-channels in the pose, so the blend stays a blend frame after frame (IK/FK blending). Constraints
-on a bone run after its parents are final, so a hand that copies its IK handle's rotation sits on
-the solved forearm.
+channels in the pose, so the blend stays a blend frame after frame (IK/FK blending). Copy Rotation
+likewise turns its bone in the world matrices only, as Blender's constraints never write pose
+channels: written back, an influence of 0.5 would creep to a full copy over continuous solves.
+Constraints on a bone run after its parents are final, so a hand that copies its IK handle's
+rotation sits on the solved forearm.
 """
+from dataclasses import dataclass
+
 import numpy as np
 
+from rig.copy_rotation import copied_rotation, rigid
 from rig.ik import IKGoal, goal_from_handles, solve_groups
-from rig.pose import update_world, world_matrices
-from solvers.transforms import matrix3_to_quat, quat_slerp
+from rig.pose import Pose, update_world, world_matrices
+from solvers.transforms import matrix3_to_quat, quat_slerp, quat_to_matrix3
+
+
+@dataclass
+class Evaluation:
+    """A pose with the rig's constraints evaluated.
+
+    ``pose``: the channels to keep and solve on from (IK results at full influence in them;
+    partial-influence IK chains and copy-rotation bones keep the channels they came with).
+    ``shown``: channels whose plain forward kinematics is ``world``, every constraint's result
+    in them, for formats that carry no constraints. ``world``: what is drawn, (N, 4, 4).
+    ``reports``: one ChainReport per IK constraint solved.
+    """
+    pose: Pose
+    shown: Pose
+    world: np.ndarray
+    reports: list
 
 
 def active_ik(rig):
@@ -20,18 +41,44 @@ def active_ik(rig):
     return [c for c in rig.ik if c.enabled and c.target is not None and c.influence > 0.0]
 
 
-def _copy_rotation(rig, constraint, pose, world):
+def active_copy_rotation(rig):
+    """The enabled copy-rotation constraints with some influence, parents' before children's (a
+    bone's own constraints in their list order, as Blender's stack)."""
+    active = (c for c in rig.copy_rotation if c.enabled and c.influence > 0.0)
+    return sorted(active, key=lambda c: rig.skeleton.index[c.bone])
+
+
+def _copy_rotation(rig, constraint, shown, world):
+    """Turn the constraint's bone in ``shown`` and ``world`` (its children follow): the world
+    rotation it had, mixed with the target's on the constraint's axes, blended by influence.
+    Its head and scale stay, as Blender keeps the owner's location and size."""
     skel = rig.skeleton
     i, target = skel.index[constraint.bone], skel.index[constraint.target]
+    if not np.isfinite(world[[i, target], :3, :3]).all():
+        return  # a non-finite bone has no rotation to mix: leave it, as IK leaves such chains
+    owner = rigid(world[i, :3, :3])
+    wanted = copied_rotation(owner, rigid(world[target, :3, :3]), constraint.use_axes)
+    if constraint.influence < 1.0:
+        wanted = quat_to_matrix3(quat_slerp(matrix3_to_quat(owner), matrix3_to_quat(wanted), constraint.influence))
     parent = skel.parents[i]
-    parent_basis = world[parent, :3, :3] if parent >= 0 else np.eye(3)
-    rest_basis = parent_basis @ skel.rest_local[i, :3, :3]
-    wanted = matrix3_to_quat(rest_basis.T @ world[target, :3, :3])
-    return i, quat_slerp(pose.rotations[i], wanted, constraint.influence)
+    # The parent's scale dropped as the owner's was, so a parent scaled to nothing still gives a rotation.
+    parent_basis = rigid(world[parent, :3, :3]) if parent >= 0 else np.eye(3)
+    shown.rotations[i] = matrix3_to_quat((parent_basis @ skel.rest_local[i, :3, :3]).T @ wanted)
+    update_world(skel, shown, world, [i])
 
 
-def evaluate(rig, pose, goals=()):
-    """Return (solved pose, world matrices, [ChainReport]) for ``pose``; ``pose`` is not changed.
+def _solve_ik(rig, pose, world, goals):
+    """Solve ``goals`` then the rig's IK into ``pose`` and ``world`` in place; returns
+    ([ChainReport], bones blended with FK at partial influence)."""
+    temporary = {id(c): IKGoal(c, np.asarray(point, dtype=float)) for c, point in goals}
+    reports, blended = solve_groups(rig, pose, world, [c for c, _ in goals], lambda c, _: temporary[id(c)])
+    more_reports, more_blended = solve_groups(rig, pose, world, active_ik(rig),
+                                              lambda c, w: goal_from_handles(rig, c, w))
+    return reports + more_reports, blended + more_blended
+
+
+def evaluation(rig, pose, goals=()):
+    """Evaluate the rig's constraints on ``pose`` (not changed) into an ``Evaluation``.
 
     ``goals`` are temporary IK constraints with explicit world target points, ``(IKConstraint,
     point (3,))`` pairs, solved before the rig's own (Auto IK's dragged bone: the chains that the
@@ -39,22 +86,19 @@ def evaluate(rig, pose, goals=()):
     targets after the groups above it have moved, so a handle riding on a solved chain is where
     the user sees it.
     """
-    solved = pose.copy()
-    world = world_matrices(rig.skeleton, solved)
-    temporary = {id(c): IKGoal(c, np.asarray(point, dtype=float)) for c, point in goals}
-    reports, blended = solve_groups(rig, solved, world, [c for c, _ in goals], lambda c, _: temporary[id(c)])
-    more_reports, more_blended = solve_groups(rig, solved, world, active_ik(rig),
-                                              lambda c, w: goal_from_handles(rig, c, w))
-    reports += more_reports
-    blended += more_blended
-    order = sorted((c for c in rig.copy_rotation if c.enabled), key=lambda c: rig.skeleton.index[c.bone])
-    for constraint in order:
-        i, rotation = _copy_rotation(rig, constraint, solved, world)
-        solved.rotations[i] = rotation
-        update_world(rig.skeleton, solved, world, [i])
-    if not blended:
-        return solved, world, reports
-    channels = solved.copy()
+    shown = pose.copy()
+    world = world_matrices(rig.skeleton, shown)
+    reports, blended = _solve_ik(rig, shown, world, goals)
+    channels = shown.copy()  # before Copy Rotation: its bones keep their channels
     channels.rotations[blended] = pose.rotations[blended]
     channels.scales[blended] = pose.scales[blended]
-    return channels, world, reports
+    for constraint in active_copy_rotation(rig):
+        _copy_rotation(rig, constraint, shown, world)
+    return Evaluation(channels, shown, world, reports)
+
+
+def evaluate(rig, pose, goals=()):
+    """Return (pose to keep, world matrices, [ChainReport]) for ``pose``: ``evaluation``'s
+    ``pose``, ``world`` and ``reports``."""
+    result = evaluation(rig, pose, goals)
+    return result.pose, result.world, result.reports

@@ -17,6 +17,7 @@ import numpy as np
 from imgui_bundle import imgui
 from pyglet.window import key
 
+from rig.evaluate import evaluation
 from rig.formats.export import POSED, export_rig
 from rig.formats.document import ImportOptions, RigDocument
 from rig.formats.reader import open_rig
@@ -297,13 +298,15 @@ class Editor:
         self.files.ask("Export", True, default, self.write_export, EXPORT_FILTERS)
 
     def write_export(self, path):
-        """Export the rig as the extension of ``path`` says, in the current pose where the format
-        holds one, with the skinned mesh in a .glb; failures become the status message."""
+        """Export the rig as the extension of ``path`` says, in the current pose as shown where the
+        format holds one (constraints baked in: Copy Rotation and partial-influence IK are not in
+        the pose channels, and other programs do not run our constraints), with the skinned mesh
+        in a .glb; failures become the status message."""
         state = self.state
         document = RigDocument(state.rig, state.rig_path, mesh=state.mesh, pose=state.pose)
         posed = os.path.splitext(path)[1].lower() in POSED
         try:
-            warnings = export_rig(document, path, state.pose if posed else None)
+            warnings = export_rig(document, path, evaluation(state.rig, state.pose).shown if posed else None)
         except (OSError, ValueError) as error:  # FileFormatError included
             state.message = f"Cannot export {path}: {error}"
             return False

@@ -3,7 +3,9 @@
 A step is whatever changed between two quiet moments: the app calls ``History.commit`` at the end
 of every frame in which no viewport drag is running and no panel widget is held, so a drag of a
 handle or of a slider over many frames becomes one step. Snapshots are deep copies and
-``restore`` puts them back bit for bit (no re-solve: the stored pose is the solved one).
+``restore`` puts them back bit for bit (no re-solve: the stored pose is the solved one, and the
+stored world matrices are what was drawn: constraints that blend in the world only, such as Copy
+Rotation and partial-influence IK, are not in the pose for FK to redo).
 The camera and the selection are views, not edits, and are not recorded (as in Blender).
 A step may also swap the rig itself (automatic IK set-up adds bones): snapshots keep a reference
 to their rig, whose skeleton is never edited in place, so undo puts the earlier rig back.
@@ -11,16 +13,20 @@ to their rig, whose skeleton is never edited in place, so undo puts the earlier 
 import copy
 from dataclasses import dataclass
 
-from rig.pose import Pose, world_matrices
+import numpy as np
+
+from rig.pose import Pose
 
 HISTORY_LIMIT = 256
 
 
 @dataclass
 class Snapshot:
-    """Copies of the pose and of every rig setting a panel can change, and the rig they belong to."""
+    """Copies of the pose, of the world matrices shown with it and of every rig setting a panel
+    can change, and the rig they belong to."""
     rig: object
     pose: Pose
+    world: np.ndarray
     ik: list
     copy_rotation: list
     bone_ik: dict
@@ -29,7 +35,7 @@ class Snapshot:
     @classmethod
     def of(cls, state):
         rig = state.rig
-        return cls(rig, state.pose.copy(), copy.deepcopy(rig.ik), copy.deepcopy(rig.copy_rotation),
+        return cls(rig, state.pose.copy(), state.world.copy(), copy.deepcopy(rig.ik), copy.deepcopy(rig.copy_rotation),
                    copy.deepcopy(rig.bone_ik), copy.deepcopy(rig.solver))
 
     def matches(self, state):
@@ -40,7 +46,7 @@ class Snapshot:
 
     def restore(self, state):
         """Put the snapshot's values (fresh copies, so later edits cannot reach the history) into
-        ``state`` and recompute the world matrices by FK; a different rig comes back with it,
+        ``state``; a different rig comes back with it,
         and the view forgets bones that rig lacks."""
         if state.rig is not self.rig:
             state.rig = self.rig
@@ -49,7 +55,7 @@ class Snapshot:
         state.pose = self.pose.copy()
         rig.ik, rig.copy_rotation = copy.deepcopy(self.ik), copy.deepcopy(self.copy_rotation)
         rig.bone_ik, rig.solver = copy.deepcopy(self.bone_ik), copy.deepcopy(self.solver)
-        state.world = world_matrices(rig.skeleton, state.pose)
+        state.world = self.world.copy()
 
 
 def _forget_missing_bones(view, names):

@@ -192,6 +192,38 @@ def bone_ik_panel(state):
     return changed
 
 
+def _axis_checkbox(axis, value):
+    changed, value = imgui.checkbox(axis, value)
+    imgui.set_item_tooltip(f"Copy the target's {axis} angle (world space, Euler XYZ); off keeps the bone's own.")
+    return changed, value
+
+
+def _copy_rotation_fields(constraint):
+    """One Copy Rotation constraint's settings; returns whether any changed."""
+    imgui.text(f"{constraint.bone} copies {constraint.target}")
+    dirty, constraint.enabled = imgui.checkbox("Enabled", constraint.enabled)
+    imgui.set_item_tooltip("Off: the bone keeps its own rotation.")
+    changed, constraint.use_axes = _per_axis("Axes", constraint.use_axes, _axis_checkbox)
+    dirty |= changed
+    changed, influence = imgui.slider_float("Influence", constraint.influence, *RANGES["influence"], flags=CLAMP)
+    imgui.set_item_tooltip("Blends the bone's own world rotation (0) with the copied one (1).\n"
+                           "The bone's pose channel stays as you set it.")
+    if changed:
+        constraint.influence = clamp_setting("influence", influence)
+    return dirty or changed
+
+
+def copy_rotation_panel(state):
+    """The rig's Copy Rotation constraints (Blender's, World Space to World Space, Euler XYZ, mix
+    Replace): enabled, the axes copied, influence."""
+    dirty = False
+    for k, constraint in enumerate(state.rig.copy_rotation):
+        imgui.push_id(f"copy_rotation{k}")  # the same labels on every constraint
+        dirty |= _copy_rotation_fields(constraint)
+        imgui.pop_id()
+    return dirty
+
+
 VIEW_BUTTONS = (("Front", "front"), ("Right", "side"), ("Top", "top"),
                 ("Back", "back"), ("Left", "left"), ("Bottom", "bottom"))
 
@@ -360,6 +392,9 @@ def main_panel(state):
         animation_panel(state)
     if imgui.collapsing_header("Stats", imgui.TreeNodeFlags_.default_open):
         stats_panel(state)
+    # Last, so the sections above keep their places; only for rigs that have such constraints.
+    if state.rig.copy_rotation and imgui.collapsing_header("Copy rotation"):
+        dirty |= copy_rotation_panel(state)
     if state.message:
         _wrapped(state.message)
     left = imgui.get_window_pos().x + imgui.get_window_size().x

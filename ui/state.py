@@ -1,6 +1,7 @@
 """The application's state objects. Panels and tools read and write these; nothing is hidden
 in statics. ``pose`` holds the channels as last solved (IK results included, so continuous
-solving starts from what is on screen and a saved pose is what was seen); ``world`` derives from it."""
+solving starts from what is on screen and a saved pose is what was seen); ``world`` derives from it
+and from the constraints that act on world matrices only (Copy Rotation, IK at partial influence)."""
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -8,7 +9,7 @@ import numpy as np
 from render.camera import OrbitCamera
 from render.view_state import ViewState
 from rig.evaluate import evaluate
-from rig.pose import Pose, heads_tails
+from rig.pose import Pose, heads_tails, world_matrices
 from ui.animation import Animation
 from ui.history import History
 from ui.outliner import OutlinerState
@@ -102,6 +103,8 @@ class AppState:
     skin: int = 0  # which of them is open
 
     def __post_init__(self):
+        if self.world is None:  # plain FK until the first resolve: the history keeps a world with each pose
+            self.world = world_matrices(self.rig.skeleton, self.pose)
         if self.history is None:
             self.history = History(self)
 
