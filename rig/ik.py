@@ -246,8 +246,6 @@ def _held_by_limits(result, limits, arrays, goal, method, tolerance):
     for i, limit in enumerate(limits):
         if limit is not None:
             rotations[i], at_limit[i] = limit.clamp(rotations[i])
-    if np.abs(np.abs(np.einsum("ij,ij->i", rotations, result.rotations)) - 1.0).max() < 1e-12:
-        return result  # (a hinge drops a swing without holding an axis, so ``at_limit`` cannot tell)
     frames, points = chain_pose(arrays, rotations, result.stretch)
     if method == "one_bone":
         aim = normalize(goal.target - points[0])

@@ -3,8 +3,10 @@
 A goals file (JSON) names the solver settings and a list of cases; each case is a list of goals
 (bone, chain length, use tail, world target, optional rotation / pole / pole angle / weight).
 Each case solves on its own from the rest pose with only its goals (the rig's own IK
-constraints are not used), and reports every bone's world head and tail, the worst residual
-error (metres), the iterations and the seconds the solve took.
+constraints are not used), and reports every bone's world head and tail with its pose
+``rotation`` (xyzw, relative to rest, as pose files store it) and ``scale``, per goal its
+residual with its unit, the methods that ran and the settings they did not honour, the worst
+position residual (metres), the iterations and the seconds the solve took.
 """
 import copy
 import time
@@ -78,11 +80,13 @@ def run_job(rig, job):
     rig.solver = job.settings
     out = []
     for goals in job.cases:
-        _, world, reports, seconds = solve_case(rig, goals)
+        pose, world, reports, seconds = solve_case(rig, goals)
         heads, tails = heads_tails(rig.skeleton, world)
-        bones = {name: {"head": heads[i].tolist(), "tail": tails[i].tolist()}
+        bones = {name: {"head": heads[i].tolist(), "tail": tails[i].tolist(),
+                        "rotation": pose.rotations[i].tolist(), "scale": pose.scales[i].tolist()}
                  for i, name in enumerate(rig.skeleton.names)}
-        residuals = [{"bone": r.bone, "method": r.solver, "residual": r.error, "unit": r.unit} for r in reports]
+        residuals = [{"bone": r.bone, "method": r.solver, "residual": r.error, "unit": r.unit,
+                      "not_honoured": list(r.notes)} for r in reports]
         out.append({"bones": bones, "error": max((r.error for r in reports if r.unit == "m"), default=0.0),
                     "residuals": residuals,
                     "iterations": max(r.iterations for r in reports), "seconds": seconds})

@@ -8,7 +8,7 @@ A problem's features are the settings it holds beyond a position goal: "locks", 
 analytic methods hold locks and limits by clamping their answer (auto then finishes with an
 iterative method when the clamped answer falls short).
 """
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 FEATURES = ("locks", "limits", "stretch", "target rotation", "rotation locks", "stiffness", "distance",
             "rotation control", "location off", "weights")
@@ -42,7 +42,7 @@ METHODS = {m.name: m for m in (
 # FABRIK reaches few targets (robot arm 0%, human arms 8%) where CCD reaches 92-100% in 0.5-1 ms.
 AUTO_ORDER_FREE = ("one_bone", "two_bone", "fabrik", "ccd", "dls")
 AUTO_ORDER_LIMITED = ("one_bone", "two_bone", "ccd", "dls")
-RESTARTED = {"ccd": "ccd"}  # the limited method fast enough to restart
+RESTARTED = "ccd"  # the limited method fast enough to restart
 REASONS = {"tree": "takes one chain, not chains sharing bones"}
 
 
@@ -74,23 +74,29 @@ def _reason(method, missing, bones):
     return f"{missing}: {method} {REASONS.get(missing, 'does not hold it')}"
 
 
+def _auto(features, bones, tree):
+    """Auto's MethodChoice: the methods that honour everything, fastest first; a limited chain
+    restarts CCD (the fast limited method) when they all stall."""
+    limited = bool({"locks", "limits"} & features)
+    order = AUTO_ORDER_LIMITED if limited else AUTO_ORDER_FREE
+    methods = tuple(m for m in order if not unhonoured(m, features, bones, tree))
+    exact = next((i for i, m in enumerate(methods) if METHODS[m].exact), None)
+    if exact is not None and not limited:  # nothing after an analytic answer can do better
+        methods = methods[:exact + 1]
+    return MethodChoice(methods, restarts=RESTARTED if limited and RESTARTED in methods else None)
+
+
 def choose_methods(requested, features, bones, tree):
     """The MethodChoice for ``requested`` ("auto" or a method name) on a problem with
     ``features`` (a set of FEATURES), ``bones`` bones, shared by several goals when ``tree``.
 
-    Auto runs the methods that honour everything, fastest first (a limited chain skips FABRIK).
     A forced method runs when it can take the problem's shape, with a note for each setting it
-    does not hold; when it cannot (two_bone on three bones, CCD on a tree), auto's choice runs
+    does not hold; when it cannot (two_bone on three bones, CCD on a tree), auto's methods run
     and the note says why."""
-    limited = bool({"locks", "limits"} & features)
-    order = AUTO_ORDER_LIMITED if limited else AUTO_ORDER_FREE
-    auto = tuple(m for m in order if not unhonoured(m, features, bones, tree))
-    exact = next((i for i, m in enumerate(auto) if METHODS[m].exact), None)
-    if exact is not None and not limited:  # nothing after an analytic answer can do better
-        auto = auto[:exact + 1]
+    auto = _auto(features, bones, tree)
     if requested == "auto":
-        return MethodChoice(auto, restarts=RESTARTED.get(auto[-2] if len(auto) > 1 else None) if limited else None)
+        return auto
     missing = unhonoured(requested, features, bones, tree)
     if missing[:1] in (("tree",), ("chain length",)):
-        return MethodChoice(auto, (f"{_reason(requested, missing[0], bones)}: ran {auto[0]}",))
+        return replace(auto, notes=(f"{_reason(requested, missing[0], bones)}: auto's methods ran instead",))
     return MethodChoice((requested,), tuple(_reason(requested, m, bones) for m in missing))

@@ -116,3 +116,28 @@ def test_each_goal_reports_its_residual_in_its_own_unit_and_the_method_that_ran(
     assert out["cases"][0]["error"] == far["residual"]
     assert (aim["bone"], aim["method"], aim["unit"]) == ("head", "one_bone", "rad") and aim["residual"] < 1e-9
     assert out["cases"][1]["error"] == 0.0  # no position goal: the metres figure does not take an angle
+
+
+def test_each_bone_reports_its_pose_rotation_and_scale_so_a_script_can_apply_the_solution(tmp_path):
+    from rig.pose import Pose, heads_tails, world_matrices
+    status, out = run(tmp_path, {"cases": [{"goals": [arm_goal()]}]})
+    assert status == 0
+    rig = load_rig(RIG)
+    bones = out["cases"][0]["bones"]
+    pose = Pose.rest(len(rig.skeleton))
+    for i, name in enumerate(rig.skeleton.names):
+        pose.rotations[i] = bones[name]["rotation"]
+        pose.scales[i] = bones[name]["scale"]
+    heads, tails = heads_tails(rig.skeleton, world_matrices(rig.skeleton, pose))
+    np.testing.assert_allclose(tails, [bones[n]["tail"] for n in rig.skeleton.names], atol=1e-9)
+    np.testing.assert_allclose(heads, [bones[n]["head"] for n in rig.skeleton.names], atol=1e-9)
+    assert not np.allclose(bones["forearm.L"]["rotation"], [0, 0, 0, 1])
+
+
+def test_a_forced_method_that_cannot_take_the_chain_is_named_with_the_reason(tmp_path):
+    goal = {"bone": "hand.L", "chain_length": 3, "target": [0.45, 1.15, 0.25]}
+    status, out = run(tmp_path, {"solver": "two_bone", "cases": [{"goals": [goal]}]})
+    assert status == 0
+    residual = out["cases"][0]["residuals"][0]
+    assert residual["method"] != "two_bone"
+    assert residual["not_honoured"] == ["two_bone takes chains of 2 bones, this one has 3: auto's methods ran instead"]

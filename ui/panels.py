@@ -18,6 +18,7 @@ AXES = "XYZ"
 DOCKED = imgui.WindowFlags_.always_auto_resize | imgui.WindowFlags_.no_move
 MARGIN = 8.0
 TOOLBAR_ROOM = 56.0
+WARNING_COLOUR = imgui.ImVec4(1.0, 0.75, 0.3, 1.0)  # a setting the solve did not honour
 
 
 def _help(text):
@@ -305,7 +306,11 @@ def stats_panel(state):
         for report in state.reports:
             imgui.text_disabled(f"{report.bone}: {report.solver} {report.iterations} it {report.error:.1e} {report.unit}")
         imgui.tree_pop()
-    _help("Per chain: solver, iterations, residual error (metres for a position, radians for an angle).")
+    _help("Per chain: the methods that ran, iterations, residual error (metres for a position, radians "
+          "for an angle).")
+    for report in state.reports:  # outside the tree node: a dropped setting must not hide
+        for note in report.notes:
+            imgui.text_colored(WARNING_COLOUR, f"{report.bone}: not honoured: {note}")
 
 
 def auto_setup_panel(state):

@@ -1,0 +1,53 @@
+"""Limited chains through the rig: auto holds every lock and limit, and still reaches targets
+that are reachable by construction (tips of random poses inside the limits)."""
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from rig.constraints import BoneIKSettings, IKConstraint
+from rig.formats.rigfile import load_rig
+from rig.ik import IKGoal, bone_limits, solve_groups
+from rig.pose import Pose, heads_tails, world_matrices
+from solvers.limits import limit_violation
+from solvers.transforms import quat_from_euler_xyz
+
+SETTINGS = settings(max_examples=25, deadline=None, derandomize=True)
+HINGE = BoneIKSettings(lock=(False, True, True), use_limit=(True, False, False), limit_min=(0.0, -np.pi, -np.pi),
+                       limit_max=(2.6, np.pi, np.pi))
+SHOULDER = BoneIKSettings(use_limit=(True, True, True), limit_min=(-1.2, -1.4, -1.5), limit_max=(1.6, 1.4, 1.0))
+
+
+def hinged_arm():
+    rig = load_rig("assets/humanoid.json")
+    rig.bone_ik["forearm.L"], rig.bone_ik["upper_arm.L"] = HINGE, SHOULDER
+    rig.solver.mode, rig.solver.iterations = "original_pose", 200
+    return rig
+
+
+def reachable_tip(rig, bones, tip, angles):
+    pose = Pose.rest(len(rig.skeleton))
+    for bone, euler in zip(bones, angles):
+        s = rig.ik_settings(rig.skeleton.names[bone])
+        low = np.where(s.use_limit, s.limit_min, -np.pi)
+        high = np.where(s.use_limit, s.limit_max, np.pi)
+        pose.rotations[bone] = quat_from_euler_xyz(np.where(s.lock, 0.0, low + (high - low) * np.array(euler)))
+    return heads_tails(rig.skeleton, world_matrices(rig.skeleton, pose))[1][tip]
+
+
+@pytest.mark.parametrize("solver", ["auto", "ccd", "dls", "two_bone"])
+@SETTINGS
+@given(angles=st.lists(st.tuples(*[st.floats(0.0, 1.0)] * 3), min_size=2, max_size=2))
+def test_a_hinged_forearm_stays_on_its_hinge_and_auto_reaches(solver, angles):
+    rig = hinged_arm()
+    constraint = IKConstraint("forearm.L", chain_count=2, solver=solver, iterations=200)
+    bones = rig.ik_chain(constraint)
+    tip = rig.skeleton.index["forearm.L"]
+    target = reachable_tip(rig, bones, tip, angles)
+    pose, world = Pose.rest(len(rig.skeleton)), rig.skeleton.rest_world.copy()
+    reports, _ = solve_groups(rig, pose, world, [constraint], lambda c, _: IKGoal(c, target))
+    for bone, limit in zip(bones, bone_limits(rig, bones)):
+        assert limit_violation((limit,), pose.rotations[bone]) < 1e-6
+    miss = np.linalg.norm(heads_tails(rig.skeleton, world)[1][tip] - target)
+    assert reports[0].error == pytest.approx(miss, abs=1e-9)
+    if solver == "auto":
+        assert miss < 1e-3 * rig.skeleton.lengths[bones].sum()
