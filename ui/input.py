@@ -4,13 +4,57 @@ Pushed onto the window above ImGui's backend; mouse handlers never consume event
 see them too), keys the viewport uses are consumed. Nothing reaches the rig while ImGui wants
 the mouse or keyboard (a press on a panel never starts a viewport drag). Escape stays with the
 window, which cancels any tool through ``ui.viewport.cancel_drag``.
+
+Keys run what the one table ``VIEWPORT_KEYS`` binds them to.
 """
+from dataclasses import dataclass
+
 import numpy as np
 from imgui_bundle import imgui
 from pyglet.window import key, mouse
 
 from ui import navigation, viewport
 from ui.selection import click_select, pick_bone, update_hover
+
+CTRL, SHIFT, ALT = key.MOD_CTRL, key.MOD_SHIFT, key.MOD_ALT
+MODIFIER_MASK = CTRL | SHIFT | ALT  # Num Lock and Caps Lock change no binding
+
+
+@dataclass(frozen=True)
+class KeyBinding:
+    """``shortcuts`` ((pyglet key symbol, modifier bits), ...) run ``ViewportInput.<method>(*args)``
+    ``when`` the viewport is "idle" (no drag: Blender's modal tools take no other command), is
+    "dragging", or "always"; otherwise the key is left to others (Enter to a file question).
+    ``section`` and ``label`` are what Help > Keymap shows."""
+    section: str
+    label: str
+    shortcuts: tuple
+    method: str
+    args: tuple = ()
+    when: str = "idle"
+
+
+VIEWPORT_KEYS = (
+    KeyBinding("Navigation", "Front view", ((key.NUM_1, 0),), "set_view", ("front",), "always"),
+    KeyBinding("Navigation", "Back view", ((key.NUM_1, CTRL),), "set_view", ("back",), "always"),
+    KeyBinding("Navigation", "Right view", ((key.NUM_3, 0),), "set_view", ("side",), "always"),
+    KeyBinding("Navigation", "Left view", ((key.NUM_3, CTRL),), "set_view", ("left",), "always"),
+    KeyBinding("Navigation", "Top view", ((key.NUM_7, 0),), "set_view", ("top",), "always"),
+    KeyBinding("Navigation", "Bottom view", ((key.NUM_7, CTRL),), "set_view", ("bottom",), "always"),
+    KeyBinding("Navigation", "Perspective / orthographic", ((key.NUM_5, 0),), "toggle_projection", when="always"),
+    KeyBinding("Navigation", "Frame the selection", ((key.F, 0),), "frame_selected"),
+    KeyBinding("Navigation", "Frame every bone", ((key.HOME, 0),), "frame_all"),
+    KeyBinding("Pose tools", "Rotate the active bone", ((key.R, 0),), "rotate"),
+    KeyBinding("Pose tools", "Confirm the rotation", ((key.ENTER, 0), (key.NUM_ENTER, 0)), "confirm_rotation",
+               when="dragging"),
+    # Blender's own keys for the Auto IK chain length are Ctrl+PageUp/PageDown; PageUp/PageDown
+    # alone do the same, as nothing else uses them in pose mode.
+    KeyBinding("Pose tools", "Auto IK drag: longer chain", ((key.PAGEUP, 0), (key.PAGEUP, CTRL)), "step_auto_ik",
+               (1,), "dragging"),
+    KeyBinding("Pose tools", "Auto IK drag: shorter chain", ((key.PAGEDOWN, 0), (key.PAGEDOWN, CTRL)),
+               "step_auto_ik", (-1,), "dragging"),
+)
+VIEWPORT_SHORTCUTS = {shortcut: binding for binding in VIEWPORT_KEYS for shortcut in binding.shortcuts}
 
 
 class ViewportInput:
@@ -106,24 +150,36 @@ class ViewportInput:
         self.keys.on_key_release(symbol, modifiers)
 
     def _key(self, symbol, modifiers):
-        """Run the viewport command bound to ``symbol``; returns whether there was one."""
-        state, (width, height) = self.state, self._size()
-        ctrl = modifiers & key.MOD_CTRL or self._ctrl()
-        view = navigation.view_for_key(symbol, ctrl)
-        if view is not None:
-            state.camera.set_view(view)
-        elif symbol == key.NUM_5:
-            state.camera.toggle_projection()
-        elif symbol in (key.PAGEUP, key.PAGEDOWN) and ctrl:
-            viewport.change_auto_ik_length(state, 1 if symbol == key.PAGEUP else -1)
-        elif symbol == key.F and state.drag is None:
-            navigation.frame_bones(state, width, height, state.view.selected)
-        elif symbol == key.HOME and state.drag is None:
-            navigation.frame_bones(state, width, height)
-        elif symbol == key.R and not ctrl and not modifiers & key.MOD_ALT:  # Alt+R clears rotations
-            viewport.begin_rotate(state, *self.pointer, width, height)
-        elif symbol in (key.ENTER, key.NUM_ENTER) and state.drag is not None and state.drag.kind == "rotate":
-            viewport.end_drag(state)
-        else:
+        """Run the viewport command bound to ``symbol`` with ``modifiers``; returns whether there
+        was one (keys bound here never reach the editor's shortcuts, Alt+R is not bound here)."""
+        mods = modifiers & MODIFIER_MASK | (CTRL if self._ctrl() else 0)
+        binding = VIEWPORT_SHORTCUTS.get((symbol, mods))
+        if binding is None:
             return False
+        if binding.when not in ("always", "idle" if self.state.drag is None else "dragging"):
+            return False
+        getattr(self, binding.method)(*binding.args)
         return True
+
+    # Key commands (VIEWPORT_KEYS) ----------------------------------------------------------------
+    def set_view(self, name):
+        self.state.camera.set_view(name)
+
+    def toggle_projection(self):
+        self.state.camera.toggle_projection()
+
+    def frame_selected(self):
+        navigation.frame_bones(self.state, *self._size(), self.state.view.selected)
+
+    def frame_all(self):
+        navigation.frame_bones(self.state, *self._size())
+
+    def rotate(self):
+        viewport.begin_rotate(self.state, *self.pointer, *self._size())
+
+    def confirm_rotation(self):
+        if self.state.drag.kind == "rotate":
+            viewport.end_drag(self.state)
+
+    def step_auto_ik(self, step):
+        viewport.change_auto_ik_length(self.state, step)

@@ -40,7 +40,7 @@ def tool_text(state, pointer):
         return "Esc/right click cancels"
     if drag.kind == "auto_ik":
         return (f"Auto IK length: {state.auto_ik_length}  ({drag.goal.chain_count} bones)"
-                "   Ctrl+wheel / Ctrl+PgUp/PgDn")
+                "   Ctrl+wheel / PgUp/PgDn")
     degrees = math.degrees(rotation_angle(drag.pivot_px, drag.start_px, pointer))
     return f"Rotate {drag.bone}: {degrees:.1f} deg   click/Enter confirms, Esc/right click cancels"
 

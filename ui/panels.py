@@ -246,8 +246,8 @@ def toolbar(state):
     imgui.begin("Tools", None, DOCKED | imgui.WindowFlags_.no_title_bar)
     _, state.auto_ik = imgui.checkbox("Auto IK", state.auto_ik)
     _help("Drag a bone: its tip follows the pointer and its connected parents follow it.\n"
-          "During the drag Ctrl+wheel down / Ctrl+PageUp lengthens the chain, Ctrl+wheel up / "
-          "Ctrl+PageDown shortens it; 0 = the whole connected chain.")
+          "During the drag Ctrl+wheel down / PageUp lengthens the chain, Ctrl+wheel up / "
+          "PageDown shortens it (with or without Ctrl); 0 = the whole connected chain.")
     imgui.same_line()
     imgui.text_disabled(f"chain length {state.auto_ik_length}")
     imgui.same_line()
