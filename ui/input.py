@@ -13,8 +13,7 @@ import numpy as np
 from imgui_bundle import imgui
 from pyglet.window import key, mouse
 
-from ui import navigation, viewport
-from ui.selection import click_select, pick_bone, update_hover
+from ui import navigation, selection, viewport
 
 CTRL, SHIFT, ALT = key.MOD_CTRL, key.MOD_SHIFT, key.MOD_ALT
 MODIFIER_MASK = CTRL | SHIFT | ALT  # Num Lock and Caps Lock change no binding
@@ -44,6 +43,11 @@ VIEWPORT_KEYS = (
     KeyBinding("Navigation", "Perspective / orthographic", ((key.NUM_5, 0),), "toggle_projection", when="always"),
     KeyBinding("Navigation", "Frame the selection", ((key.F, 0),), "frame_selected"),
     KeyBinding("Navigation", "Frame every bone", ((key.HOME, 0),), "frame_all"),
+    KeyBinding("Selection", "Select all", ((key.A, 0),), "select_all"),
+    KeyBinding("Selection", "Deselect all", ((key.A, ALT),), "deselect_all"),
+    KeyBinding("Selection", "Hide the selected bones", ((key.H, 0),), "hide"),
+    KeyBinding("Selection", "Hide the unselected bones", ((key.H, SHIFT),), "hide", (True,)),
+    KeyBinding("Selection", "Reveal the hidden bones", ((key.H, ALT),), "reveal"),
     KeyBinding("Pose tools", "Rotate the active bone", ((key.R, 0),), "rotate"),
     KeyBinding("Pose tools", "Confirm the rotation", ((key.ENTER, 0), (key.NUM_ENTER, 0)), "confirm_rotation",
                when="dragging"),
@@ -93,7 +97,7 @@ class ViewportInput:
         elif self._mouse_taken():
             self.state.view.hovered = None
         else:
-            update_hover(self.state, x, y, *self._size())
+            selection.update_hover(self.state, x, y, *self._size())
 
     def on_mouse_press(self, x, y, button, modifiers):
         x, y = self._top_left(x, y)
@@ -109,9 +113,9 @@ class ViewportInput:
         if button == mouse.MIDDLE or (button == mouse.LEFT and modifiers & key.MOD_ALT):
             self.navigating = "pan" if modifiers & key.MOD_SHIFT else "orbit"
         elif button == mouse.LEFT:
-            name = pick_bone(state, x, y, *self._size())
+            name = selection.pick_bone(state, x, y, *self._size())
             extend = bool(modifiers & key.MOD_SHIFT)
-            click_select(state, name, extend)
+            selection.click_select(state, name, extend)
             if name is not None and not extend:
                 viewport.begin_drag(state, name, x, y, *self._size())
 
@@ -173,6 +177,18 @@ class ViewportInput:
 
     def frame_all(self):
         navigation.frame_bones(self.state, *self._size())
+
+    def select_all(self):
+        selection.select_all(self.state)
+
+    def deselect_all(self):
+        selection.deselect_all(self.state)
+
+    def hide(self, unselected=False):
+        selection.hide(self.state, unselected)
+
+    def reveal(self):
+        selection.reveal(self.state)
 
     def rotate(self):
         viewport.begin_rotate(self.state, *self.pointer, *self._size())

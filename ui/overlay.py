@@ -21,13 +21,13 @@ def _text(draw_list, x, y, colour, text):
 
 
 def bone_names(state, width, height):
-    """Each shown bone's name at its middle, under the panels."""
+    """Each shown (not hidden) bone's name at its middle, under the panels."""
     skeleton = state.rig.skeleton
     heads, tails = heads_tails(skeleton, state.world)
     pixels = state.camera.world_to_window((heads + tails) / 2.0, width, height)
     draw_list = imgui.get_background_draw_list()
     for name, (x, y) in zip(skeleton.names, pixels):
-        if np.isfinite(x) and np.isfinite(y):
+        if np.isfinite(x) and np.isfinite(y) and name not in state.view.hidden:
             _text(draw_list, x + 6.0, y - 7.0, NAME_COLOUR, name)
 
 
