@@ -68,7 +68,7 @@ class ViewportInput:
     def __init__(self, app):
         self.app = app
         self.pointer = np.zeros(2)
-        self.navigating = None  # "orbit" or "pan" while a middle (or Alt+left) drag moves the view
+        self.navigating = None  # "orbit", "pan" or "zoom" while a middle (or Alt+left) drag moves the view
         self.keys = key.KeyStateHandler()
 
     @property
@@ -111,7 +111,7 @@ class ViewportInput:
         if self._mouse_taken():
             return
         if button == mouse.MIDDLE or (button == mouse.LEFT and modifiers & key.MOD_ALT):
-            self.navigating = "pan" if modifiers & key.MOD_SHIFT else "orbit"
+            self.navigating = navigation.drag_mode(modifiers)
         elif button == mouse.LEFT:
             name = selection.pick_bone(state, x, y, *self._size())
             extend = bool(modifiers & key.MOD_SHIFT)
@@ -126,6 +126,8 @@ class ViewportInput:
             state.camera.orbit(dx, -dy)
         elif self.navigating == "pan":
             state.camera.pan(dx, -dy, self.app.window.height)
+        elif self.navigating == "zoom":
+            state.camera.zoom(dy / navigation.ZOOM_DRAG_PIXELS)
         elif state.drag is not None and state.drag.kind != "gizmo" and (buttons & mouse.LEFT or state.drag.kind == "rotate"):
             viewport.update_drag(state, x, y, *self._size())
 

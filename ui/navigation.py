@@ -1,7 +1,19 @@
-"""Viewport navigation Blender's way: framing bones (``ui.input`` binds the numpad views)."""
+"""Viewport navigation Blender's way: what a middle drag does, framing bones (``ui.input`` binds
+the numpad views)."""
 import numpy as np
+from pyglet.window import key
 
 from rig.pose import heads_tails
+
+ZOOM_DRAG_PIXELS = 20.0  # a Ctrl+middle drag this many pixels up zooms in as one wheel click does
+
+
+def drag_mode(modifiers):
+    """What a middle (or Alt+left) drag does with ``modifiers`` held, as in Blender: Ctrl zooms
+    (up zooms in), Shift pans, nothing orbits."""
+    if modifiers & key.MOD_CTRL:
+        return "zoom"
+    return "pan" if modifiers & key.MOD_SHIFT else "orbit"
 
 
 def frame_bones(state, width, height, names=None):

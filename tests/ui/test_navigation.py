@@ -154,3 +154,22 @@ def test_a_middle_drag_on_the_panel_does_not_orbit(driver):
     driver.drag(300, 200, mouse.MIDDLE)
     driver.release(300, 200, mouse.MIDDLE)
     assert_same_camera(state.camera, expected)
+
+
+def test_ctrl_middle_drag_zooms_with_vertical_motion(driver):
+    state = driver.state
+    camera = state.camera
+    yaw, pitch, target, distance = camera.yaw, camera.pitch, camera.target.copy(), camera.distance
+    x, y = CENTRE
+    driver.press(x, y, mouse.MIDDLE, key.MOD_CTRL)
+    driver.drag(x + 15, y - 40, mouse.MIDDLE, key.MOD_CTRL)  # up (and a little sideways): in
+    driver.release(x + 15, y - 40, mouse.MIDDLE)
+    assert camera.distance == pytest.approx(distance * 0.9 ** 2)
+    assert (camera.yaw, camera.pitch) == (yaw, pitch)  # no orbit
+    np.testing.assert_array_equal(camera.target, target)
+    driver.press(x, y, mouse.MIDDLE, key.MOD_CTRL)
+    driver.drag(x, y + 20, mouse.MIDDLE, key.MOD_CTRL)
+    driver.drag(x, y + 40, mouse.MIDDLE, key.MOD_CTRL)  # down: out again
+    driver.release(x, y + 40, mouse.MIDDLE)
+    assert camera.distance == pytest.approx(distance)
+    assert state.drag is None and state.view.selected == set()
