@@ -41,7 +41,7 @@ VIEWPORT_KEYS = (
     KeyBinding("Navigation", "Top view", ((key.NUM_7, 0),), "set_view", ("top",), "always"),
     KeyBinding("Navigation", "Bottom view", ((key.NUM_7, CTRL),), "set_view", ("bottom",), "always"),
     KeyBinding("Navigation", "Perspective / orthographic", ((key.NUM_5, 0),), "toggle_projection", when="always"),
-    KeyBinding("Navigation", "Frame the selection", ((key.F, 0),), "frame_selected"),
+    KeyBinding("Navigation", "Frame the selection", ((key.F, 0), (key.NUM_DECIMAL, 0)), "frame_selected"),
     KeyBinding("Navigation", "Frame every bone", ((key.HOME, 0),), "frame_all"),
     KeyBinding("Selection", "Select all", ((key.A, 0),), "select_all"),
     KeyBinding("Selection", "Deselect all", ((key.A, ALT),), "deselect_all"),
