@@ -5,7 +5,8 @@ see them too), keys the viewport uses are consumed. Nothing reaches the rig whil
 the mouse or keyboard (a press on a panel never starts a viewport drag). Escape stays with the
 window, which cancels any tool through ``ui.viewport.cancel_drag``.
 
-Keys run what the one table ``VIEWPORT_KEYS`` binds them to.
+Keys run what the one table ``VIEWPORT_KEYS`` binds them to, and Help > Keymap (``ui.keymap``)
+lists that table; ``POINTER_BINDINGS`` says what the mouse handlers below do, for the same window.
 """
 from dataclasses import dataclass
 
@@ -59,6 +60,20 @@ VIEWPORT_KEYS = (
                "step_auto_ik", (-1,), "dragging"),
 )
 VIEWPORT_SHORTCUTS = {shortcut: binding for binding in VIEWPORT_KEYS for shortcut in binding.shortcuts}
+
+POINTER_BINDINGS = (
+    ("Navigation", "Middle drag / Alt+left drag", "Orbit"),
+    ("Navigation", "Shift+middle drag", "Pan"),
+    ("Navigation", "Wheel / Ctrl+middle drag (up: in)", "Zoom"),
+    ("Selection", "Left click", "Select a bone (on nothing: deselect all)"),
+    ("Selection", "Shift+left click", "Add to the selection, make active, remove"),
+    ("Pose tools", "Left drag", "Move a handle, pole or bone (Auto IK: its chain)"),
+    ("Pose tools", "Ctrl+wheel down / up", "Auto IK drag: longer / shorter chain"),
+    ("Pose tools", "Left click", "Confirm the rotation"),
+    ("Pose tools", "Escape / right click", "Cancel the drag or rotation"),  # Escape: ui.window
+)
+"""(section, keys, what they do) for what the pointer handlers below (and the window's Escape)
+do, as Help > Keymap shows it; keep it in step with them."""
 
 
 class ViewportInput:

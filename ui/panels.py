@@ -220,7 +220,7 @@ def view_panel(state):
     if imgui.button("Orthographic" if camera.orthographic else "Perspective", imgui.ImVec2(98.0, 0.0)):
         camera.toggle_projection()
     _help("Numpad 5 toggles too. Navigate: middle drag (or Alt+left) orbits, Shift+middle pans,\n"
-          "Ctrl+middle drag (up: in) or the wheel zooms.")
+          "Ctrl+middle drag (up: in) or the wheel zooms. Help > Keymap lists every key.")
     imgui.same_line()
     if imgui.button("Frame (F)"):
         size = imgui.get_io().display_size
