@@ -1,6 +1,7 @@
 """Editing commands (undo, redo, pose files, clipboard, mirror, reset) with their shortcuts and
-the File / Edit / Help menus (Help > Keymap lists every binding). The window calls ``on_key_press`` for keys ImGui does not want, ``draw``
-inside each ImGui frame and ``end_frame`` after the panels, where finished edits become undo steps.
+the File / Edit / Help menus (Help > Keymap lists every binding). The window calls
+``on_key_press`` for keys ImGui does not want, ``draw`` inside each ImGui frame and ``end_frame``
+after the panels, where finished edits become undo steps.
 
 Shortcuts follow Blender: Ctrl+Z / Ctrl+Shift+Z (or Ctrl+Y) undo / redo, Ctrl+C / Ctrl+V /
 Ctrl+Shift+V copy, paste and paste flipped, Alt+R / Alt+G clear rotation / location of the
