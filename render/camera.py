@@ -125,14 +125,19 @@ class OrbitCamera:
         else:
             self.distance = max(height / (2.0 * np.tan(self.fov_y / 2.0)), MIN_DISTANCE)
 
-    def frame_points(self, points, aspect=4.0 / 3.0, margin=1.2, passes=4, rect=None):
+    def frame_points(self, points, aspect=4.0 / 3.0, margin=1.2, passes=4, rect=None, size=0.0):
         """Centre ``points`` (N, 3) in ``rect`` and move back (perspective) or scale (orthographic)
         until all of them fit it with ``margin`` (> 1 leaves a border), keeping yaw and pitch.
 
         ``rect`` is ``(left, top, right, bottom)`` as fractions of a window of ``aspect`` (top-left
         origin, the whole window when None): the part of the window that panels leave free. It
         sets ``shift`` so the target shows at the rectangle's centre. Perspective re-centres on
-        the projected bounds ``passes`` times, since near points look larger than far ones."""
+        the projected bounds ``passes`` times, since near points look larger than far ones.
+
+        ``size`` is how big (metres) the things the points belong to are, such as the longest
+        bone framed: the eye stays far enough in front of the nearest point for a ball of that
+        diameter there to fit the view's height (orthographic: the view is at least that tall),
+        so a bone seen end-on, whose ends fit in a dot, is not framed from inside itself."""
         points = np.asarray(points, dtype=float).reshape(-1, 3)
         left, top, right, bottom = (0.0, 0.0, 1.0, 1.0) if rect is None else rect
         self.shift = np.array([left + right - 1.0, 1.0 - top - bottom])
@@ -144,7 +149,7 @@ class OrbitCamera:
             local = (points - self.target) @ r  # camera-axis coordinates around the target
             lo, hi = local.min(axis=0), local.max(axis=0)
             self.target = self.target + r[:, :2] @ ((lo[:2] + hi[:2]) / 2.0)
-            fit = max(margin * max(hi[1] - lo[1], (hi[0] - lo[0]) / aspect), MIN_DISTANCE)
+            fit = max(margin * max(hi[1] - lo[1], (hi[0] - lo[0]) / aspect), size, MIN_DISTANCE)
             self.ortho_scale = fit / half_y
             self.distance = max(float(np.linalg.norm(hi - lo)), 1.0)
             return
@@ -153,7 +158,8 @@ class OrbitCamera:
             local = (points - self.target) @ r
             needed = local[:, 2] + margin * np.maximum(np.abs(local[:, 1]) / tan_y,
                                                       np.abs(local[:, 0]) / (tan_y * aspect))
-            self.distance = max(float(needed.max()), MIN_DISTANCE + self.near)
+            clear = local[:, 2].max() + size / 2.0 / tan_y
+            self.distance = max(float(needed.max()), clear, MIN_DISTANCE + self.near)
             if k == passes:
                 return
             slopes = local[:, :2] / (self.distance - local[:, 2:3])  # screen position as view-ray slopes

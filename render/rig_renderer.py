@@ -159,18 +159,20 @@ class RigRenderer:
         skeleton = rig.skeleton
         heads, tails = heads_tails(skeleton, world)
         targets, poles = rig.handle_bones()
+        hidden = view_state.hidden
         if view_state.show_bones:
-            regular = np.array([i for i, n in enumerate(skeleton.names) if n not in targets and n not in poles], int)
+            special = targets | poles | hidden
+            regular = np.array([i for i, n in enumerate(skeleton.names) if n not in special], int)
             self._draw_bones(skeleton, world, heads, tails, regular, view_state,
                              partial(_pixel_size, camera.view_matrix(), camera.projection_matrix(width / height), height))
         if view_state.show_handles:
             rest = np.r_[skeleton.rest_heads, skeleton.rest_tails]
             extent = float(np.linalg.norm(rest.max(axis=0) - rest.min(axis=0)))
-            self._draw_pole_lines(rig, heads)
+            self._draw_pole_lines(rig, heads, hidden)
             for names, mesh, size, colour, selected in (
                     (targets, self.handles, style.handle_size, style.handle, style.handle_selected),
                     (poles, self.poles, style.pole_size, style.pole, style.pole_selected)):
-                index = np.array(sorted(skeleton.index[n] for n in names), int)
+                index = np.array(sorted(skeleton.index[n] for n in names - hidden), int)
                 fills, wires = self._colours(skeleton, index, view_state, colour, selected)
                 mesh.draw(world[index] @ _scale(np.full(len(index), size * extent)), fills, wires)
         ctx.disable(moderngl.DEPTH_TEST | moderngl.BLEND)
@@ -209,9 +211,11 @@ class RigRenderer:
         self.joints.draw(_translate_scale(centres[shown], radii[shown]), np.r_[fills, fills][shown],
                          np.r_[wires, wires][shown])
 
-    def _draw_pole_lines(self, rig, heads):
-        """Dashed line from each constrained bone's head (the chain's middle joint) to its pole."""
-        pairs = [(rig.skeleton.index[c.bone], rig.skeleton.index[c.pole_target]) for c in rig.ik if c.pole_target]
+    def _draw_pole_lines(self, rig, heads, hidden):
+        """Dashed line from each constrained bone's head (the chain's middle joint) to its pole,
+        unless either end is hidden."""
+        pairs = [(rig.skeleton.index[c.bone], rig.skeleton.index[c.pole_target]) for c in rig.ik
+                 if c.pole_target and not {c.bone, c.pole_target} & hidden]
         if not pairs:
             return
         starts, ends = heads[[a for a, _ in pairs]], heads[[b for _, b in pairs]]

@@ -9,7 +9,8 @@ class ViewState:
     ``selected``: bones drawn in the selection colour; ``active``: the last one clicked (what the
     bone panels and the rotate tool act on); ``active_chain``: bones of the IK chain
     being dragged or edited (drawn in the chain colour unless selected); ``hovered``: the bone under
-    the mouse, lightened. ``show_*`` toggle bones (with their joints), IK handles and pole targets
+    the mouse, lightened. ``hidden``: bones hidden one by one (Blender's H), neither drawn nor
+    picked. ``show_*`` toggle bones (with their joints), IK handles and pole targets
     (with pole lines), the ground grid, the axis lines, bone names (drawn by the UI as text) and
     the skinned mesh (when the rig has one); with ``xray_bones`` bones and handles are drawn over
     the mesh instead of inside it.
@@ -18,6 +19,7 @@ class ViewState:
     active: str | None = None
     active_chain: set = field(default_factory=set)
     hovered: str | None = None
+    hidden: set = field(default_factory=set)
     show_bones: bool = True
     show_handles: bool = True
     show_grid: bool = True

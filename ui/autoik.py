@@ -1,15 +1,15 @@
 """Blender's Automatic IK: which bones follow a dragged bone, and the chain length setting.
 
 The chain is the dragged bone and its parents while each is connected (``Skeleton.connected_chain``).
-The setting starts at 0 (the whole connected chain); Ctrl+PageUp / Ctrl+wheel down adds one
-(1 = the dragged bone alone), Ctrl+PageDown / Ctrl+wheel up takes one off down to 0. A length
+The setting starts at 0 (the whole connected chain); (Ctrl+)PageUp / Ctrl+wheel down adds one
+(1 = the dragged bone alone), (Ctrl+)PageDown / Ctrl+wheel up takes one off down to 0. A length
 beyond the connected chain acts as the whole chain, as in Blender, and the setting keeps counting.
 """
 from rig.constraints import IKConstraint
 
 
 def step_length(length, step):
-    """The setting after one Ctrl+PageUp (``step`` +1) or Ctrl+PageDown (-1)."""
+    """The setting after one PageUp (``step`` +1) or PageDown (-1)."""
     return length + 1 if step > 0 else max(length - 1, 0)
 
 

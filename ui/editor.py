@@ -1,6 +1,7 @@
 """Editing commands (undo, redo, pose files, clipboard, mirror, reset) with their shortcuts and
-the File / Edit menus. The window calls ``on_key_press`` for keys ImGui does not want, ``draw``
-inside each ImGui frame and ``end_frame`` after the panels, where finished edits become undo steps.
+the File / Edit / Help menus (Help > Keymap lists every binding). The window calls
+``on_key_press`` for keys ImGui does not want, ``draw`` inside each ImGui frame and ``end_frame``
+after the panels, where finished edits become undo steps.
 
 Shortcuts follow Blender: Ctrl+Z / Ctrl+Shift+Z (or Ctrl+Y) undo / redo, Ctrl+C / Ctrl+V /
 Ctrl+Shift+V copy, paste and paste flipped, Alt+R / Alt+G clear rotation / location of the
@@ -25,6 +26,7 @@ from rig.formats.jsonfields import FileFormatError
 from rig.pose_ops import clear_channels, mirror_pose
 from rig.formats.rigfile import load_pose, pose_from_dict, pose_to_dict, save_pose
 from ui.files import EXPORT_FILTERS, RIG_FILTERS, FileAsker, native_dialogs_available
+from ui.keymap import keymap_window, shortcut_text
 from ui.recent import RecentFiles
 from ui.unsaved import UnsavedPrompt
 from ui.state import AppState
@@ -41,11 +43,7 @@ class Command:
     menu: str
 
     def shortcut_text(self):
-        if not self.shortcuts:
-            return ""
-        symbol, mods = self.shortcuts[0]
-        names = [n for bit, n in ((key.MOD_CTRL, "Ctrl"), (key.MOD_SHIFT, "Shift"), (key.MOD_ALT, "Alt")) if mods & bit]
-        return "+".join(names + [key.symbol_string(symbol)])
+        return shortcut_text(*self.shortcuts[0]) if self.shortcuts else ""
 
 
 CTRL, SHIFT, ALT = key.MOD_CTRL, key.MOD_SHIFT, key.MOD_ALT
@@ -65,7 +63,9 @@ COMMANDS = (
     Command("Clear rotation", "clear_rotation", ((key.R, ALT),), "Edit"),
     Command("Clear location", "clear_location", ((key.G, ALT),), "Edit"),
     Command("Reset pose", "reset_pose", (), "Edit"),
+    Command("Keymap", "show_keymap", (), "Help"),
 )
+MENUS = ("File", "Edit", "Help")
 SHORTCUTS = {shortcut: command for command in COMMANDS for shortcut in command.shortcuts}
 
 
@@ -84,6 +84,7 @@ class Editor:
         self.autosaver = None  # an ui.autosave.Autosaver in interactive sessions
         self.recovery = None  # an ui.recovery.RecoveryOffer while one awaits an answer
         self.unsaved = None  # an ui.unsaved.UnsavedPrompt while one awaits an answer
+        self.keymap_open = False  # Help > Keymap's window is shown
         self.saved = app.state.history.current  # the snapshot last saved (or opened)
         self.recent = RecentFiles()
         if self.recent.problem:
@@ -109,7 +110,7 @@ class Editor:
     def draw(self):
         """The menu bar and any open file question; call between new_frame and render."""
         if imgui.begin_main_menu_bar():
-            for menu in ("File", "Edit"):
+            for menu in MENUS:
                 if imgui.begin_menu(menu):
                     self._menu_items(menu)
                     if imgui.is_key_pressed(imgui.Key.escape):  # as in every desktop menu
@@ -117,6 +118,8 @@ class Editor:
                     imgui.end_menu()
             imgui.end_main_menu_bar()
         self.files.draw()
+        if self.keymap_open:
+            self.keymap_open = keymap_window(COMMANDS)
         if self.recovery is not None:
             self._answer_recovery(self.recovery.draw(self.app))
         if self.unsaved is not None:
@@ -217,6 +220,9 @@ class Editor:
         self.state.pose = pose
         self.state.resolve()
         self.state.message = message
+
+    def show_keymap(self):
+        self.keymap_open = True
 
     def undo(self):
         self.state.message = "Undo" if self.state.history.undo(self.state) else "Nothing to undo"

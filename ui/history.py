@@ -60,6 +60,7 @@ class Snapshot:
 
 def _forget_missing_bones(view, names):
     view.selected &= names
+    view.hidden &= names
     view.active_chain &= names
     view.active = view.active if view.active in names else None
     view.hovered = view.hovered if view.hovered in names else None

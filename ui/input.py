@@ -4,13 +4,76 @@ Pushed onto the window above ImGui's backend; mouse handlers never consume event
 see them too), keys the viewport uses are consumed. Nothing reaches the rig while ImGui wants
 the mouse or keyboard (a press on a panel never starts a viewport drag). Escape stays with the
 window, which cancels any tool through ``ui.viewport.cancel_drag``.
+
+Keys run what the one table ``VIEWPORT_KEYS`` binds them to, and Help > Keymap (``ui.keymap``)
+lists that table; ``POINTER_BINDINGS`` says what the mouse handlers below do, for the same window.
 """
+from dataclasses import dataclass
+
 import numpy as np
 from imgui_bundle import imgui
 from pyglet.window import key, mouse
 
-from ui import navigation, viewport
-from ui.selection import click_select, pick_bone, update_hover
+from ui import navigation, selection, viewport
+
+CTRL, SHIFT, ALT = key.MOD_CTRL, key.MOD_SHIFT, key.MOD_ALT
+MODIFIER_MASK = CTRL | SHIFT | ALT  # Num Lock and Caps Lock change no binding
+
+
+@dataclass(frozen=True)
+class KeyBinding:
+    """``shortcuts`` ((pyglet key symbol, modifier bits), ...) run ``ViewportInput.<method>(*args)``
+    ``when`` the viewport is "idle" (no drag: Blender's modal tools take no other command), is
+    "dragging", or "always"; otherwise the key is left to others (Enter to a file question).
+    ``section`` and ``label`` are what Help > Keymap shows."""
+    section: str
+    label: str
+    shortcuts: tuple
+    method: str
+    args: tuple = ()
+    when: str = "idle"
+
+
+VIEWPORT_KEYS = (
+    KeyBinding("Navigation", "Front view", ((key.NUM_1, 0),), "set_view", ("front",), "always"),
+    KeyBinding("Navigation", "Back view", ((key.NUM_1, CTRL),), "set_view", ("back",), "always"),
+    KeyBinding("Navigation", "Right view", ((key.NUM_3, 0),), "set_view", ("side",), "always"),
+    KeyBinding("Navigation", "Left view", ((key.NUM_3, CTRL),), "set_view", ("left",), "always"),
+    KeyBinding("Navigation", "Top view", ((key.NUM_7, 0),), "set_view", ("top",), "always"),
+    KeyBinding("Navigation", "Bottom view", ((key.NUM_7, CTRL),), "set_view", ("bottom",), "always"),
+    KeyBinding("Navigation", "Perspective / orthographic", ((key.NUM_5, 0),), "toggle_projection", when="always"),
+    KeyBinding("Navigation", "Frame the selection", ((key.F, 0), (key.NUM_DECIMAL, 0)), "frame_selected"),
+    KeyBinding("Navigation", "Frame every bone", ((key.HOME, 0),), "frame_all"),
+    KeyBinding("Selection", "Select all", ((key.A, 0),), "select_all"),
+    KeyBinding("Selection", "Deselect all", ((key.A, ALT),), "deselect_all"),
+    KeyBinding("Selection", "Hide the selected bones", ((key.H, 0),), "hide"),
+    KeyBinding("Selection", "Hide the unselected bones", ((key.H, SHIFT),), "hide", (True,)),
+    KeyBinding("Selection", "Reveal the hidden bones", ((key.H, ALT),), "reveal"),
+    KeyBinding("Pose tools", "Rotate the active bone", ((key.R, 0),), "rotate"),
+    KeyBinding("Pose tools", "Confirm the rotation", ((key.ENTER, 0), (key.NUM_ENTER, 0)), "confirm_rotation",
+               when="dragging"),
+    # Blender's own keys for the Auto IK chain length are Ctrl+PageUp/PageDown; PageUp/PageDown
+    # alone do the same, as nothing else uses them in pose mode.
+    KeyBinding("Pose tools", "Auto IK drag: longer chain", ((key.PAGEUP, 0), (key.PAGEUP, CTRL)), "step_auto_ik",
+               (1,), "dragging"),
+    KeyBinding("Pose tools", "Auto IK drag: shorter chain", ((key.PAGEDOWN, 0), (key.PAGEDOWN, CTRL)),
+               "step_auto_ik", (-1,), "dragging"),
+)
+VIEWPORT_SHORTCUTS = {shortcut: binding for binding in VIEWPORT_KEYS for shortcut in binding.shortcuts}
+
+POINTER_BINDINGS = (
+    ("Navigation", "Middle drag / Alt+left drag", "Orbit"),
+    ("Navigation", "Shift+middle drag", "Pan"),
+    ("Navigation", "Wheel / Ctrl+middle drag (up: in)", "Zoom"),
+    ("Selection", "Left click", "Select a bone (on nothing: deselect all)"),
+    ("Selection", "Shift+left click", "Add to the selection, make active, remove"),
+    ("Pose tools", "Left drag", "Move a handle, pole or bone (Auto IK: its chain)"),
+    ("Pose tools", "Ctrl+wheel down / up", "Auto IK drag: longer / shorter chain"),
+    ("Pose tools", "Left click", "Confirm the rotation"),
+    ("Pose tools", "Escape / right click", "Cancel the drag or rotation"),  # Escape: ui.window
+)
+"""(section, keys, what they do) for what the pointer handlers below (and the window's Escape)
+do, as Help > Keymap shows it; keep it in step with them."""
 
 
 class ViewportInput:
@@ -20,7 +83,7 @@ class ViewportInput:
     def __init__(self, app):
         self.app = app
         self.pointer = np.zeros(2)
-        self.navigating = None  # "orbit" or "pan" while a middle (or Alt+left) drag moves the view
+        self.navigating = None  # "orbit", "pan" or "zoom" while a middle (or Alt+left) drag moves the view
         self.keys = key.KeyStateHandler()
 
     @property
@@ -49,7 +112,7 @@ class ViewportInput:
         elif self._mouse_taken():
             self.state.view.hovered = None
         else:
-            update_hover(self.state, x, y, *self._size())
+            selection.update_hover(self.state, x, y, *self._size())
 
     def on_mouse_press(self, x, y, button, modifiers):
         x, y = self._top_left(x, y)
@@ -63,11 +126,11 @@ class ViewportInput:
         if self._mouse_taken():
             return
         if button == mouse.MIDDLE or (button == mouse.LEFT and modifiers & key.MOD_ALT):
-            self.navigating = "pan" if modifiers & key.MOD_SHIFT else "orbit"
+            self.navigating = navigation.drag_mode(modifiers)
         elif button == mouse.LEFT:
-            name = pick_bone(state, x, y, *self._size())
+            name = selection.pick_bone(state, x, y, *self._size())
             extend = bool(modifiers & key.MOD_SHIFT)
-            click_select(state, name, extend)
+            selection.click_select(state, name, extend)
             if name is not None and not extend:
                 viewport.begin_drag(state, name, x, y, *self._size())
 
@@ -78,6 +141,8 @@ class ViewportInput:
             state.camera.orbit(dx, -dy)
         elif self.navigating == "pan":
             state.camera.pan(dx, -dy, self.app.window.height)
+        elif self.navigating == "zoom":
+            state.camera.zoom(dy / navigation.ZOOM_DRAG_PIXELS)
         elif state.drag is not None and state.drag.kind != "gizmo" and (buttons & mouse.LEFT or state.drag.kind == "rotate"):
             viewport.update_drag(state, x, y, *self._size())
 
@@ -106,24 +171,48 @@ class ViewportInput:
         self.keys.on_key_release(symbol, modifiers)
 
     def _key(self, symbol, modifiers):
-        """Run the viewport command bound to ``symbol``; returns whether there was one."""
-        state, (width, height) = self.state, self._size()
-        ctrl = modifiers & key.MOD_CTRL or self._ctrl()
-        view = navigation.view_for_key(symbol, ctrl)
-        if view is not None:
-            state.camera.set_view(view)
-        elif symbol == key.NUM_5:
-            state.camera.toggle_projection()
-        elif symbol in (key.PAGEUP, key.PAGEDOWN) and ctrl:
-            viewport.change_auto_ik_length(state, 1 if symbol == key.PAGEUP else -1)
-        elif symbol == key.F and state.drag is None:
-            navigation.frame_bones(state, width, height, state.view.selected)
-        elif symbol == key.HOME and state.drag is None:
-            navigation.frame_bones(state, width, height)
-        elif symbol == key.R and not ctrl and not modifiers & key.MOD_ALT:  # Alt+R clears rotations
-            viewport.begin_rotate(state, *self.pointer, width, height)
-        elif symbol in (key.ENTER, key.NUM_ENTER) and state.drag is not None and state.drag.kind == "rotate":
-            viewport.end_drag(state)
-        else:
+        """Run the viewport command bound to ``symbol`` with ``modifiers``; returns whether there
+        was one (keys bound here never reach the editor's shortcuts, Alt+R is not bound here)."""
+        mods = modifiers & MODIFIER_MASK | (CTRL if self._ctrl() else 0)
+        binding = VIEWPORT_SHORTCUTS.get((symbol, mods))
+        if binding is None:
             return False
+        if binding.when not in ("always", "idle" if self.state.drag is None else "dragging"):
+            return False
+        getattr(self, binding.method)(*binding.args)
         return True
+
+    # Key commands (VIEWPORT_KEYS) ----------------------------------------------------------------
+    def set_view(self, name):
+        self.state.camera.set_view(name)
+
+    def toggle_projection(self):
+        self.state.camera.toggle_projection()
+
+    def frame_selected(self):
+        navigation.frame_bones(self.state, *self._size(), self.state.view.selected)
+
+    def frame_all(self):
+        navigation.frame_bones(self.state, *self._size())
+
+    def select_all(self):
+        selection.select_all(self.state)
+
+    def deselect_all(self):
+        selection.deselect_all(self.state)
+
+    def hide(self, unselected=False):
+        selection.hide(self.state, unselected)
+
+    def reveal(self):
+        selection.reveal(self.state)
+
+    def rotate(self):
+        viewport.begin_rotate(self.state, *self.pointer, *self._size())
+
+    def confirm_rotation(self):
+        if self.state.drag.kind == "rotate":
+            viewport.end_drag(self.state)
+
+    def step_auto_ik(self, step):
+        viewport.change_auto_ik_length(self.state, step)

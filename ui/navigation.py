@@ -1,24 +1,28 @@
-"""Viewport navigation Blender's way: named views on the numpad, projection toggle, framing."""
+"""Viewport navigation Blender's way: what a middle drag does, framing bones (``ui.input`` binds
+the numpad views)."""
 import numpy as np
 from pyglet.window import key
 
 from rig.pose import heads_tails
 
-VIEW_KEYS = {key.NUM_1: ("front", "back"), key.NUM_3: ("side", "left"), key.NUM_7: ("top", "bottom")}
-"""Numpad key -> (view, view with Ctrl): Front/Back, Right/Left, Top/Bottom."""
+ZOOM_DRAG_PIXELS = 20.0  # a Ctrl+middle drag this many pixels up zooms in as one wheel click does
 
 
-def view_for_key(symbol, ctrl):
-    """The named view a numpad key asks for, or None."""
-    views = VIEW_KEYS.get(symbol)
-    return None if views is None else views[1 if ctrl else 0]
+def drag_mode(modifiers):
+    """What a middle (or Alt+left) drag does with ``modifiers`` held, as in Blender: Ctrl zooms
+    (up zooms in), Shift pans, nothing orbits."""
+    if modifiers & key.MOD_CTRL:
+        return "zoom"
+    return "pan" if modifiers & key.MOD_SHIFT else "orbit"
 
 
 def frame_bones(state, width, height, names=None):
-    """Fit the camera to bones ``names`` (every bone when empty or None) in the part of the
-    ``width`` x ``height`` window the panels leave free, keeping the view angle."""
+    """Fit the camera to bones ``names`` (when empty or None: every bone not hidden, or every
+    bone when all are) in the part of the ``width`` x ``height`` window the panels leave free,
+    keeping the view angle, never closer than the longest of them needs to be seen whole."""
     skeleton = state.rig.skeleton
-    index = [skeleton.index[n] for n in names] if names else list(range(len(skeleton)))
+    names = names or [n for n in skeleton.names if n not in state.view.hidden] or skeleton.names
+    index = [skeleton.index[n] for n in names]
     heads, tails = heads_tails(skeleton, state.world)
     state.camera.frame_points(np.vstack([heads[index], tails[index]]), aspect=width / height,
-                              rect=state.free_rect(width, height))
+                              rect=state.free_rect(width, height), size=float(skeleton.lengths[index].max()))

@@ -21,13 +21,13 @@ def _text(draw_list, x, y, colour, text):
 
 
 def bone_names(state, width, height):
-    """Each shown bone's name at its middle, under the panels."""
+    """Each shown (not hidden) bone's name at its middle, under the panels."""
     skeleton = state.rig.skeleton
     heads, tails = heads_tails(skeleton, state.world)
     pixels = state.camera.world_to_window((heads + tails) / 2.0, width, height)
     draw_list = imgui.get_background_draw_list()
     for name, (x, y) in zip(skeleton.names, pixels):
-        if np.isfinite(x) and np.isfinite(y):
+        if np.isfinite(x) and np.isfinite(y) and name not in state.view.hidden:
             _text(draw_list, x + 6.0, y - 7.0, NAME_COLOUR, name)
 
 
@@ -40,7 +40,7 @@ def tool_text(state, pointer):
         return "Esc/right click cancels"
     if drag.kind == "auto_ik":
         return (f"Auto IK length: {state.auto_ik_length}  ({drag.goal.chain_count} bones)"
-                "   Ctrl+wheel / Ctrl+PgUp/PgDn")
+                "   Ctrl+wheel / PgUp/PgDn")
     degrees = math.degrees(rotation_angle(drag.pivot_px, drag.start_px, pointer))
     return f"Rotate {drag.bone}: {degrees:.1f} deg   click/Enter confirms, Esc/right click cancels"
 

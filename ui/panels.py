@@ -252,7 +252,8 @@ def view_panel(state):
     camera = state.camera
     if imgui.button("Orthographic" if camera.orthographic else "Perspective", imgui.ImVec2(98.0, 0.0)):
         camera.toggle_projection()
-    _help("Numpad 5 toggles too. Navigate: middle drag (or Alt+left) orbits, Shift+middle pans, wheel zooms.")
+    _help("Numpad 5 toggles too. Navigate: middle drag (or Alt+left) orbits, Shift+middle pans,\n"
+          "Ctrl+middle drag (up: in) or the wheel zooms. Help > Keymap lists every key.")
     imgui.same_line()
     if imgui.button("Frame (F)"):
         size = imgui.get_io().display_size
@@ -279,8 +280,8 @@ def toolbar(state):
     imgui.begin("Tools", None, DOCKED | imgui.WindowFlags_.no_title_bar)
     _, state.auto_ik = imgui.checkbox("Auto IK", state.auto_ik)
     _help("Drag a bone: its tip follows the pointer and its connected parents follow it.\n"
-          "During the drag Ctrl+wheel down / Ctrl+PageUp lengthens the chain, Ctrl+wheel up / "
-          "Ctrl+PageDown shortens it; 0 = the whole connected chain.")
+          "During the drag Ctrl+wheel down / PageUp lengthens the chain, Ctrl+wheel up / "
+          "PageDown shortens it (with or without Ctrl); 0 = the whole connected chain.")
     imgui.same_line()
     imgui.text_disabled(f"chain length {state.auto_ik_length}")
     imgui.same_line()

@@ -1,4 +1,5 @@
-"""What is under the pointer, and Blender's click selection rules for bones and handles.
+"""What is under the pointer, Blender's click selection rules for bones and handles, and its
+select all (A / Alt+A) and hide / reveal (H, Shift+H / Alt+H).
 
 Positions are window pixels with a top-left origin; the picking math is ``render.picking``.
 """
@@ -21,11 +22,13 @@ def rig_extent(skeleton):
 
 
 def pickable(state):
-    """(names, PickItems) of what is shown: handles and poles as points, bones as segments."""
+    """(names, PickItems) of what is shown: handles and poles as points, bones as segments;
+    hidden bones are left out."""
     skeleton, view = state.rig.skeleton, state.view
     targets, poles = state.rig.handle_bones()
     handles = targets | poles
-    names = [n for n in skeleton.names if (view.show_handles if n in handles else view.show_bones)]
+    names = [n for n in skeleton.names
+             if n not in view.hidden and (view.show_handles if n in handles else view.show_bones)]
     index = np.array([skeleton.index[n] for n in names], dtype=int)
     is_handle = np.array([n in handles for n in names], dtype=bool)
     heads = state.world[index, :3, 3]
@@ -62,6 +65,35 @@ def click_select(state, name, extend):
     else:
         view.selected = view.selected - {name}
         view.active = None
+
+
+def select_all(state):
+    """Blender's A: select every bone not hidden; the active bone stays active."""
+    view = state.view
+    view.selected = set(state.rig.skeleton.names) - view.hidden
+
+
+def deselect_all(state):
+    """Blender's Alt+A: as a click on empty space, nothing selected and nothing active."""
+    click_select(state, None, False)
+
+
+def hide(state, unselected=False):
+    """Blender's H hides the selected bones (Shift+H, ``unselected``: the others); hidden bones
+    leave the selection, and stop being active or hovered, so no tool acts on what is not seen."""
+    view = state.view
+    names = set(state.rig.skeleton.names) - view.selected if unselected else view.selected
+    view.hidden = view.hidden | names
+    view.selected = view.selected - view.hidden
+    view.active = None if view.active in view.hidden else view.active
+    view.hovered = None if view.hovered in view.hidden else view.hovered
+
+
+def reveal(state):
+    """Blender's Alt+H: show every hidden bone again, and select them as Blender does."""
+    view = state.view
+    view.selected = view.selected | view.hidden
+    view.hidden = set()
 
 
 def update_hover(state, x, y, width, height):

@@ -111,7 +111,7 @@ def turn_to(state, name, rotation):
 
 
 def change_auto_ik_length(state, step):
-    """Ctrl+PageUp (+1) / Ctrl+PageDown (-1) during an Auto IK drag: step the setting, re-solve
+    """PageUp (+1) / PageDown (-1) during an Auto IK drag: step the setting, re-solve
     from the pose before the drag so bones leaving the chain return exactly."""
     drag = state.drag
     if drag is None or drag.kind != "auto_ik":

@@ -76,6 +76,19 @@ def test_frame_points_fits_and_centres_all_points(cam):
     np.testing.assert_allclose((pixels.min(axis=0) + pixels.max(axis=0)) / 2, [W / 2, H / 2], atol=2.0)
 
 
+@pytest.mark.parametrize("orthographic", [False, True])
+def test_framing_a_segment_seen_end_on_shows_it_whole_from_outside(orthographic):
+    cam = OrbitCamera(orthographic=orthographic)  # the front view looks along -Z
+    ends = np.array([[0.0, 1.0, 0.2], [0.0, 1.0, -0.2]])
+    cam.frame_points(ends, aspect=W / H, size=0.4)
+    tan = np.tan(cam.fov_y / 2)
+    if orthographic:
+        assert cam.ortho_scale >= 0.4
+    else:
+        assert cam.eye()[2] - 0.2 >= 0.2 / tan  # a ball 0.4 across at the near end fits the view's height
+    np.testing.assert_allclose(cam.world_to_window(ends, W, H), [[W / 2, H / 2]] * 2, atol=1e-6)
+
+
 def test_orbit_clamps_pitch_and_turns_yaw():
     cam = OrbitCamera()
     cam.orbit(100, 10_000)

@@ -64,6 +64,21 @@ def test_everything_hidden_leaves_only_the_background_gradient(ctx, renderer):
     assert image[0, 0].sum() > image[-1, 0].sum()  # lighter at the top
 
 
+def test_hidden_bones_are_not_drawn(ctx, renderer):
+    """Hiding every bone draws what turning bones and handles off draws; hiding one takes only it away."""
+    rig, world, camera = rest_scene("humanoid", 0.3, 0.3)
+    names = set(rig.skeleton.names)
+    off = render(ctx, renderer, rig, world, camera, ViewState(show_bones=False, show_handles=False))
+    np.testing.assert_array_equal(render(ctx, renderer, rig, world, camera, ViewState(hidden=names)), off)
+    shown, one_hidden = (render(ctx, renderer, rig, world, camera, ViewState(hidden=hidden)).astype(int)
+                         for hidden in (set(), {"head"}))
+    i = rig.skeleton.index["head"]
+    x, y = camera.world_to_window(world[i, :3, 3] + world[i, :3, 1] * rig.skeleton.lengths[i] * 0.5, W, H)[0]
+    patch = (slice(int(y) - 2, int(y) + 3), slice(int(x) - 2, int(x) + 3))
+    assert np.abs(shown[patch] - off[patch]).max() > 40 and np.abs(one_hidden[patch] - off[patch]).max() <= 4
+    assert np.abs(one_hidden - shown).max(axis=2).astype(bool).mean() < 0.01  # the rest is drawn as before
+
+
 @pytest.mark.parametrize("orthographic", [False, True])
 def test_bones_appear_where_the_camera_projects_them(ctx, renderer, orthographic):
     rig, world, camera = rest_scene("humanoid", 0.0, 0.0)

@@ -1,5 +1,5 @@
 """Blender's Auto IK in the headless window: the dragged bone's tip follows the pointer, its
-connected parents follow, and Ctrl+wheel / Ctrl+PageUp/PageDown change exactly which bones move."""
+connected parents follow, and Ctrl+wheel / (Ctrl+)PageUp/PageDown change exactly which bones move."""
 import numpy as np
 import pytest
 from pyglet.window import key
@@ -143,3 +143,18 @@ def test_a_drag_from_a_panel_across_a_bone_moves_nothing(driver):
         driver.drag(*point)
     driver.release(*point)
     assert state.drag is None and state.pose == before and state.view.selected == set()
+
+
+def test_plain_pageup_and_pagedown_change_the_chain_as_ctrl_does(driver):
+    state = driver.state
+    before = state.pose.copy()
+    ignore = rig_driven(state.rig)
+    x, y, _ = start_auto_ik(driver, "head", 0.6)
+    driver.drag(x + 25, y + 12)
+    for symbol, length in ((key.PAGEUP, 1), (key.PAGEUP, 2), (key.PAGEUP, 3), (key.PAGEDOWN, 2)):
+        driver.key(symbol)
+        assert (state.auto_ik_length, state.drag.goal.chain_count) == (length, length)
+        assert moved_bones(state, before, ignore) == set(SPINE[:length])
+    driver.release(x + 25, y + 12)
+    driver.key(key.PAGEUP)  # without a drag it changes nothing
+    assert state.auto_ik_length == 2

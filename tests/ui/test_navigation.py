@@ -154,3 +154,58 @@ def test_a_middle_drag_on_the_panel_does_not_orbit(driver):
     driver.drag(300, 200, mouse.MIDDLE)
     driver.release(300, 200, mouse.MIDDLE)
     assert_same_camera(state.camera, expected)
+
+
+def test_ctrl_middle_drag_zooms_with_vertical_motion(driver):
+    state = driver.state
+    camera = state.camera
+    yaw, pitch, target, distance = camera.yaw, camera.pitch, camera.target.copy(), camera.distance
+    x, y = CENTRE
+    driver.press(x, y, mouse.MIDDLE, key.MOD_CTRL)
+    driver.drag(x + 15, y - 40, mouse.MIDDLE, key.MOD_CTRL)  # up (and a little sideways): in
+    driver.release(x + 15, y - 40, mouse.MIDDLE)
+    assert camera.distance == pytest.approx(distance * 0.9 ** 2)
+    assert (camera.yaw, camera.pitch) == (yaw, pitch)  # no orbit
+    np.testing.assert_array_equal(camera.target, target)
+    driver.press(x, y, mouse.MIDDLE, key.MOD_CTRL)
+    driver.drag(x, y + 20, mouse.MIDDLE, key.MOD_CTRL)
+    driver.drag(x, y + 40, mouse.MIDDLE, key.MOD_CTRL)  # down: out again
+    driver.release(x, y + 40, mouse.MIDDLE)
+    assert camera.distance == pytest.approx(distance)
+    assert state.drag is None and state.view.selected == set()
+
+
+def segment_distance(point, start, end):
+    t = np.clip(np.dot(point - start, end - start) / np.dot(end - start, end - start), 0.0, 1.0)
+    return float(np.linalg.norm(point - (start + t * (end - start))))
+
+
+@pytest.mark.parametrize("symbol", [key.NUM_DECIMAL, key.F])
+def test_framing_a_bone_seen_end_on_keeps_the_camera_outside_it(driver, symbol):
+    """From the top the thigh points straight at the camera: its picture is a dot, and fitting
+    the dot alone would put the eye on the bone's head."""
+    state = driver.state
+    driver.click(*driver.pixel_along("thigh.L", 0.5))
+    driver.key(key.NUM_7)
+    driver.key(symbol)
+    camera, i = state.camera, state.rig.skeleton.index["thigh.L"]
+    length = state.rig.skeleton.lengths[i]
+    head = state.world[i, :3, 3]
+    tail = head + state.world[i, :3, 1] * length
+    assert camera.distance >= (length / 2) / np.tan(camera.fov_y / 2)  # the bone's sphere fits the view
+    assert segment_distance(camera.eye(), head, tail) > length
+    pixels = camera.world_to_window(np.array([head, tail]), *SIZE)
+    np.testing.assert_allclose((pixels.min(axis=0) + pixels.max(axis=0)) / 2, np.mean(free_box(state), axis=0),
+                               atol=2.0)  # centred in the free viewport
+
+
+def test_numpad_period_frames_the_selection_as_f_does(driver):
+    state = driver.state
+    driver.click(*driver.pixel_along("shin.L", 0.5))
+    state.camera.orbit(-60, 20)
+    driver.key(key.F)
+    expected = copy.deepcopy(state.camera)
+    state.camera.distance *= 3.0
+    state.camera.pan(40, -30, SIZE[1])
+    driver.key(key.NUM_DECIMAL)
+    assert_same_camera(state.camera, expected)

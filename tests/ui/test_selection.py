@@ -55,3 +55,46 @@ def test_hover_follows_the_pointer_and_not_over_panels(driver):
     assert driver.state.view.hovered is None
     driver.move(60, 40)  # over the side panel
     assert driver.state.view.hovered is None
+
+
+def test_a_selects_every_bone_and_alt_a_deselects_them(driver):
+    view = driver.state.view
+    driver.click(*driver.pixel_along("thigh.L", 0.5))
+    driver.key("A")
+    assert view.selected == set(driver.state.rig.skeleton.names) and view.active == "thigh.L"
+    driver.key("A", ["alt"])
+    assert view.selected == set() and view.active is None
+    assert not driver.state.history.can_undo()  # selection is a view, not an edit (as in Blender)
+
+
+def test_h_hides_the_selection_which_is_then_neither_picked_nor_selected(driver):
+    view = driver.state.view
+    shin = driver.pixel_along("shin.L", 0.5)
+    driver.click(*shin)
+    driver.key("H")
+    assert view.hidden == {"shin.L"} and view.selected == set() and view.active is None
+    driver.move(*shin)
+    assert view.hovered is None
+    driver.click(*shin)
+    assert view.selected == set()
+    driver.key("A")
+    assert "shin.L" not in view.selected and "thigh.L" in view.selected
+    driver.key("H", ["alt"])  # reveals, selected as Blender selects what it reveals
+    assert view.hidden == set() and "shin.L" in view.selected
+    driver.click(*shin)
+    assert view.selected == {"shin.L"}
+
+
+def test_shift_h_hides_every_unselected_bone(driver):
+    state = driver.state
+    view = state.view
+    driver.click(*driver.pixel_along("shin.L", 0.5))
+    driver.key("H", ["shift"])
+    assert view.hidden == set(state.rig.skeleton.names) - {"shin.L"} and view.selected == {"shin.L"}
+    driver.click(*driver.pixel_along("thigh.L", 0.5))
+    assert view.selected == set()  # the thigh is hidden: the click met nothing
+    driver.key("A")
+    assert view.selected == {"shin.L"}
+    driver.key("HOME")  # frames what is shown: the shin alone spans most of the free height
+    ends = [driver.pixel_along("shin.L", t) for t in (0.0, 1.0)]
+    assert abs(ends[1][1] - ends[0][1]) > 0.5 * (SIZE[1] - sum(state.view_insets[1::2]))
