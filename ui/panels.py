@@ -19,6 +19,7 @@ DOCKED = imgui.WindowFlags_.always_auto_resize | imgui.WindowFlags_.no_move
 MARGIN = 8.0
 TOOLBAR_ROOM = 56.0
 WARNING_COLOUR = imgui.ImVec4(1.0, 0.75, 0.3, 1.0)  # a setting the solve did not honour
+NOTE_WIDTH = 320.0  # pixels: notes wrap within the panel's usual width
 
 
 def _help(text):
@@ -309,9 +310,12 @@ def stats_panel(state):
         imgui.tree_pop()
     _help("Per chain: the methods that ran, iterations, residual error (metres for a position, radians "
           "for an angle).")
-    for report in state.reports:  # outside the tree node: a dropped setting must not hide
-        for note in report.notes:
-            imgui.text_colored(WARNING_COLOUR, f"{report.bone}: not honoured: {note}")
+    notes = [f"{report.bone}: not honoured: {note}" for report in state.reports for note in report.notes]
+    if notes:  # outside the tree node, so a dropped setting never hides; wrapped, so the panel keeps its width
+        imgui.push_text_wrap_pos(imgui.get_cursor_pos_x() + NOTE_WIDTH)
+        for note in notes:
+            imgui.text_colored(WARNING_COLOUR, note)
+        imgui.pop_text_wrap_pos()
 
 
 def auto_setup_panel(state):
