@@ -218,7 +218,7 @@ CHAIN_SOLVERS = {
         stretch=_stretch(rig, goal.constraint, chain)),
     "ccd": lambda rig, goal, arrays, start, chain, iterations: solve_ccd_chain(
         arrays, start, goal.target, bone_limits(rig, chain), max_iterations=iterations,
-        tolerance=rig.solver.tolerance, stretch=_stretch(rig, goal.constraint, chain)),
+        tolerance=rig.solver.tolerance, stretch=_stretch(rig, goal.constraint, chain), target_rotation=goal.rotation),
 }
 
 

@@ -41,10 +41,11 @@ import math
 import numpy as np
 
 from solvers import scalar as sc
-from solvers.chain import Chain, SolveResult, stretch_to_reach
+from solvers.chain import Chain, SolveResult, chain_pose, stretch_to_reach
 from solvers.iterate import iterate
 from solvers.limits import Hinge, clamp_rotation, validate_limits
-from solvers.transforms import quat_slerp
+from solvers.transforms import matrix3_to_quat, quat_angle, quat_conjugate, quat_mul, quat_normalize, quat_rotate, \
+    quat_slerp
 
 # Turns smaller than this (radians) are skipped: they only stir rounding noise.
 MIN_TURN = 1e-12
@@ -54,14 +55,16 @@ UNAIMED_GAIN = 0.75
 
 
 def solve_ccd_chain(chain: Chain, rotations, target, limits=None, max_step=None, max_iterations=50,
-                    tolerance=1e-3, stretch=None):
+                    tolerance=1e-3, stretch=None, target_rotation=None):
     """CCD on a serial chain whose last bone's tail reaches for ``target`` (3,, world).
 
     ``rotations`` (n, 4) is the start pose (rest or current); ``limits`` per bone as in
     ``validate_limits``; ``max_step`` (radians, > 0, or None for unclamped) bounds how far any
     joint turns in one iteration, including a turn that brings an out-of-limit start pose back
     inside its limits; ``stretch`` (n,) per-bone IK stretch amounts grow the bones for a target
-    out of reach (``stretch_to_reach``), reported in ``result.stretch``. ``result.errors`` (1,) is the tail-to-target distance and
+    out of reach (``stretch_to_reach``), reported in ``result.stretch``; ``target_rotation`` (4,)
+    orients the last bone (``_solve_with_end_rotation``), and ``result.errors`` then gains its
+    angle to it. ``result.errors`` (1,) is the tail-to-target distance and
     ``result.at_limit`` (n, 3) the axes the limits held in the sweep that made the returned pose
     (all False when no sweep improved on the start pose). A
     non-finite target leaves the pose unchanged (errors inf, not converged). Deterministic.
@@ -80,6 +83,9 @@ def solve_ccd_chain(chain: Chain, rotations, target, limits=None, max_step=None,
     if not np.isfinite(target).all() or not np.isfinite(rotations).all():
         return SolveResult(rotations.copy(), 0, np.full(1, np.inf), False)
 
+    if target_rotation is not None:
+        return _solve_with_end_rotation(chain, rotations, target, limits, max_step, max_iterations, tolerance,
+                                        stretch, np.asarray(target_rotation, dtype=float))
     grown = stretch_to_reach(chain, target, stretch)
     if grown is not None:
         result = solve_ccd_chain(grown.chain, rotations, target, limits, max_step, max_iterations, tolerance)
@@ -92,6 +98,45 @@ def solve_ccd_chain(chain: Chain, rotations, target, limits=None, max_step=None,
     return iterate((start, tip, None, True), _step(chain, target, limits, max_step, reach),
                    lambda state: (math.dist(state[1], target),), lambda state: (np.array(state[0]), None, state[2]),
                    max_iterations=max_iterations, tolerance=tolerance)
+
+
+def _solve_with_end_rotation(chain, rotations, target, limits, max_step, max_iterations, tolerance, stretch,
+                             target_rotation):
+    """CCD with the last bone turned to ``target_rotation`` (world), as game engines place a hand:
+    the bones before it reach for the wrist, the point the last bone's head must take for its
+    tail to sit on the target in that orientation, then the last bone turns to the rotation (its
+    limits holding). A lone bone, or a last bone whose head is off its parent's Y axis, cannot
+    do both: it reaches for the target and the angle it is left at is reported."""
+    n = len(chain)
+    q_goal = quat_normalize(target_rotation)
+    wrist_offset = chain.offsets[-1] if n > 1 else None
+    if n == 1 or not np.isfinite(q_goal).all() or abs(wrist_offset[0]) + abs(wrist_offset[2]) > 1e-9:
+        result = solve_ccd_chain(chain, rotations, target, limits, max_step, max_iterations, tolerance, stretch)
+        return _with_end_angle(chain, result, target, q_goal, tolerance)
+    arm = Chain(chain.base, chain.offsets[:-1], chain.rest_rotations[:-1],
+                np.append(chain.lengths[:-2], wrist_offset[1]))
+    wrist = target - quat_rotate(q_goal, chain.segments[-1])
+    arm_limits = None if limits is None or not any(limits[:-1]) else limits[:-1]
+    reached = solve_ccd_chain(arm, rotations[:-1], wrist, arm_limits, max_step, max_iterations, tolerance,
+                              None if stretch is None else stretch[:-1])
+    frames = _pose_floats(chain, tuple(map(tuple, np.vstack([reached.rotations, rotations[-1:]]).tolist())))[0]
+    last, held = quat_mul(quat_conjugate(frames[-1]), q_goal), np.zeros(3, dtype=bool)
+    if limits is not None and limits[-1]:
+        last, held = clamp_rotation(limits[-1], last)
+    stretch_factors = np.append(reached.stretch, 1.0)
+    result = SolveResult(np.vstack([reached.rotations, last]), reached.iterations, np.zeros(1), False,
+                         stretch_factors, np.vstack([reached.at_limit, held]))
+    return _with_end_angle(chain, result, target, q_goal, tolerance)
+
+
+def _with_end_angle(chain, result, target, q_goal, tolerance):
+    """``result`` with its errors measured again: (tip distance, last bone's angle to ``q_goal``)."""
+    frames, points = chain_pose(chain, result.rotations, result.stretch)
+    distance = float(np.linalg.norm(points[-1] - target))
+    angle = quat_angle(matrix3_to_quat(frames[-1]), q_goal)
+    result.errors = np.array([distance, angle])
+    result.converged = distance <= tolerance and angle <= tolerance
+    return result
 
 
 def _step(chain, target, limits, max_step, reach):

@@ -35,4 +35,5 @@ def test_a_forced_method_runs_with_a_note_per_dropped_setting_or_gives_way_with_
 def test_a_limited_two_bone_limb_gets_the_analytic_answer_first_then_iterative_methods():
     assert choose_methods("auto", {"limits"}, 2, False).methods == ("two_bone", "ccd", "dls")
     assert choose_methods("auto", set(), 2, False).methods == ("two_bone",)
-    assert choose_methods("auto", {"target rotation", "limits"}, 5, False).methods == ("dls",)
+    assert choose_methods("auto", {"target rotation", "limits"}, 5, False).methods == ("ccd", "dls")
+    assert choose_methods("auto", {"stiffness", "limits"}, 5, False).methods == ("dls",)
