@@ -201,6 +201,12 @@ def _stretch(rig, constraint, chain):
     return amounts if amounts.any() else None
 
 
+def _stiffness(rig, chain):
+    """Per-bone stiffness (n, 3) from the bone IK panel, or None when no axis is stiff."""
+    rows = [rig.ik_settings(rig.skeleton.names[i]).stiffness for i in chain]
+    return np.array(rows, dtype=float) if any(map(any, rows)) else None
+
+
 def _iterations(rig, constraint):
     return min(constraint.iterations, rig.solver.iterations)
 
@@ -218,7 +224,8 @@ CHAIN_SOLVERS = {
         stretch=_stretch(rig, goal.constraint, chain)),
     "ccd": lambda rig, goal, arrays, start, chain, iterations: solve_ccd_chain(
         arrays, start, goal.target, bone_limits(rig, chain), max_iterations=iterations,
-        tolerance=rig.solver.tolerance, stretch=_stretch(rig, goal.constraint, chain), target_rotation=goal.rotation),
+        tolerance=rig.solver.tolerance, stretch=_stretch(rig, goal.constraint, chain), target_rotation=goal.rotation,
+        stiffness=_stiffness(rig, chain)),
 }
 
 

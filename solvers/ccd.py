@@ -55,7 +55,7 @@ UNAIMED_GAIN = 0.75
 
 
 def solve_ccd_chain(chain: Chain, rotations, target, limits=None, max_step=None, max_iterations=50,
-                    tolerance=1e-3, stretch=None, target_rotation=None):
+                    tolerance=1e-3, stretch=None, target_rotation=None, stiffness=None):
     """CCD on a serial chain whose last bone's tail reaches for ``target`` (3,, world).
 
     ``rotations`` (n, 4) is the start pose (rest or current); ``limits`` per bone as in
@@ -64,7 +64,9 @@ def solve_ccd_chain(chain: Chain, rotations, target, limits=None, max_step=None,
     inside its limits; ``stretch`` (n,) per-bone IK stretch amounts grow the bones for a target
     out of reach (``stretch_to_reach``), reported in ``result.stretch``; ``target_rotation`` (4,)
     orients the last bone (``_solve_with_end_rotation``), and ``result.errors`` then gains its
-    angle to it. ``result.errors`` (1,) is the tail-to-target distance and
+    angle to it; ``stiffness`` (n, 3) in [0, 1) per bone and local axis scales each turn's part
+    about that axis by ``1 - stiffness`` (Blender's IK stiffness: a stiff joint turns less and
+    the others take up the move). ``result.errors`` (1,) is the tail-to-target distance and
     ``result.at_limit`` (n, 3) the axes the limits held in the sweep that made the returned pose
     (all False when no sweep improved on the start pose). A
     non-finite target leaves the pose unchanged (errors inf, not converged). Deterministic.
@@ -83,25 +85,38 @@ def solve_ccd_chain(chain: Chain, rotations, target, limits=None, max_step=None,
     if not np.isfinite(target).all() or not np.isfinite(rotations).all():
         return SolveResult(rotations.copy(), 0, np.full(1, np.inf), False)
 
+    stiffness = _stiffness_rows(stiffness, n)
     if target_rotation is not None:
         return _solve_with_end_rotation(chain, rotations, target, limits, max_step, max_iterations, tolerance,
-                                        stretch, np.asarray(target_rotation, dtype=float))
+                                        stretch, np.asarray(target_rotation, dtype=float), stiffness)
     grown = stretch_to_reach(chain, target, stretch)
     if grown is not None:
-        result = solve_ccd_chain(grown.chain, rotations, target, limits, max_step, max_iterations, tolerance)
+        result = solve_ccd_chain(grown.chain, rotations, target, limits, max_step, max_iterations, tolerance,
+                                 stiffness=stiffness)
         result.stretch = grown.factors
         return result
     reach = np.linalg.norm(chain.segments, axis=1).sum()
     start = tuple(map(tuple, rotations.tolist()))
     target = tuple(target.tolist())
     tip = _pose_floats(chain, start)[2][-1]
-    return iterate((start, tip, None, True), _step(chain, target, limits, max_step, reach),
+    return iterate((start, tip, None, True), _step(chain, target, limits, max_step, reach, stiffness),
                    lambda state: (math.dist(state[1], target),), lambda state: (np.array(state[0]), None, state[2]),
                    max_iterations=max_iterations, tolerance=tolerance)
 
 
+def _stiffness_rows(stiffness, n):
+    """``stiffness`` as one (x, y, z) tuple per bone, or None when no axis is stiff; ValueError
+    for a shape or value it cannot take."""
+    if stiffness is None:
+        return None
+    stiffness = np.asarray(stiffness, dtype=float)
+    if stiffness.shape != (n, 3) or not ((stiffness >= 0.0) & (stiffness < 1.0)).all():
+        raise ValueError(f"stiffness must be ({n}, 3) values in [0, 1), got {stiffness!r}")
+    return tuple(map(tuple, stiffness.tolist())) if stiffness.any() else None
+
+
 def _solve_with_end_rotation(chain, rotations, target, limits, max_step, max_iterations, tolerance, stretch,
-                             target_rotation):
+                             target_rotation, stiffness):
     """CCD with the last bone turned to ``target_rotation`` (world), as game engines place a hand:
     the bones before it reach for the wrist, the point the last bone's head must take for its
     tail to sit on the target in that orientation, then the last bone turns to the rotation (its
@@ -111,14 +126,15 @@ def _solve_with_end_rotation(chain, rotations, target, limits, max_step, max_ite
     q_goal = quat_normalize(target_rotation)
     wrist_offset = chain.offsets[-1] if n > 1 else None
     if n == 1 or not np.isfinite(q_goal).all() or abs(wrist_offset[0]) + abs(wrist_offset[2]) > 1e-9:
-        result = solve_ccd_chain(chain, rotations, target, limits, max_step, max_iterations, tolerance, stretch)
+        result = solve_ccd_chain(chain, rotations, target, limits, max_step, max_iterations, tolerance, stretch,
+                                 stiffness=stiffness)
         return _with_end_angle(chain, result, target, q_goal, tolerance)
     arm = Chain(chain.base, chain.offsets[:-1], chain.rest_rotations[:-1],
                 np.append(chain.lengths[:-2], wrist_offset[1]))
     wrist = target - quat_rotate(q_goal, chain.segments[-1])
     arm_limits = None if limits is None or not any(limits[:-1]) else limits[:-1]
     reached = solve_ccd_chain(arm, rotations[:-1], wrist, arm_limits, max_step, max_iterations, tolerance,
-                              None if stretch is None else stretch[:-1])
+                              None if stretch is None else stretch[:-1], stiffness=stiffness and stiffness[:-1])
     frames = _pose_floats(chain, tuple(map(tuple, np.vstack([reached.rotations, rotations[-1:]]).tolist())))[0]
     last, held = quat_mul(quat_conjugate(frames[-1]), q_goal), np.zeros(3, dtype=bool)
     if limits is not None and limits[-1]:
@@ -139,7 +155,7 @@ def _with_end_angle(chain, result, target, q_goal, tolerance):
     return result
 
 
-def _step(chain, target, limits, max_step, reach):
+def _step(chain, target, limits, max_step, reach, stiffness):
     """One CCD sweep for ``iterate`` on plain floats (a numpy call per joint would cost more
     than its arithmetic); the state is (rotations, tip, held (n, 3) or None without limits,
     whether sweeps still share the reach change) and ``reach`` the chain's longest head-to-tail
@@ -154,7 +170,7 @@ def _step(chain, target, limits, max_step, reach):
         # Out of reach the best pose lies straight toward the target: sweep root to tip aiming each
         # bone's own segment, which lays it straight in one sweep. Otherwise tip to root.
         if math.dist(target, points[0]) >= reach:
-            return _straighten(chain, rotations, target, limits, max_step, held) + (state[3],)
+            return _straighten(chain, rotations, target, limits, max_step, held, stiffness) + (state[3],)
         root, tip, shared = points[pivot], points[-1], state[3]
         hinge = _hinge(limits[pivot]) if limits else None
         # Past a hinged root the joints aim at the target's point on its orbit about the hinge, from the next joint.
@@ -171,7 +187,8 @@ def _step(chain, target, limits, max_step, reach):
             bone_goal = goal if i > pivot else target
             if shared and i > aimer:
                 bone_goal = _shared_reach_goal(points[aimer], points[i], tip, goal, wanted, i - aimer, worlds[i])
-            new = _turn(frames[i], rotations[i], points[i], tip, bone_goal, limits and limits[i], max_step, held, i)
+            new = _turn(frames[i], rotations[i], points[i], tip, bone_goal, limits and limits[i], max_step, held, i,
+                        stiffness and stiffness[i])
             if new is not None:
                 rotations[i] = new
                 delta = sc.qmul(sc.qmul(frames[i], new), sc.qconj(worlds[i]))
@@ -184,14 +201,15 @@ def _step(chain, target, limits, max_step, reach):
     return step
 
 
-def _straighten(chain, rotations, target, limits, max_step, held):
+def _straighten(chain, rotations, target, limits, max_step, held, stiffness):
     """The sweep for an out-of-reach target: root to tip, each bone aims its own segment."""
     base_q, origin, offsets, rest, _ = chain.floats
     parent, head = base_q, sc.add(origin, sc.qrotate(base_q, offsets[0]))
     for i, segment in enumerate(chain.float_segments):
         frame = sc.qmul(parent, rest[i])
         aim = sc.add(head, sc.qrotate(sc.qmul(frame, rotations[i]), segment))
-        new = _turn(frame, rotations[i], head, aim, target, limits and limits[i], max_step, held, i)
+        new = _turn(frame, rotations[i], head, aim, target, limits and limits[i], max_step, held, i,
+                    stiffness and stiffness[i])
         if new is not None:
             rotations[i] = new
         parent = sc.qmul(frame, rotations[i])
@@ -199,10 +217,11 @@ def _straighten(chain, rotations, target, limits, max_step, held):
     return tuple(rotations), head, held
 
 
-def _turn(frame, old, head, aim, target, bone_limits, max_step, held, i):
+def _turn(frame, old, head, aim, target, bone_limits, max_step, held, i, stiffness=None):
     """Joint i's new pose rotation (None: it stays) turning the line ``head`` -> ``aim`` toward
     ``target`` by the shortest arc; ``frame`` is its world frame before the pose rotation ``old``.
-    The turn is clamped to ``max_step``, then to ``bone_limits`` (axes they hold go to
+    Its part about each of the bone's axes is scaled by ``1 - stiffness`` of that axis, then the
+    turn is clamped to ``max_step``, then to ``bone_limits`` (axes they hold go to
     ``held[i]``), and the whole move again to ``max_step``."""
     a, b = sc.sub(aim, head), sc.sub(target, head)
     hinge = _hinge(bone_limits)
@@ -221,9 +240,15 @@ def _turn(frame, old, head, aim, target, bone_limits, max_step, held, i):
         axis = sc.any_perpendicular(sc.scale(a, 1.0 / la))
     else:
         axis = sc.scale(axis, 1.0 / sine)
-    tx, ty, tz, tw = sc.qaxis_angle(axis, angle if max_step is None else min(angle, max_step))
     # The world turn seen from the bone's frame before its pose rotation.
-    new = sc.qmul(sc.qrotate(sc.qconj(frame), (tx, ty, tz)) + (tw,), old)
+    local = sc.scale(sc.qrotate(sc.qconj(frame), axis), angle)
+    if stiffness:
+        local = tuple(v * (1.0 - s) for v, s in zip(local, stiffness))
+    angle = sc.length(local)
+    if angle < MIN_TURN:
+        return None
+    turn = sc.qaxis_angle(sc.scale(local, 1.0 / angle), angle if max_step is None else min(angle, max_step))
+    new = sc.qmul(turn, old)
     if bone_limits:
         clamped, held[i] = clamp_rotation(bone_limits, np.array(new))
         new = tuple(clamped.tolist())

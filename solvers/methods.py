@@ -32,7 +32,7 @@ METHODS = {m.name: m for m in (
     Method("two_bone", 2, frozenset({"locks", "limits", "stretch", "target rotation"}), exact=True),
     Method("fabrik", None, frozenset({"locks", "limits", "stretch", "target rotation"}),
            frozenset({"locks", "limits", "target rotation", "weights"})),
-    Method("ccd", None, frozenset({"locks", "limits", "stretch", "target rotation"})),
+    Method("ccd", None, frozenset({"locks", "limits", "stretch", "target rotation", "stiffness"})),
     Method("dls", None, _ALL, _ALL),
     Method("sdls", None, _ALL, _ALL),
 )}

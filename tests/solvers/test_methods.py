@@ -36,4 +36,5 @@ def test_a_limited_two_bone_limb_gets_the_analytic_answer_first_then_iterative_m
     assert choose_methods("auto", {"limits"}, 2, False).methods == ("two_bone", "ccd", "dls")
     assert choose_methods("auto", set(), 2, False).methods == ("two_bone",)
     assert choose_methods("auto", {"target rotation", "limits"}, 5, False).methods == ("ccd", "dls")
-    assert choose_methods("auto", {"stiffness", "limits"}, 5, False).methods == ("dls",)
+    assert choose_methods("auto", {"stiffness", "limits"}, 5, False).methods == ("ccd", "dls")
+    assert choose_methods("auto", {"distance"}, 5, False).methods == ("dls",)
