@@ -66,9 +66,11 @@ class CopyRotationConstraint:
     enabled: bool = True
 
 
-@dataclass
+@dataclass(frozen=True)
 class BoneIKSettings:
-    """Blender's bone IK panel: per-axis lock, stiffness (0..1), limits (radians), IK stretch."""
+    """Blender's bone IK panel: per-axis lock, stiffness (0..1), limits (radians), IK stretch.
+    Frozen: an edit replaces the bone's settings (``dataclasses.replace``), so what the solve
+    derived from the old ones (``rig.ik.group_plan``) can tell they changed."""
     lock: tuple = (False, False, False)
     stiffness: tuple = (0.0, 0.0, 0.0)
     use_limit: tuple = (False, False, False)

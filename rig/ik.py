@@ -94,17 +94,33 @@ def _hanging_arrays(skeleton, pose, world, bones):
     return _base(skeleton, world, bones[0]), offsets, skeleton.rest_local_rotations[bones], skeleton.lengths[bones]
 
 
+@dataclass
+class _CachedChain:
+    """A chain as built for its bones' pose ``locations`` (bytes), and the last base it hung from
+    (bytes of the parent's world matrix) with the chain rebased there."""
+    locations: bytes
+    chain: Chain
+    parent_world: bytes = b""
+    rebased: Chain = None
+
+
 def chain_arrays(skeleton, pose, world, chain):
     """The solver's view of bones ``chain`` (root first): a Chain hanging from the root's parent.
     The chain is built and checked once (again when its bones' pose locations change) and kept
-    in ``skeleton.solver_chains``; later solves only rebase it on the parent's frame."""
+    in ``skeleton.solver_chains``; later solves only rebase it on the parent's frame, and reuse
+    the last rebased chain (with what solvers cached on it) while that frame stays put, as it
+    does for a dragged hand on a still body and in every case of a scripted solve."""
     key, locations = tuple(chain), pose.locations[chain].tobytes()
     cached = skeleton.solver_chains.get(key)
-    if cached is not None and cached[0] == locations:
-        return cached[1].rebased(_base(skeleton, world, chain[0]))
-    built = Chain(*_hanging_arrays(skeleton, pose, world, chain))
-    skeleton.solver_chains[key] = (locations, built)
-    return built
+    if cached is None or cached.locations != locations:
+        cached = skeleton.solver_chains[key] = _CachedChain(locations, Chain(*_hanging_arrays(skeleton, pose, world,
+                                                                                               chain)))
+    parent = skeleton.parents[chain[0]]
+    parent_world = world[parent].tobytes() if parent >= 0 else b"root"
+    if cached.parent_world != parent_world:
+        cached.rebased = cached.chain.rebased(_base(skeleton, world, chain[0]))
+        cached.parent_world = parent_world
+    return cached.rebased
 
 
 def tree_arrays(skeleton, pose, world, bones):
@@ -211,21 +227,62 @@ def _iterations(rig, constraint):
     return min(constraint.iterations, rig.solver.iterations)
 
 
+@dataclass
+class GroupPlan:
+    """What one group's solve derives from its settings: the problem's ``features``, the
+    ``choice`` of methods, per-bone ``limits`` (``bone_limits``), and for a lone chain its
+    ``stretch`` amounts and ``stiffness`` (None when there are none). ``fingerprint`` is what it
+    was built from; ``group_plan`` builds it again when that differs."""
+    fingerprint: tuple
+    features: frozenset
+    choice: object
+    limits: list
+    stretch: np.ndarray
+    stiffness: np.ndarray
+
+
+def _fingerprint(rig, goals, bones):
+    """Everything a GroupPlan depends on, compared by value (settings objects by their fields):
+    the panels edit constraints in place and replace bone settings."""
+    constraints = tuple((c.solver, c.use_stretch, c.ik_type, c.use_location, c.lock_rotation, c.weight,
+                         c.chain_count, c.use_tail, g.rotation is None)
+                        for g in goals for c in (g.constraint,))
+    names = rig.skeleton.names
+    return rig.solver.type, constraints, tuple(rig.bone_ik.get(names[b]) for b in bones)
+
+
+def group_plan(rig, goals, bones):
+    """The GroupPlan of ``goals`` over ``bones``, kept in ``rig.solve_plans`` per group (keyed by
+    its bones and constraints, which the entry keeps alive so their ids stay theirs) and built
+    again only when a setting it depends on changed."""
+    key = (tuple(bones), tuple(id(g.constraint) for g in goals))
+    fingerprint = _fingerprint(rig, goals, bones)
+    entry = rig.solve_plans.get(key)
+    if entry is not None and entry[1].fingerprint == fingerprint:
+        return entry[1]
+    features = problem_features(rig, goals, bones)
+    lone = len(goals) == 1
+    plan = GroupPlan(fingerprint, frozenset(features),
+                     choose_methods(requested_method(goals, rig), features, len(bones), not lone),
+                     bone_limits(rig, bones), _stretch(rig, goals[0].constraint, bones) if lone else None,
+                     _stiffness(rig, bones) if lone else None)
+    rig.solve_plans[key] = ([g.constraint for g in goals], plan)
+    return plan
+
+
 ANALYTIC_SOLVERS = ("one_bone", "two_bone")  # they take the pole themselves
 CHAIN_SOLVERS = {
-    "one_bone": lambda rig, goal, arrays, start, chain, iterations: solve_one_bone(
+    "one_bone": lambda rig, goal, arrays, start, iterations, plan: solve_one_bone(
         arrays, start, goal.target, goal.pole, goal.constraint.pole_angle),
-    "two_bone": lambda rig, goal, arrays, start, chain, iterations: solve_two_bone(
-        arrays, start, goal.target, goal.pole, goal.constraint.pole_angle, stretch=_stretch(rig, goal.constraint, chain),
+    "two_bone": lambda rig, goal, arrays, start, iterations, plan: solve_two_bone(
+        arrays, start, goal.target, goal.pole, goal.constraint.pole_angle, stretch=plan.stretch,
         end_rotation=goal.rotation, end_weight=goal.constraint.orient_weight),
-    "fabrik": lambda rig, goal, arrays, start, chain, iterations: solve_fabrik_chain(
-        arrays, start, goal.target, bone_limits(rig, chain), target_rotation=goal.rotation,
-        max_iterations=iterations, tolerance=rig.solver.tolerance,
-        stretch=_stretch(rig, goal.constraint, chain)),
-    "ccd": lambda rig, goal, arrays, start, chain, iterations: solve_ccd_chain(
-        arrays, start, goal.target, bone_limits(rig, chain), max_iterations=iterations,
-        tolerance=rig.solver.tolerance, stretch=_stretch(rig, goal.constraint, chain), target_rotation=goal.rotation,
-        stiffness=_stiffness(rig, chain)),
+    "fabrik": lambda rig, goal, arrays, start, iterations, plan: solve_fabrik_chain(
+        arrays, start, goal.target, plan.limits, target_rotation=goal.rotation,
+        max_iterations=iterations, tolerance=rig.solver.tolerance, stretch=plan.stretch),
+    "ccd": lambda rig, goal, arrays, start, iterations, plan: solve_ccd_chain(
+        arrays, start, goal.target, plan.limits, max_iterations=iterations, tolerance=rig.solver.tolerance,
+        stretch=plan.stretch, target_rotation=goal.rotation, stiffness=plan.stiffness),
 }
 
 
@@ -234,15 +291,15 @@ def _start(rig, pose, bones):
     return pose.rotations[bones] if rig.solver.mode == "continuous" else Pose.rest(len(bones)).rotations
 
 
-def _chain_start(rig, pose, goal, arrays, chain):
+def _chain_start(rig, pose, goal, arrays, chain, limits):
     """``_start`` for a lone chain, turned to face its pole first as Blender's IK does, as far
     as the first bone's locks and limits let it (the analytic solvers take the pole themselves)."""
     start = _start(rig, pose, chain)
     if goal.pole is None:
         return start
-    limits = bone_limits(rig, chain[:1])
+    first = limits[0] if limits else None
     return face_pole(arrays, start, goal.target, goal.pole, goal.constraint.pole_angle,
-                     (limits[0],) if limits else ())
+                     (first,) if first is not None else ())
 
 
 def _held_by_limits(result, limits, arrays, goal, method, tolerance):
@@ -264,22 +321,22 @@ def _held_by_limits(result, limits, arrays, goal, method, tolerance):
     return SolveResult(rotations, result.iterations, errors, error <= tolerance, result.stretch, at_limit)
 
 
-def _solve_chain(rig, pose, world, goals, bones, method, start, iterations):
+def _solve_chain(rig, pose, world, goals, bones, method, start, iterations, plan):
     """A lone chain with ``method``; ``start`` None starts from the pose (pole faced)."""
     goal, chain = goals[0], bones
     arrays = chain_arrays(rig.skeleton, pose, world, chain)
     if start is None:
-        start = _start(rig, pose, chain) if method in ANALYTIC_SOLVERS else _chain_start(rig, pose, goal, arrays, chain)
-    result = CHAIN_SOLVERS[method](rig, goal, arrays, start, chain, iterations)
-    limits = bone_limits(rig, chain)
-    if method in ANALYTIC_SOLVERS and limits is not None:
-        result = _held_by_limits(result, limits, arrays, goal, method, rig.solver.tolerance)
+        start = _start(rig, pose, chain) if method in ANALYTIC_SOLVERS else \
+            _chain_start(rig, pose, goal, arrays, chain, plan.limits)
+    result = CHAIN_SOLVERS[method](rig, goal, arrays, start, iterations, plan)
+    if method in ANALYTIC_SOLVERS and plan.limits is not None:
+        result = _held_by_limits(result, plan.limits, arrays, goal, method, rig.solver.tolerance)
     return result, [ChainReport(goal.constraint.bone, method, result.iterations, float(result.errors[0]),
                                 result.converged, int(result.at_limit.any(axis=1).sum()),
                                 "rad" if method == "one_bone" else "m")]
 
 
-def _solve_tree(rig, pose, world, goals, bones, method, start, iterations):
+def _solve_tree(rig, pose, world, goals, bones, method, start, iterations, plan):
     """FABRIK on the union of the goals' chains, one effector per goal weighted by its weight."""
     position = {bone: i for i, bone in enumerate(bones)}
     effectors, rotations = [], []
@@ -288,8 +345,8 @@ def _solve_tree(rig, pose, world, goals, bones, method, start, iterations):
         use_rotation = goal.rotation is not None
         effectors.append(Effector(position[chain[-1]], len(chain), max(goal.constraint.weight, 1e-3), use_rotation))
         rotations.append(goal.rotation if use_rotation else [0.0, 0.0, 0.0, 1.0])
-    plan = fabrik_plan(tree_arrays(rig.skeleton, pose, world, bones), effectors, bone_limits(rig, bones))
-    result = solve_fabrik(plan, _start(rig, pose, bones) if start is None else start,
+    fabrik = fabrik_plan(tree_arrays(rig.skeleton, pose, world, bones), effectors, plan.limits)
+    result = solve_fabrik(fabrik, _start(rig, pose, bones) if start is None else start,
                           np.array([g.target for g in goals]), np.array(rotations),
                           iterations, rig.solver.tolerance)
     return result, _group_reports(rig, goals, [[effector] for effector in effectors], result, method)
@@ -333,7 +390,7 @@ def _jacobian_goals(rig, pose, goal, position):
     return goals
 
 
-def _solve_jacobian(rig, pose, world, goals, bones, method, start, iterations):
+def _solve_jacobian(rig, pose, world, goals, bones, method, start, iterations, plan):
     """DLS / SDLS on the group's bones as one tree, every goal at once."""
     position = {bone: i for i, bone in enumerate(bones)}
     try:
@@ -348,11 +405,11 @@ def _solve_jacobian(rig, pose, world, goals, bones, method, start, iterations):
     flat = [g for group in per_goal for g in group]
     if not flat:
         return None, []
-    plan = dls_plan(tree_arrays(rig.skeleton, pose, world, bones), flat, dofs)
+    dls = dls_plan(tree_arrays(rig.skeleton, pose, world, bones), flat, dofs)
     if start is None:  # like Blender, a pole holds a lone chain only: in a tree the goals' poles would fight
-        start = _chain_start(rig, pose, goals[0], chain_arrays(rig.skeleton, pose, world, bones), bones) \
+        start = _chain_start(rig, pose, goals[0], chain_arrays(rig.skeleton, pose, world, bones), bones, plan.limits) \
             if len(goals) == 1 else _start(rig, pose, bones)
-    result = solve_dls(plan, start, iterations, rig.solver.tolerance, rig.solver.damping, method)
+    result = solve_dls(dls, start, iterations, rig.solver.tolerance, rig.solver.damping, method)
     reports = _group_reports(rig, goals, per_goal, result, method)
     return result, [replace(r, notes=tuple(notes)) for r in reports]
 
@@ -414,9 +471,8 @@ def solve_goals(rig, pose, world, goals, bones):
     method that ran ("two_bone+ccd") and every setting the user asked for that was not honoured.
     The result blends with the pose by the group's strongest influence, so a goal at full
     influence is met."""
-    features = problem_features(rig, goals, bones)
-    tree = len(goals) > 1
-    choice = choose_methods(requested_method(goals, rig), features, len(bones), tree)
+    plan = group_plan(rig, goals, bones)
+    features, choice, tree = plan.features, plan.choice, len(goals) > 1
     budget = max(_iterations(rig, g.constraint) for g in goals)
     attempts = list(zip(choice.methods, [None] * len(choice.methods)))
     if choice.restarts:
@@ -428,7 +484,7 @@ def solve_goals(rig, pose, world, goals, bones):
             break
         share = budget - iterations if i == len(attempts) - 1 else min(budget - iterations, budget // SHARES)
         result, attempt = _runner(method, tree)(rig, pose, world, goals, bones, method,
-                                                start if restart is None else restart, max(share, 1))
+                                                start if restart is None else restart, max(share, 1), plan)
         if result is None:
             reports = attempt
             break

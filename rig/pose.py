@@ -3,7 +3,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from solvers.transforms import IDENTITY_QUAT, compose, matrix3_to_quat
+from solvers.transforms import compose, matrix3_to_quat
 
 
 @dataclass
@@ -23,7 +23,9 @@ class Pose:
 
     @classmethod
     def rest(cls, bone_count):
-        return cls(np.tile(IDENTITY_QUAT, (bone_count, 1)), np.zeros((bone_count, 3)), np.ones((bone_count, 3)))
+        rotations = np.zeros((bone_count, 4))
+        rotations[:, 3] = 1.0
+        return cls(rotations, np.zeros((bone_count, 3)), np.ones((bone_count, 3)))
 
     def copy(self):
         return Pose(self.rotations.copy(), self.locations.copy(), self.scales.copy())

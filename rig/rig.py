@@ -8,13 +8,16 @@ from rig.skeleton import Skeleton
 @dataclass
 class Rig:
     """Everything loaded from a rig file. ``bone_ik`` maps bone name -> BoneIKSettings (missing
-    bones use the defaults); ``ik`` and ``copy_rotation`` are lists of constraints."""
+    bones use the defaults); ``ik`` and ``copy_rotation`` are lists of constraints. ``solve_plans``
+    holds what the IK evaluation derives from the settings once per constraint group
+    (``rig.ik.group_plan``); it checks its entries against the settings, so edits need no call."""
     name: str
     skeleton: Skeleton
     ik: list = field(default_factory=list)
     copy_rotation: list = field(default_factory=list)
     bone_ik: dict = field(default_factory=dict)
     solver: SolverSettings = field(default_factory=SolverSettings)
+    solve_plans: dict = field(default_factory=dict, repr=False, compare=False)
 
     def ik_settings(self, bone_name):
         return self.bone_ik.get(bone_name, BoneIKSettings())

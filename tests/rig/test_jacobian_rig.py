@@ -1,5 +1,6 @@
 """The Jacobian solvers (DLS, SDLS) through rig evaluation: iTaSC settings from the bone IK panel
 and the IK constraint reach the solver."""
+import dataclasses
 import numpy as np
 import pytest
 
@@ -59,10 +60,8 @@ def test_stiff_bone_turns_less_and_a_locked_axis_not_at_all():
     _, world, _ = evaluate(rig, pose)
     move_handle(rig, pose, world, "tail_ik", [0.3, -0.3, 0.25])
     free, _, _ = solve_frames(rig, pose.copy(), frames=1)
-    settings = rig.ik_settings("tail.003")
-    settings.lock = (False, False, True)
-    settings.stiffness = (0.9, 0.0, 0.0)
-    rig.bone_ik["tail.003"] = settings
+    rig.bone_ik["tail.003"] = dataclasses.replace(rig.ik_settings("tail.003"), lock=(False, False, True),
+                                                  stiffness=(0.9, 0.0, 0.0))
     held, world, reports = solve_frames(rig, pose.copy(), frames=1)
     bone = skel.index["tail.003"]
     assert euler_xyz_from_quat(held.rotations[bone])[2] == pytest.approx(0.0, abs=1e-12)

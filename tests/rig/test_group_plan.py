@@ -1,0 +1,45 @@
+"""The per-group plan cache: a solve right after a settings edit honours the edit."""
+import dataclasses
+
+import numpy as np
+import pytest
+
+from rig.constraints import BoneIKSettings
+from rig.evaluate import evaluate
+from rig.formats.rigfile import load_rig
+from rig.pose import Pose, location_for_head
+from solvers.limits import Hinge, limit_violation
+
+
+def dragged_arm():
+    rig = load_rig("assets/humanoid.json")
+    pose = Pose.rest(len(rig.skeleton))
+    _, world, _ = evaluate(rig, pose)
+    handle = rig.skeleton.index["hand_ik.L"]
+    pose.locations[handle] = location_for_head(rig.skeleton, pose, world, handle,
+                                               world[handle, :3, 3] + [0.05, 0.15, 0.2])
+    return rig, pose
+
+
+def test_a_lock_set_between_solves_holds_in_the_next_one():
+    rig, pose = dragged_arm()
+    solved, _, reports = evaluate(rig, pose)
+    assert reports[0].solver == "two_bone"
+    rig.bone_ik["forearm.L"] = BoneIKSettings(lock=(False, True, True))
+    solved, _, reports = evaluate(rig, pose)
+    forearm = rig.skeleton.index["forearm.L"]
+    assert limit_violation((Hinge((1.0, 0.0, 0.0), -np.pi, np.pi),), solved.rotations[forearm]) < 1e-6
+    assert "ccd" in reports[0].solver
+
+
+def test_a_solver_chosen_in_place_runs_in_the_next_solve():
+    rig, pose = dragged_arm()
+    evaluate(rig, pose)
+    rig.ik[0].solver = "dls"
+    _, _, reports = evaluate(rig, pose)
+    assert reports[0].solver == "dls"
+
+
+def test_bone_settings_cannot_change_behind_the_cache():
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        BoneIKSettings().stretch = 0.5
