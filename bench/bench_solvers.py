@@ -1,6 +1,7 @@
 """Benchmark the IK solvers on seeded random reachable targets (not a test).
 
-Prints a table and a JSON line: median and p95 seconds per solve (solves timed one by one, back
+Prints a table and a JSON line: median and p95 seconds per solve, bare solvers and (marked
+"rig") the same chains through the rig as ``app.py solve`` reports them (solves timed one by one, back
 to back; their checks run afterwards so their numpy work does not cool the caches between
 solves), mean iterations, and the share of solves whose tip ends within 1e-3 and 1e-2 of the
 chain's length; the default humanoid with hand, foot and head goals at once (through the rig
@@ -20,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from rig.ik import IKGoal  # noqa: E402
 from rig.constraints import IKConstraint  # noqa: E402
 from rig.pose import heads_tails  # noqa: E402
-from rig.formats.rigfile import load_rig  # noqa: E402
+from rig.formats.rigfile import load_rig, rig_from_dict  # noqa: E402
 from rig.scripted_solve import solve_case  # noqa: E402
 from solvers.ccd import solve_ccd_chain  # noqa: E402
 from solvers.chain import chain_points, straight_chain  # noqa: E402
@@ -102,6 +103,33 @@ def run_humanoid(rng, count):
             "targets": count}
 
 
+def straight_rig(lengths):
+    """A rig of bones laid end to end up +Y from the origin, as ``straight_chain`` lays a chain."""
+    heads = np.concatenate([[0.0], np.cumsum(lengths)])
+    bones = [{"name": f"b{i}", "parent": f"b{i - 1}" if i else None, "head": [0.0, heads[i], 0.0],
+              "tail": [0.0, heads[i + 1], 0.0], "connected": i > 0} for i in range(len(lengths))]
+    return rig_from_dict({"format": "posekit.rig", "version": 1, "name": "chain", "bones": bones})
+
+
+def run_rig_case(name, lengths, targets, iterations):
+    """One chain solved through the rig as ``app.py solve`` runs each case (auto, from rest), its
+    seconds as the command reports them."""
+    rig = straight_rig(lengths)
+    rig.solver.iterations, rig.solver.tolerance = iterations, 1e-3 * sum(lengths) * 0.5
+    constraint = IKConstraint(f"b{len(lengths) - 1}", chain_count=len(lengths), iterations=iterations)
+    times, misses, ran = [], [], set()
+    for target in targets:
+        _, world, reports, seconds = solve_case(rig, [IKGoal(constraint, target)])
+        times.append(seconds)
+        ran.add(reports[0].solver)
+        misses.append(np.linalg.norm(heads_tails(rig.skeleton, world)[1][-1] - target) / sum(lengths))
+    misses = np.array(misses)
+    return {"case": f"{name} (rig, auto: {'/'.join(sorted(ran))})", "median_s": float(np.median(times)),
+            "p95_s": float(np.percentile(times, 95)), "mean_iterations": float("nan"),
+            "success_1e-3": float(np.mean(misses <= 1e-3)), "success_1e-2": float(np.mean(misses <= 1e-2)),
+            "targets": len(targets)}
+
+
 def jacobian_solver(method):
     """A chain solve through DLS / SDLS, the plan built per target as a moving handle needs."""
     def solve(chain, rest, target):
@@ -139,10 +167,13 @@ def main():
              ("10-bone chain (SDLS)", "10", jacobian_solver("sdls")),
              ("50-bone chain (FABRIK)", "50", fabrik)]
     rows = [run_case(name, chains[key], solve, targets[key]) for name, key, solve in cases]
+    rows += [run_rig_case("two-bone arm", chains["arm"].lengths, targets["arm"], 100),
+             run_rig_case("10-bone chain", chains["10"].lengths, targets["10"], 100),
+             run_rig_case("50-bone chain", chains["50"].lengths, targets["50"], 100)]
     rows.append(run_humanoid(rng, count))
-    print(f"{'case':34s} {'median ms':>10s} {'p95 ms':>8s} {'iters':>6s} {'ok@1e-3':>8s} {'ok@1e-2':>8s}")
+    print(f"{'case':48s} {'median ms':>10s} {'p95 ms':>8s} {'iters':>6s} {'ok@1e-3':>8s} {'ok@1e-2':>8s}")
     for row in rows:
-        print(f"{row['case']:34s} {row['median_s'] * 1e3:10.3f} {row['p95_s'] * 1e3:8.3f} "
+        print(f"{row['case']:48s} {row['median_s'] * 1e3:10.3f} {row['p95_s'] * 1e3:8.3f} "
               f"{row['mean_iterations']:6.2f} {row['success_1e-3']:8.3f} {row['success_1e-2']:8.3f}")
     rates = {n: batch_rate(n) for n in (1000, 100000)}
     for n, rate in rates.items():
