@@ -43,6 +43,9 @@ METHODS = {m.name: m for m in (
 AUTO_ORDER_FREE = ("one_bone", "two_bone", "fabrik", "ccd", "dls")
 AUTO_ORDER_LIMITED = ("one_bone", "two_bone", "ccd", "dls")
 RESTARTED = "ccd"  # the limited method fast enough to restart
+# Forced methods that restart on a limited chain: FABRIK with limits takes 20-40 ms a solve
+# (bench/bench_limits.py), too slow to run a dozen times in a frame.
+RESTARTABLE = ("ccd", "dls", "sdls")
 REASONS = {"tree": "takes one chain, not chains sharing bones"}
 
 
@@ -91,7 +94,8 @@ def choose_methods(requested, features, bones, tree):
     ``features`` (a set of FEATURES), ``bones`` bones, shared by several goals when ``tree``.
 
     A forced method runs when it can take the problem's shape, with a note for each setting it
-    does not hold; when it cannot (two_bone on three bones, CCD on a tree), auto's methods run
+    does not hold (an iterative one restarts from fresh starts on a limited chain, as auto does);
+    when it cannot (two_bone on three bones, CCD on a tree), auto's methods run
     and the note says why."""
     auto = _auto(features, bones, tree)
     if requested == "auto":
@@ -99,4 +103,6 @@ def choose_methods(requested, features, bones, tree):
     missing = unhonoured(requested, features, bones, tree)
     if missing[:1] in (("tree",), ("chain length",)):
         return replace(auto, notes=(f"{_reason(requested, missing[0], bones)}: auto's methods ran instead",))
-    return MethodChoice((requested,), tuple(_reason(requested, m, bones) for m in missing))
+    limited = bool({"locks", "limits"} & features)
+    return MethodChoice((requested,), tuple(_reason(requested, m, bones) for m in missing),
+                        restarts=requested if limited and requested in RESTARTABLE else None)
