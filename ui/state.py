@@ -38,7 +38,8 @@ class DragState:
     no button held, a click or Enter confirms it, and it takes an axis ``lock``
     (``ui.transform_input.AxisLock``) and a ``typed`` value, which replaces the pointer's.
     ``angle`` (radians, "rotate") and ``moved`` (the moved point's world offset, the others)
-    are what was last applied, for the overlay to show.
+    are what was last applied, for the overlay to show. ``followers``: other bones a G moves by
+    the head, by the same world offset.
     """
     kind: str
     bone: str
@@ -56,6 +57,7 @@ class DragState:
     typed: str = ""
     angle: float = 0.0
     moved: np.ndarray = None
+    followers: tuple = ()
 
     def goals(self):
         """The temporary IK goals to solve with the rig's constraints, as ``evaluate`` takes them."""

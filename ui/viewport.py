@@ -123,13 +123,17 @@ def _move_to(state, point):
         state.pose = drag.pose_before.copy()  # Blender re-solves from the start each step
         _solve(state)
     else:
-        move_head(state, drag.bone, point)
+        index = [state.rig.skeleton.index[name] for name in drag.followers]
+        move_heads(state, (drag.bone, *drag.followers), [point, *(drag.world_before[index, :3, 3] + drag.moved)])
 
 
-def move_head(state, name, point):
-    """Put bone ``name``'s head at world ``point`` through its location channel and solve."""
-    bone = state.rig.skeleton.index[name]
-    state.pose.locations[bone] = location_for_head(state.rig.skeleton, state.pose, state.world, bone, point)
+def move_heads(state, names, points):
+    """Put each bone of ``names`` with its head at its world point of ``points`` through its
+    location channel, then solve once."""
+    skeleton = state.rig.skeleton
+    for name, point in zip(names, points):
+        bone = skeleton.index[name]
+        state.pose.locations[bone] = location_for_head(skeleton, state.pose, state.world, bone, point)
     _solve(state)
 
 
@@ -170,7 +174,8 @@ def active_chain(state):
 def begin_grab(state, x, y, width, height):
     """Blender's G on the active bone: what a left drag on it does (its head, Auto IK tip or IK
     target in the view plane), following the pointer with no button held; returns True if it
-    began (a bone that cannot move that way does not)."""
+    began (a bone that cannot move that way does not). Where it moves a head, the other selected
+    bones a drag would move by the head go the same way."""
     name = state.view.active
     if name is None or state.drag is not None:
         return False
@@ -178,8 +183,22 @@ def begin_grab(state, x, y, width, height):
     if drag is None:
         return False
     drag.modal = True
+    if drag.kind == "translate":
+        drag.followers = _followers(state, drag.bone, x, y, width, height)
     state.drag = drag
     return True
+
+
+def _followers(state, name, x, y, width, height):
+    """The selected bones besides ``name`` that a drag would move by the head, less those above
+    ``name`` and those below another moved bone (they follow their parent, as in Blender)."""
+    skeleton = state.rig.skeleton
+    above = {skeleton.names[i] for i in skeleton.ancestors(skeleton.index[name])}
+    drags = (drag_for(state, other, x, y, width, height) for other in sorted(state.view.selected - {name} - above))
+    moved = {name} | {drag.bone for drag in drags if drag is not None and drag.kind == "translate"} - above
+    index = {skeleton.index[other] for other in moved}
+    return tuple(sorted(other for other in moved - {name}
+                        if not index.intersection(skeleton.ancestors(skeleton.index[other]))))
 
 
 def begin_rotate(state, x, y, width, height):

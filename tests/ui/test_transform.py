@@ -7,6 +7,9 @@ from pyglet.window import key, mouse
 
 from solvers.transforms import quat_from_axis_angle, quat_to_matrix3
 from ui.overlay import tool_text
+from ui.viewport import begin_grab
+
+from .conftest import SIZE, humanoid_state
 from ui.transform_input import AxisLock
 
 DIGITS = {c: getattr(key, f"_{c}") for c in "0123456789"} | {".": key.PERIOD, "-": key.MINUS}
@@ -197,3 +200,26 @@ def test_the_locked_axis_is_drawn_in_its_colour(driver):
     assert reddest_beside_the_head() < 0.05
     type_keys(driver, "X")
     assert reddest_beside_the_head() > 0.3
+
+
+def test_g_moves_every_selected_handle_by_the_same_offset(driver):
+    state = driver.state
+    select(driver, "hand_ik.L")
+    driver.click(*driver.pixel_of("foot_ik.L"), mods=("shift",))
+    assert state.view.selected == {"hand_ik.L", "foot_ik.L"} and state.view.active == "foot_ik.L"
+    before = {name: bone_world(state, name)[:3, 3] for name in state.view.selected}
+    driver.move(*(driver.pixel_of("foot_ik.L") + (60.0, 10.0)))
+    driver.key(key.G)
+    type_keys(driver, "Y0.15")
+    driver.key(key.ENTER)
+    for name, head in before.items():
+        np.testing.assert_allclose(bone_world(state, name)[:3, 3], head + (0.0, 0.15, 0.0), atol=1e-9)
+
+
+def test_g_leaves_out_bones_whose_parent_it_moves():
+    state = humanoid_state()
+    state.view.selected, state.view.active = {"root", "hand_ik.L", "foot_ik.R"}, "foot_ik.R"
+    assert begin_grab(state, 400.0, 300.0, *SIZE) and state.drag.followers == ("hand_ik.L",)  # root is above
+    state.drag = None
+    state.view.active = "root"  # the handles are the root's children: they follow it
+    assert begin_grab(state, 400.0, 300.0, *SIZE) and state.drag.followers == ()
