@@ -113,6 +113,8 @@ class RigRenderer:
         self.ground = self._line_array(self.ground_vbo)
         self.dash_vbo = ctx.buffer(reserve=LINE_FLOATS * 4 * 16)
         self.dashes = self._line_array(self.dash_vbo)
+        self.constraint_vbo = ctx.buffer(reserve=LINE_FLOATS * 4 * 2)
+        self.constraint = self._line_array(self.constraint_vbo)
         self.mesh_renderer = MeshRenderer(ctx, style)
 
     def _mesh(self, mesh):
@@ -175,6 +177,8 @@ class RigRenderer:
                 index = np.array(sorted(skeleton.index[n] for n in names - hidden), int)
                 fills, wires = self._colours(skeleton, index, view_state, colour, selected)
                 mesh.draw(world[index] @ _scale(np.full(len(index), size * extent)), fills, wires)
+        if view_state.constraint_line is not None:
+            self._draw_constraint_line(view_state.constraint_line)
         ctx.disable(moderngl.DEPTH_TEST | moderngl.BLEND)
 
     def _draw_ground(self, view_state):
@@ -225,6 +229,20 @@ class RigRenderer:
         self.line_program["u_fade_radius"].value = 0.0
         self.dashes.render(moderngl.LINES, vertices=len(points))
 
+    def _draw_constraint_line(self, line):
+        """A transform's locked axis: a solid line in that axis' colour, over everything (as
+        Blender draws it), long enough to cross the view."""
+        style = self.style
+        colour = (style.axis_x, style.axis_y, style.axis_z)[line.axis]
+        reach = style.constraint_line_length * np.asarray(line.direction, float)
+        ends = np.array([line.point - reach, line.point + reach])
+        _write(self.constraint_vbo, np.c_[ends, np.tile(colour, (2, 1)), np.zeros(2)])
+        self.line_program["u_dash"].value = 0.0
+        self.line_program["u_fade_radius"].value = 0.0
+        self.ctx.disable(moderngl.DEPTH_TEST)
+        self.constraint.render(moderngl.LINES, vertices=2)
+        self.ctx.enable(moderngl.DEPTH_TEST)
+
     def _colours(self, skeleton, index, view_state, base, selected, chain=None):
         """Fill and wire colours (N, 3) each for bones ``index`` from their state: ``base``,
         ``chain`` (if given) in the active chain, ``selected`` when selected, lighter when hovered."""
@@ -244,6 +262,6 @@ class RigRenderer:
     def release(self):
         for mesh in (self.bones, self.joints, self.handles, self.poles, self.mesh_renderer):
             mesh.release()
-        for obj in (self.ground, self.ground_vbo, self.dashes, self.dash_vbo, self.background,
-                    self.solid_program, self.wire_program, self.line_program, self.background_program):
+        for obj in (self.ground, self.ground_vbo, self.dashes, self.dash_vbo, self.constraint, self.constraint_vbo,
+                    self.background, self.solid_program, self.wire_program, self.line_program, self.background_program):
             obj.release()

@@ -37,6 +37,8 @@ class Style:
     handle_size: float = 0.022
     pole_size: float = 0.018
     """Handle cube / pole diamond half-size as fractions of the rig's rest bounding-box diagonal."""
+    constraint_line_length: float = 100.0
+    """How far (m) a transform's axis-lock line reaches either side of its point."""
     dash_length: float = 0.03
     """Dash period of pole lines in metres (half drawn, half gap)."""
     grid_spacing: float = 0.25

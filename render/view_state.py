@@ -1,6 +1,17 @@
 """What the viewport shows and highlights, decided by the UI and read by the renderer."""
 from dataclasses import dataclass, field
 
+import numpy as np
+
+
+@dataclass
+class AxisLine:
+    """The axis a running transform is locked to: the line through world ``point`` along the unit
+    ``direction``, drawn in the colour of world axis ``axis`` (0, 1, 2 for X, Y, Z)."""
+    point: np.ndarray
+    direction: np.ndarray
+    axis: int
+
 
 @dataclass
 class ViewState:
@@ -13,7 +24,8 @@ class ViewState:
     picked. ``show_*`` toggle bones (with their joints), IK handles and pole targets
     (with pole lines), the ground grid, the axis lines, bone names (drawn by the UI as text) and
     the skinned mesh (when the rig has one); with ``xray_bones`` bones and handles are drawn over
-    the mesh instead of inside it.
+    the mesh instead of inside it. ``constraint_line``: the ``AxisLine`` of a transform's axis
+    lock, drawn while it holds.
     """
     selected: set = field(default_factory=set)
     active: str | None = None
@@ -27,3 +39,4 @@ class ViewState:
     show_names: bool = False
     show_mesh: bool = True
     xray_bones: bool = True
+    constraint_line: AxisLine | None = None

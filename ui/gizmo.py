@@ -40,7 +40,7 @@ def apply_gizmo(state, name, matrix):
     """Put bone ``name`` where the gizmo's world ``matrix`` (4, 4) says, through the pose channel
     the gizmo mode edits (location to move, rotation to turn), and solve."""
     if state.gizmo.mode == "translate":
-        viewport.move_head(state, name, matrix[:3, 3])
+        viewport.move_heads(state, [name], [matrix[:3, 3]])
     else:
         viewport.turn_to(state, name, matrix[:3, :3])
 

@@ -1,4 +1,5 @@
-"""The viewport's pyglet event handlers: navigation, picking, drags, Auto IK length, R rotate.
+"""The viewport's pyglet event handlers: navigation, picking, drags, Auto IK length, G grab and
+R rotate with their axis locks and typed values.
 
 Pushed onto the window above ImGui's backend; mouse handlers never consume events (ImGui must
 see them too), keys the viewport uses are consumed. Nothing reaches the rig while ImGui wants
@@ -24,15 +25,25 @@ MODIFIER_MASK = CTRL | SHIFT | ALT  # Num Lock and Caps Lock change no binding
 class KeyBinding:
     """``shortcuts`` ((pyglet key symbol, modifier bits), ...) run ``ViewportInput.<method>(*args)``
     ``when`` the viewport is "idle" (no drag: Blender's modal tools take no other command), is
-    "dragging", or "always"; otherwise the key is left to others (Enter to a file question).
-    ``section`` and ``label`` are what Help > Keymap shows."""
+    "dragging", runs a "transform" started by a key (G, R), or "always"; otherwise the key is
+    left to others (Enter to a file question). ``section`` and ``label`` are what Help > Keymap
+    shows, with ``keys`` in place of the shortcuts where listing each would be too long. With
+    ``takes_key`` the method also gets the key symbol pressed (one binding for many keys)."""
     section: str
     label: str
     shortcuts: tuple
     method: str
     args: tuple = ()
     when: str = "idle"
+    keys: str = ""
+    takes_key: bool = False
 
+
+TYPED_CHARACTERS = {**{getattr(key, f"_{d}"): str(d) for d in range(10)}, key.PERIOD: ".", key.MINUS: "-",
+                    key.NUM_SUBTRACT: "-", key.BACKSPACE: "\b"}
+"""Keys typing a value into a running G or R (the number row: numpad digits keep their views)."""
+TYPED_KEYS = tuple((symbol, 0) for symbol in TYPED_CHARACTERS)
+LOCK_AXES = {key.X: 0, key.Y: 1, key.Z: 2}
 
 VIEWPORT_KEYS = (
     KeyBinding("Navigation", "Front view", ((key.NUM_1, 0),), "set_view", ("front",), "always"),
@@ -49,9 +60,14 @@ VIEWPORT_KEYS = (
     KeyBinding("Selection", "Hide the selected bones", ((key.H, 0),), "hide"),
     KeyBinding("Selection", "Hide the unselected bones", ((key.H, SHIFT),), "hide", (True,)),
     KeyBinding("Selection", "Reveal the hidden bones", ((key.H, ALT),), "reveal"),
+    KeyBinding("Pose tools", "Grab (move) the active bone", ((key.G, 0),), "grab"),
     KeyBinding("Pose tools", "Rotate the active bone", ((key.R, 0),), "rotate"),
-    KeyBinding("Pose tools", "Confirm the rotation", ((key.ENTER, 0), (key.NUM_ENTER, 0)), "confirm_rotation",
-               when="dragging"),
+    KeyBinding("Pose tools", "Confirm the grab or rotation", ((key.ENTER, 0), (key.NUM_ENTER, 0)), "confirm",
+               when="transform"),
+    KeyBinding("Pose tools", "Grab / rotate: lock to an axis (again: local, again: none)",
+               tuple((symbol, 0) for symbol in LOCK_AXES), "lock_axis", when="transform", takes_key=True),
+    KeyBinding("Pose tools", "Grab / rotate: type metres or degrees (- flips)",
+               TYPED_KEYS, "type_value", when="transform", keys="0-9 / . / - / Backspace", takes_key=True),
     # Blender's own keys for the Auto IK chain length are Ctrl+PageUp/PageDown; PageUp/PageDown
     # alone do the same, as nothing else uses them in pose mode.
     KeyBinding("Pose tools", "Auto IK drag: longer chain", ((key.PAGEUP, 0), (key.PAGEUP, CTRL)), "step_auto_ik",
@@ -69,8 +85,8 @@ POINTER_BINDINGS = (
     ("Selection", "Shift+left click", "Add to the selection, make active, remove"),
     ("Pose tools", "Left drag", "Move a handle, pole or bone (Auto IK: its chain)"),
     ("Pose tools", "Ctrl+wheel down / up", "Auto IK drag: longer / shorter chain"),
-    ("Pose tools", "Left click", "Confirm the rotation"),
-    ("Pose tools", "Escape / right click", "Cancel the drag or rotation"),  # Escape: ui.window
+    ("Pose tools", "Left click", "Confirm the grab or rotation"),
+    ("Pose tools", "Escape / right click", "Cancel the drag, grab or rotation"),  # Escape: ui.window
 )
 """(section, keys, what they do) for what the pointer handlers below (and the window's Escape)
 do, as Help > Keymap shows it; keep it in step with them."""
@@ -107,7 +123,7 @@ class ViewportInput:
     def on_mouse_motion(self, x, y, dx, dy):
         x, y = self._top_left(x, y)
         drag = self.state.drag
-        if drag is not None and drag.kind == "rotate":
+        if drag is not None and drag.modal:
             viewport.update_drag(self.state, x, y, *self._size())
         elif self._mouse_taken():
             self.state.view.hovered = None
@@ -120,7 +136,7 @@ class ViewportInput:
         if state.drag is not None:
             if button == mouse.RIGHT:
                 viewport.cancel_drag(state)
-            elif button == mouse.LEFT and state.drag.kind == "rotate":
+            elif button == mouse.LEFT and state.drag.modal:
                 viewport.end_drag(state)
             return
         if self._mouse_taken():
@@ -143,13 +159,13 @@ class ViewportInput:
             state.camera.pan(dx, -dy, self.app.window.height)
         elif self.navigating == "zoom":
             state.camera.zoom(dy / navigation.ZOOM_DRAG_PIXELS)
-        elif state.drag is not None and state.drag.kind != "gizmo" and (buttons & mouse.LEFT or state.drag.kind == "rotate"):
+        elif state.drag is not None and state.drag.kind != "gizmo" and (buttons & mouse.LEFT or state.drag.modal):
             viewport.update_drag(state, x, y, *self._size())
 
     def on_mouse_release(self, x, y, button, modifiers):
         if self.navigating is not None and button in (mouse.MIDDLE, mouse.LEFT):
             self.navigating = None
-        elif button == mouse.LEFT and self.state.drag is not None and self.state.drag.kind != "rotate":
+        elif button == mouse.LEFT and self.state.drag is not None and not self.state.drag.modal:
             viewport.end_drag(self.state)
 
     def on_mouse_scroll(self, x, y, scroll_x, scroll_y):
@@ -177,10 +193,17 @@ class ViewportInput:
         binding = VIEWPORT_SHORTCUTS.get((symbol, mods))
         if binding is None:
             return False
-        if binding.when not in ("always", "idle" if self.state.drag is None else "dragging"):
+        if binding.when not in self._running():
             return False
-        getattr(self, binding.method)(*binding.args)
+        getattr(self, binding.method)(*binding.args, *((symbol,) if binding.takes_key else ()))
         return True
+
+    def _running(self):
+        """The ``KeyBinding.when`` values that hold now."""
+        drag = self.state.drag
+        if drag is None:
+            return ("always", "idle")
+        return ("always", "dragging", "transform") if drag.modal else ("always", "dragging")
 
     # Key commands (VIEWPORT_KEYS) ----------------------------------------------------------------
     def set_view(self, name):
@@ -210,9 +233,17 @@ class ViewportInput:
     def rotate(self):
         viewport.begin_rotate(self.state, *self.pointer, *self._size())
 
-    def confirm_rotation(self):
-        if self.state.drag.kind == "rotate":
-            viewport.end_drag(self.state)
+    def grab(self):
+        viewport.begin_grab(self.state, *self.pointer, *self._size())
+
+    def confirm(self):
+        viewport.end_drag(self.state)
+
+    def lock_axis(self, symbol):
+        viewport.lock_axis(self.state, LOCK_AXES[symbol], *self.pointer, *self._size())
+
+    def type_value(self, symbol):
+        viewport.type_value(self.state, TYPED_CHARACTERS[symbol], *self.pointer, *self._size())
 
     def step_auto_ik(self, step):
         viewport.change_auto_ik_length(self.state, step)

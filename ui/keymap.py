@@ -28,7 +28,7 @@ def keymap_rows(commands):
     """(section, keys, what they do) for every binding: pointer actions, viewport keys, then the
     editor ``commands`` that have shortcuts, in ``SECTIONS`` order."""
     rows = list(POINTER_BINDINGS)
-    rows += [(b.section, " / ".join(shortcut_text(*s) for s in b.shortcuts), b.label) for b in VIEWPORT_KEYS]
+    rows += [(b.section, b.keys or " / ".join(shortcut_text(*s) for s in b.shortcuts), b.label) for b in VIEWPORT_KEYS]
     rows += [(c.menu, " / ".join(shortcut_text(*s) for s in c.shortcuts), c.label) for c in commands if c.shortcuts]
     return sorted(rows, key=lambda row: SECTIONS.index(row[0]))
 

@@ -1,12 +1,13 @@
 """Text drawn over the viewport with ImGui's draw lists: bone names, the Auto IK chain length
-near the pointer, and the rotate tool's angle (Blender shows these in its header)."""
+near the pointer, and what G or R is doing: its angle or distance, axis lock and typed value
+(Blender shows these in its header)."""
 import math
 
 import numpy as np
 from imgui_bundle import imgui
 
 from rig.pose import heads_tails
-from ui.viewport import rotation_angle
+from ui.transform_input import AxisLock
 
 NAME_COLOUR = imgui.IM_COL32(235, 235, 235, 220)
 TOOL_COLOUR = imgui.IM_COL32(255, 225, 120, 255)
@@ -31,18 +32,44 @@ def bone_names(state, width, height):
             _text(draw_list, x + 6.0, y - 7.0, NAME_COLOUR, name)
 
 
-def tool_text(state, pointer):
-    """The running tool's status line, or None."""
+MODAL_HINT = "X/Y/Z axis, type a value, click/Enter confirms, Esc/right click cancels"
+
+
+def tool_text(state):
+    """The running tool's status lines, or None."""
     drag = state.drag
-    if drag is None or drag.kind == "translate":
+    if drag is None:
         return None
     if drag.kind == "gizmo":
         return "Esc/right click cancels"
+    lines = []
     if drag.kind == "auto_ik":
-        return (f"Auto IK length: {state.auto_ik_length}  ({drag.goal.chain_count} bones)"
-                "   Ctrl+wheel / PgUp/PgDn")
-    degrees = math.degrees(rotation_angle(drag.pivot_px, drag.start_px, pointer))
-    return f"Rotate {drag.bone}: {degrees:.1f} deg   click/Enter confirms, Esc/right click cancels"
+        lines.append(f"Auto IK length: {state.auto_ik_length}  ({drag.goal.chain_count} bones)"
+                     "   Ctrl+wheel / PgUp/PgDn")
+    if drag.modal:
+        lines += [rotate_text(drag) if drag.kind == "rotate" else grab_text(drag), MODAL_HINT]
+    return "\n".join(lines) or None
+
+
+def _typed(drag):
+    """The typed value with a cursor, as Blender shows it."""
+    return f"{drag.typed}|"
+
+
+def rotate_text(drag):
+    """"Rot 45| deg about global X": the typed or pointer angle and the axis."""
+    value = _typed(drag) if drag.typed else f"{math.degrees(drag.angle):.1f}"
+    return f"Rot {drag.bone}: {value} deg about {drag.lock.label() if drag.lock else 'the view axis'}"
+
+
+def grab_text(drag):
+    """"Move 0.1| m along global Z": the typed distance and its axis, else the offset moved and
+    the axis it is locked to."""
+    if drag.typed:
+        return f"Move {drag.bone}: {_typed(drag)} m along {(drag.lock or AxisLock(0)).label()}"
+    x, y, z = drag.moved if drag.moved is not None else np.zeros(3)
+    along = f" along {drag.lock.label()}" if drag.lock is not None else ""
+    return f"Move {drag.bone}: D {x:.3f} {y:.3f} {z:.3f} m{along}"
 
 
 def text_position(pointer, text_size, width, height):
@@ -65,7 +92,7 @@ def draw_overlay(state, pointer, width, height):
         pivot = state.drag.pivot_px
         draw_list.add_line(imgui.ImVec2(*pivot), imgui.ImVec2(*pointer), SHADOW, 3.0)
         draw_list.add_line(imgui.ImVec2(*pivot), imgui.ImVec2(*pointer), TOOL_COLOUR, 1.0)
-    text = tool_text(state, pointer)
+    text = tool_text(state)
     if text is not None:
         size = imgui.calc_text_size(text)
         _text(draw_list, *text_position(pointer, (size.x, size.y), width, height), TOOL_COLOUR, text)

@@ -33,6 +33,13 @@ class DragState:
     ``grab_offset``); "rotate" turns the bone about the view axis through its head (Blender's R),
     by the pointer's angle around ``pivot_px`` since ``start_px``. ``target`` is the goal's
     current world point, kept so a chain length change can re-solve without a pointer move.
+
+    A ``modal`` one was started by a key (G, R) rather than a press: it follows the pointer with
+    no button held, a click or Enter confirms it, and it takes an axis ``lock``
+    (``ui.transform_input.AxisLock``) and a ``typed`` value, which replaces the pointer's.
+    ``angle`` (radians, "rotate") and ``moved`` (the moved point's world offset, the others)
+    are what was last applied, for the overlay to show. ``followers``: other bones a G moves by
+    the head, by the same world offset.
     """
     kind: str
     bone: str
@@ -45,6 +52,12 @@ class DragState:
     target: np.ndarray = None
     pivot_px: np.ndarray = None
     start_px: np.ndarray = None
+    modal: bool = False
+    lock: object = None
+    typed: str = ""
+    angle: float = 0.0
+    moved: np.ndarray = None
+    followers: tuple = ()
 
     def goals(self):
         """The temporary IK goals to solve with the rig's constraints, as ``evaluate`` takes them."""

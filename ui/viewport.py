@@ -1,4 +1,5 @@
-"""Viewport tools that change the pose: drag a handle or bone, Auto IK, rotate (R), cancel.
+"""Viewport tools that change the pose: drag a handle or bone, Auto IK, grab (G) and rotate (R)
+with axis locks and typed values, cancel.
 
 All positions are window pixels with the origin at the top left (as screenshots and xdotool
 count them); the window layer converts pyglet's bottom-left coordinates before calling in.
@@ -9,10 +10,12 @@ import time
 
 import numpy as np
 
+from render.view_state import AxisLine
 from rig.pose import location_for_head, rest_basis, rotation_for_world
 from solvers.transforms import normalize, quat_from_axis_angle, quat_mul
 from ui import autoik
 from ui.state import DragState
+from ui.transform_input import AxisLock, next_lock, type_into, typed_value
 
 
 def _plane_hit(state, x, y, width, height, point, normal):
@@ -78,27 +81,59 @@ def _solve(state):
 
 
 def update_drag(state, x, y, width, height):
-    """Move the dragged point under the pointer and solve; the rig follows in the same frame."""
-    drag = state.drag
-    if drag.kind == "rotate":
-        _rotate_to(state, x, y)
+    """Move the dragged point under the pointer (or turn the bone by its angle) and solve; the rig
+    follows in the same frame. A value typed into a G or R replaces the pointer's."""
+    if state.drag.kind == "rotate":
+        _rotate(state, x, y)
         return
+    point = _grab_point(state, x, y, width, height)
+    if point is not None:
+        _move_to(state, point)
+
+
+def _grab_point(state, x, y, width, height):
+    """Where the dragged point goes: under the pointer in the view plane, slid onto the locked
+    axis' line; a typed value moves it that far along the locked axis (X when none, as Blender
+    applies a typed move to its first component)."""
+    drag = state.drag
+    value = typed_value(drag.typed)
+    if value is not None:
+        return drag.plane_point + value * _lock_direction(state, drag.lock or AxisLock(0))
     hit = _plane_hit(state, x, y, width, height, drag.plane_point, drag.plane_normal)
     if hit is None:
-        return
+        return None
     point = hit + drag.grab_offset
+    if drag.lock is None:
+        return point
+    direction = _lock_direction(state, drag.lock)
+    return drag.plane_point + np.dot(point - drag.plane_point, direction) * direction
+
+
+def _lock_direction(state, lock):
+    """The locked axis in the world; a local one is the dragged bone's as it was before the tool."""
+    drag = state.drag
+    return lock.direction(drag.world_before[state.rig.skeleton.index[drag.bone]])
+
+
+def _move_to(state, point):
+    drag = state.drag
+    drag.moved = point - drag.plane_point
     if drag.kind == "auto_ik":
         drag.target = point
         state.pose = drag.pose_before.copy()  # Blender re-solves from the start each step
         _solve(state)
     else:
-        move_head(state, drag.bone, point)
+        index = [state.rig.skeleton.index[name] for name in drag.followers]
+        move_heads(state, (drag.bone, *drag.followers), [point, *(drag.world_before[index, :3, 3] + drag.moved)])
 
 
-def move_head(state, name, point):
-    """Put bone ``name``'s head at world ``point`` through its location channel and solve."""
-    bone = state.rig.skeleton.index[name]
-    state.pose.locations[bone] = location_for_head(state.rig.skeleton, state.pose, state.world, bone, point)
+def move_heads(state, names, points):
+    """Put each bone of ``names`` with its head at its world point of ``points`` through its
+    location channel, then solve once."""
+    skeleton = state.rig.skeleton
+    for name, point in zip(names, points):
+        bone = skeleton.index[name]
+        state.pose.locations[bone] = location_for_head(skeleton, state.pose, state.world, bone, point)
     _solve(state)
 
 
@@ -136,6 +171,36 @@ def active_chain(state):
     return {rig.skeleton.names[i] for i in rig.ik_chain(constraint)}
 
 
+def begin_grab(state, x, y, width, height):
+    """Blender's G on the active bone: what a left drag on it does (its head, Auto IK tip or IK
+    target in the view plane), following the pointer with no button held; returns True if it
+    began (a bone that cannot move that way does not). Where it moves a head, the other selected
+    bones a drag would move by the head go the same way."""
+    name = state.view.active
+    if name is None or state.drag is not None:
+        return False
+    drag = drag_for(state, name, x, y, width, height)
+    if drag is None:
+        return False
+    drag.modal = True
+    if drag.kind == "translate":
+        drag.followers = _followers(state, drag.bone, x, y, width, height)
+    state.drag = drag
+    return True
+
+
+def _followers(state, name, x, y, width, height):
+    """The selected bones besides ``name`` that a drag would move by the head, less those above
+    ``name`` and those below another moved bone (they follow their parent, as in Blender)."""
+    skeleton = state.rig.skeleton
+    above = {skeleton.names[i] for i in skeleton.ancestors(skeleton.index[name])}
+    drags = (drag_for(state, other, x, y, width, height) for other in sorted(state.view.selected - {name} - above))
+    moved = {name} | {drag.bone for drag in drags if drag is not None and drag.kind == "translate"} - above
+    index = {skeleton.index[other] for other in moved}
+    return tuple(sorted(other for other in moved - {name}
+                        if not index.intersection(skeleton.ancestors(skeleton.index[other]))))
+
+
 def begin_rotate(state, x, y, width, height):
     """Blender's R on the active bone: returns True if a rotation began."""
     name = state.view.active
@@ -146,7 +211,7 @@ def begin_rotate(state, x, y, width, height):
     if not np.isfinite(pivot).all():
         return False
     state.drag = DragState("rotate", name, state.pose.copy(), state.world.copy(), pivot_px=pivot,
-                           start_px=np.array([x, y], dtype=float))
+                           start_px=np.array([x, y], dtype=float), modal=True)
     return True
 
 
@@ -158,17 +223,60 @@ def rotation_angle(pivot, start, now):
     return float(np.arctan2(-(a[0] * b[1] - a[1] * b[0]), a[0] * b[0] + a[1] * b[1]))
 
 
-def _rotate_to(state, x, y):
-    """Turn the bone about the view axis (toward the viewer) through its head by the pointer's
-    angle; the new rotation goes in the bone's pose channel, on the pose from before R."""
+def _rotate(state, x, y):
+    """Turn the bone about the locked axis, else the view axis (toward the viewer), through its
+    head by the typed angle or the pointer's; the new rotation goes in the bone's pose channel,
+    on the pose from before R."""
     drag, skeleton = state.drag, state.rig.skeleton
     bone = skeleton.index[drag.bone]
-    angle = rotation_angle(drag.pivot_px, drag.start_px, (x, y))
-    axis = rest_basis(skeleton, drag.world_before, bone).T @ state.camera.rotation()[:, 2]
+    axis = _rotation_axis(state)
+    drag.angle = _rotation_amount(state, axis, x, y)
+    local_axis = rest_basis(skeleton, drag.world_before, bone).T @ axis
     pose = drag.pose_before.copy()
-    pose.rotations[bone] = quat_mul(quat_from_axis_angle(axis, angle), drag.pose_before.rotations[bone])
+    pose.rotations[bone] = quat_mul(quat_from_axis_angle(local_axis, drag.angle), drag.pose_before.rotations[bone])
     state.pose = pose
     _solve(state)
+
+
+def _rotation_axis(state):
+    toward_viewer = state.camera.rotation()[:, 2]
+    return toward_viewer if state.drag.lock is None else _lock_direction(state, state.drag.lock)
+
+
+def _rotation_amount(state, axis, x, y):
+    """The angle (radians) to turn: the typed degrees, else the pointer's angle, reversed about an
+    axis facing away from the viewer so the bone still turns the way the pointer goes round."""
+    drag = state.drag
+    value = typed_value(drag.typed)
+    if value is not None:
+        return float(np.radians(value))
+    angle = rotation_angle(drag.pivot_px, drag.start_px, (x, y))
+    return angle if np.dot(axis, state.camera.rotation()[:, 2]) >= 0.0 else -angle
+
+
+def lock_axis(state, axis, x, y, width, height):
+    """X / Y / Z during G or R: lock to ``axis`` (0, 1, 2) or step its lock (global, local, none),
+    and apply at once from the pointer at ``x``, ``y`` or the typed value."""
+    state.drag.lock = next_lock(state.drag.lock, axis)
+    update_drag(state, x, y, width, height)
+
+
+def type_value(state, char, x, y, width, height):
+    """A digit, '.', '-' or '\\b' (Backspace) typed during G or R; applied at once (erasing the
+    last character gives the pointer back)."""
+    state.drag.typed = type_into(state.drag.typed, char)
+    update_drag(state, x, y, width, height)
+
+
+def constraint_line(state):
+    """The locked axis' line for the renderer, through the grabbed point (where it was) or the
+    turned bone's head; None when nothing is locked."""
+    drag = state.drag
+    if drag is None or drag.lock is None:
+        return None
+    through = drag.plane_point if drag.kind != "rotate" else \
+        drag.world_before[state.rig.skeleton.index[drag.bone], :3, 3]
+    return AxisLine(through.copy(), _lock_direction(state, drag.lock), drag.lock.axis)
 
 
 def end_drag(state):
