@@ -26,7 +26,7 @@ from solvers.limits import limit_violation  # noqa: E402
 from solvers.transforms import quat_from_euler_xyz  # noqa: E402
 
 ASSETS = Path(__file__).resolve().parents[1] / "assets"
-METHODS = ("auto", "fabrik", "ccd", "dls")
+METHODS = tuple(sys.argv[2].split(",")) if len(sys.argv) > 2 else ("auto", "fabrik", "ccd", "dls")
 PI = np.pi
 
 

@@ -5,8 +5,10 @@ above it (0: all the way to the tree's root). Where chains meet (sub-bases) the 
 averages the positions each chain asks for, weighted by the effectors' weights. Every iteration
 turns the reached positions back into rotations: one child direction turns a bone by the shortest
 arc (minimal twist, so bone roll stays where it was), several give the weighted best-fit rotation;
-an effector with ``use_rotation`` takes its target rotation. Joint limits (``solvers.limits``) are
-applied in that conversion, so every iterate is a valid pose with exact bone lengths.
+an effector with ``use_rotation`` takes its target rotation. The forward pass works in those
+rotations, root first, applying each bone's joint limits (``solvers.limits``) before placing the
+heads below it, so the limits act inside the passes and every iterate is a valid pose with exact
+bone lengths.
 """
 import itertools
 import math
@@ -46,7 +48,8 @@ class FabrikPlan:
     its ``links``: (node, local vector, weight) for each child head or effector tail it carries
     (node ``n + e`` is effector e's tail). ``paths[e]``: the nodes from effector e's fixed top
     head down to its tail with their distances from the top, when that path carries nothing else
-    (then an out-of-reach target lays it straight at once), else None."""
+    (then an out-of-reach target lays it straight at once), else None; ``chains[e]``: the bones
+    effector e moves."""
     tree: Tree
     effectors: tuple
     limits: tuple
@@ -54,6 +57,7 @@ class FabrikPlan:
     movable: np.ndarray
     links: dict
     paths: list
+    chains: list
 
 
 def fabrik_plan(tree, effectors, limits=None):
@@ -66,13 +70,16 @@ def fabrik_plan(tree, effectors, limits=None):
     limits = validate_limits(n, limits)
     on_path = np.zeros(n, dtype=bool)
     below = np.zeros(n)
+    chains = []
     for e, effector in enumerate(effectors):
         if not 0 <= effector.bone < n:
             raise ValueError(f"effector {e}: bone {effector.bone} is not in the tree of {n} bones")
         if effector.chain_length < 0 or not (np.isfinite(effector.weight) and effector.weight > 0):
             raise ValueError(f"effector {e}: chain_length must be >= 0 and weight > 0")
         bone, steps = effector.bone, 0
+        chains.append(set())
         while bone >= 0 and (effector.chain_length == 0 or steps < effector.chain_length):
+            chains[-1].add(int(bone))
             on_path[bone] = True
             below[bone] += effector.weight
             bone, steps = tree.parents[bone], steps + 1
@@ -98,7 +105,7 @@ def fabrik_plan(tree, effectors, limits=None):
         nodes.reverse()
         steps = [np.linalg.norm(tree.offsets[c]) for c in nodes[1:-1]] + [tree.lengths[effector.bone]]
         paths.append((np.array(nodes), np.concatenate([[0.0], np.cumsum(steps)])))
-    return FabrikPlan(tree, effectors, limits, active, movable, links, paths)
+    return FabrikPlan(tree, effectors, limits, active, movable, links, paths, [frozenset(c) for c in chains])
 
 
 def _best_rotation(world, links, directions):
@@ -113,6 +120,18 @@ def _best_rotation(world, links, directions):
             return vt.T @ fix @ u_.T
     heaviest = int(np.argmax([w for _, _, w in links]))
     return quat_to_matrix3(quat_between(world @ local[heaviest], directions[heaviest])) @ world
+
+
+def _tip_links(plan, j, world, heads, tails):
+    """Links from limited bone ``j`` to the tails of the effectors below it, as they sit now (its
+    frame): aligning only its child's head leaves a limited bone's roll where it was, and a base
+    that may only turn about its own axis, or a hinge rolled off the bend the target needs,
+    would never turn toward the target."""
+    links = []
+    for e, effector in enumerate(plan.effectors):
+        if effector.bone != j and j in plan.chains[e]:
+            links.append((len(plan.tree) + e, world[j].T @ (tails[effector.bone] - heads[j]), effector.weight))
+    return links
 
 
 def _step(plan, targets, goal_rotations):
@@ -141,24 +160,26 @@ def _step(plan, targets, goal_rotations):
                 top = nodes[path_nodes[0]]
                 if np.linalg.norm(targets[e] - top) >= reach[-1]:
                     back[path_nodes] = top + normalize(targets[e] - top) * reach[:, None]
-        forward = back.copy()
-        for j in plan.active:
-            forward[j] = nodes[j]
-            if plan.movable[j]:
-                p = forward[parents[j]]
-                forward[j] = p + normalize(back[j] - p) * np.linalg.norm(tree.offsets[j])
+        # The forward pass, root first, as rotations: each bone turns from where its (limited)
+        # parent put its head toward the points the backward pass left for what it carries, and
+        # its limits hold that turn, so the heads below follow the pose the limits allow rather
+        # than points no limited pose reaches (which left FABRIK stalled short of its targets).
         new_local = local.copy()
         held = np.zeros((n, 3), dtype=bool)
         new_world = world.copy()
+        new_heads = heads.copy()
         effector_of = {e.bone: i for i, e in enumerate(plan.effectors) if goal_rotations[i] is not None}
         for j in plan.active:
+            parent_world = tree.base[:3, :3] if parents[j] < 0 else new_world[parents[j]]
+            if plan.movable[j]:
+                new_heads[j] = new_heads[parents[j]] + parent_world @ tree.offsets[j]
             if j in effector_of:
                 wanted = goal_rotations[effector_of[j]]
             else:
-                links = plan.links[j]
-                directions = [normalize(forward[c] - forward[j]) for c, _, _ in links]
+                links = plan.links[j] + (_tip_links(plan, j, world, heads, tails) if plan.limits and plan.limits[j]
+                                         else [])
+                directions = [normalize(back[c] - new_heads[j]) for c, _, _ in links]
                 wanted = _best_rotation(world[j], links, directions)
-            parent_world = tree.base[:3, :3] if parents[j] < 0 else new_world[parents[j]]
             rotation = tree.rest_matrices[j].T @ parent_world.T @ wanted
             if plan.limits is not None and plan.limits[j]:
                 q, held[j] = clamp_rotation(plan.limits[j], matrix3_to_quat(rotation))
