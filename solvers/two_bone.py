@@ -114,12 +114,14 @@ def _reach(xp, distance, upper, lower, stretch, soft):
         solve_distance = xp.where(softly, xp.where(distance > start, eased, distance), solve_distance)
     if stretch is None:
         return solve_distance, 1.0, 1.0
-    give = stretch[0] * upper + stretch[1] * lower
+    # Each bone's Y scale grows at the rate that gives it its share of the extra length.
+    rate0, rate1 = (sc.stretch_share(s) / xp.maximum(length, sc.EPS) for s, length in zip(stretch, (upper, lower)))
+    give = rate0 * upper + rate1 * lower
     stretchy = give > sc.EPS
     near = solve_distance > sc.EPS
     ratio = xp.where(near, distance / xp.where(near, solve_distance, 1.0), 1.0)
     grow = xp.where(stretchy, reach * (ratio - 1.0) / xp.where(stretchy, give, 1.0), 0.0)
-    return xp.where(stretchy, distance, solve_distance), 1.0 + grow * stretch[0], 1.0 + grow * stretch[1]
+    return xp.where(stretchy, distance, solve_distance), 1.0 + grow * rate0, 1.0 + grow * rate1
 
 
 def _straight_hinge(xp, mid_dir, rest1):
