@@ -367,7 +367,8 @@ def solve_two_bone(chain: Chain, rotations, target, pole=None, pole_angle=0.0, *
     inf).
 
     - ``stretch`` (2,): per-bone stretchiness >= 0 (Blender's IK Stretch); when the target lies
-      beyond reach the bones lengthen along Y by ``1 + t * stretch[i]`` so the tip arrives.
+      beyond reach the bones lengthen along Y, sharing the extra length as
+      ``scalar.stretch_share`` says, so the tip arrives.
     - ``soft``: distance (metres) before full extension over which the reach eases in, so the
       knee never snaps straight; without stretch the tip then stops short of far targets.
     - ``end_rotation`` (4,): world rotation wanted for the second bone, blended in by
