@@ -201,17 +201,18 @@ class StretchedChain:
 
 def stretch_to_reach(chain, target, amounts):
     """Blender's IK stretch for the iterative solvers: when ``target`` (3,) lies beyond the
-    chain's reach, grow bone i by ``1 + grow * amounts[i]``, ``grow`` shared so the grown chain
+    chain's reach, grow bone i's Y scale by ``1 + grow * rates[i]``, each rate giving the bone its
+    share of the extra length (``scalar.stretch_share`` of its amount), ``grow`` shared so the grown chain
     reaches a hair (``STRETCH_SHORT``) less far than the target: a target just out of reach is
     met by laying the chain straight, in one pass, where one exactly at full extension is
     approached slowly. Returns a StretchedChain, or None when nothing stretches (no amounts, or
     the target within reach)."""
     if amounts is None:
         return None
-    amounts = np.asarray(amounts, dtype=float)
+    rates = scalar.stretch_share(np.asarray(amounts, dtype=float)) / np.maximum(chain.lengths, EPS)
     root = chain.base[:3, :3] @ chain.offsets[0] + chain.base[:3, 3]
     segments = chain.segments
-    give = float(amounts @ np.abs(segments[:, 1]))  # a bone's Y scale lengthens its segment's Y part
+    give = float(rates @ np.abs(segments[:, 1]))  # a bone's Y scale lengthens its segment's Y part
     distance = float(np.linalg.norm(np.asarray(target, dtype=float) - root))
     reach = float(np.linalg.norm(segments, axis=1).sum())
     if give <= EPS or not distance > reach:  # NaN: no stretch
@@ -219,13 +220,13 @@ def stretch_to_reach(chain, target, amounts):
     wanted = distance * (1.0 - STRETCH_SHORT)
     grow = (wanted - reach) / give
     for _ in range(3):  # Newton on the grown reach, for segments not along Y (exact when they are)
-        ys = segments[:, 1] * (1.0 + grow * amounts)
+        ys = segments[:, 1] * (1.0 + grow * rates)
         spans = np.sqrt(segments[:, 0] ** 2 + ys ** 2 + segments[:, 2] ** 2)
-        slope = float(np.sum(ys * segments[:, 1] * amounts / np.maximum(spans, EPS)))
+        slope = float(np.sum(ys * segments[:, 1] * rates / np.maximum(spans, EPS)))
         if slope <= EPS:
             break
         grow += (wanted - spans.sum()) / slope
-    factors = 1.0 + max(grow, 0.0) * amounts
+    factors = 1.0 + max(grow, 0.0) * rates
     offsets = chain.offsets.copy()
     offsets[1:, 1] *= factors[:-1]
     grown = Chain(chain.base, offsets, chain.rest_rotations, chain.lengths * factors)

@@ -174,8 +174,11 @@ def dls_plan(tree: Tree, goals, dofs=None):
     columns = [(j, axis) for j in sorted(set().union(*rotating)) for axis in range(3) if not dofs[j].lock[axis]]
     moving = sorted({j for j, _ in columns})
     stretch_bones = sorted(j for j in wanted_stretch if dofs[j].stretch > 0)
+    # A stretch column moves its bone's tail by the bone's length per unit; weighted so that the
+    # bones share the extra length as Blender does (``scalar.stretch_share``), whatever their lengths.
     column_scale = np.sqrt([1.0 - dofs[j].stiffness[axis] for j, axis in columns]
-                           + [dofs[j].stretch for j in stretch_bones])
+                           + [sc.stretch_share(dofs[j].stretch) * (scale / max(tree.lengths[j], sc.EPS)) ** 2
+                              for j in stretch_bones])
     counts = [3 if k in (POSITION, JOINT) else 1 if k == DISTANCE else 3 - sum(goal.lock_axes)
               for k, goal in zip(kinds, goals)]
     starts = [sum(counts[:g]) for g in range(len(goals))]

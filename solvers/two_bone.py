@@ -114,12 +114,14 @@ def _reach(xp, distance, upper, lower, stretch, soft):
         solve_distance = xp.where(softly, xp.where(distance > start, eased, distance), solve_distance)
     if stretch is None:
         return solve_distance, 1.0, 1.0
-    give = stretch[0] * upper + stretch[1] * lower
+    # Each bone's Y scale grows at the rate that gives it its share of the extra length.
+    rate0, rate1 = (sc.stretch_share(s) / xp.maximum(length, sc.EPS) for s, length in zip(stretch, (upper, lower)))
+    give = rate0 * upper + rate1 * lower
     stretchy = give > sc.EPS
     near = solve_distance > sc.EPS
     ratio = xp.where(near, distance / xp.where(near, solve_distance, 1.0), 1.0)
     grow = xp.where(stretchy, reach * (ratio - 1.0) / xp.where(stretchy, give, 1.0), 0.0)
-    return xp.where(stretchy, distance, solve_distance), 1.0 + grow * stretch[0], 1.0 + grow * stretch[1]
+    return xp.where(stretchy, distance, solve_distance), 1.0 + grow * rate0, 1.0 + grow * rate1
 
 
 def _straight_hinge(xp, mid_dir, rest1):
@@ -365,7 +367,8 @@ def solve_two_bone(chain: Chain, rotations, target, pole=None, pole_angle=0.0, *
     inf).
 
     - ``stretch`` (2,): per-bone stretchiness >= 0 (Blender's IK Stretch); when the target lies
-      beyond reach the bones lengthen along Y by ``1 + t * stretch[i]`` so the tip arrives.
+      beyond reach the bones lengthen along Y, sharing the extra length as
+      ``scalar.stretch_share`` says, so the tip arrives.
     - ``soft``: distance (metres) before full extension over which the reach eases in, so the
       knee never snaps straight; without stretch the tip then stops short of far targets.
     - ``end_rotation`` (4,): world rotation wanted for the second bone, blended in by

@@ -187,5 +187,6 @@ def no_pole_main():
     write(DATA / "blender_nopole_reference.json", cases)
 
 
-script_args = sys.argv[sys.argv.index("--") + 1:] if "--" in sys.argv else []
-no_pole_main() if "--no-pole" in script_args else main()
+if __name__ == "__main__":  # blender_ik_reference.py imports the helpers above
+    script_args = sys.argv[sys.argv.index("--") + 1:] if "--" in sys.argv else []
+    no_pole_main() if "--no-pole" in script_args else main()
