@@ -1,0 +1,123 @@
+"""The ImGui widgets the app draws, each noting where it was drawn, so replayed input can act on a
+widget by its label wherever the layout put it (``ui.replay``: click_item, hover_item, set_value).
+
+Panels call ``widgets.checkbox(...)`` where they would call ``imgui.checkbox(...)``; the result is
+ImGui's. After each frame ``drawn()`` lists the items it drew, in drawing order: the label as given
+to ImGui, its ID, the rectangle that takes clicks (a slider's frame, not its label) and the value it
+showed. Items a collapsed window skipped are not listed, nor those under a closed header.
+"""
+from dataclasses import dataclass
+
+from imgui_bundle import imgui
+
+
+@dataclass(frozen=True)
+class Item:
+    label: str  # as given to ImGui: "Iterations##ik"
+    kind: str  # the widget function: "slider_int", "checkbox", ...
+    id: int
+    rect: tuple  # (left, top, right, bottom) window pixels of the part that takes clicks
+    value: object  # what it showed (a checkbox's state, a slider's number), None for buttons and headers
+    visible: bool  # not clipped away (scrolled out of its window)
+
+    @property
+    def name(self):
+        """The visible label: the part before "##"."""
+        return self.label.split("##")[0]
+
+    @property
+    def centre(self):
+        left, top, right, bottom = self.rect
+        return (left + right) / 2.0, (top + bottom) / 2.0
+
+
+_drawn = []
+
+
+def begin_frame():
+    """Forget the previous frame's items; the window calls it before the panels draw."""
+    _drawn.clear()
+
+
+def drawn():
+    """The items the last frame drew, in drawing order."""
+    return list(_drawn)
+
+
+def _note(label, kind, value):
+    """Record the item the widget just submitted (ImGui's last item)."""
+    data = imgui.get_current_context().last_item_data
+    rect = data.nav_rect
+    visible = bool(data.status_flags & imgui.internal.ItemStatusFlags_.visible)
+    _drawn.append(Item(label, kind, data.id_, (rect.min.x, rect.min.y, rect.max.x, rect.max.y), value, visible))
+
+
+def _located(widget):
+    """``widget`` as ImGui draws it, noting the item it drew and the value it shows."""
+    kind = widget.__name__
+
+    def draw(label, *args, **kwargs):
+        # A window that skips its items (collapsed, hidden) submits none: the last item stays an older one.
+        skipped = imgui.internal.get_current_window_read().skip_items
+        result = widget(label, *args, **kwargs)
+        if not skipped:
+            _note(label, kind, result[1] if isinstance(result, tuple) else None)
+        return result
+
+    draw.__name__ = draw.__qualname__ = kind
+    draw.__doc__ = f"imgui.{kind}, noted in ``drawn()``."
+    return draw
+
+
+button = _located(imgui.button)
+small_button = _located(imgui.small_button)
+checkbox = _located(imgui.checkbox)
+radio_button = _located(imgui.radio_button)
+slider_int = _located(imgui.slider_int)
+slider_float = _located(imgui.slider_float)
+input_float = _located(imgui.input_float)
+input_text = _located(imgui.input_text)
+combo = _located(imgui.combo)
+collapsing_header = _located(imgui.collapsing_header)
+tree_node = _located(imgui.tree_node)
+tree_node_ex = _located(imgui.tree_node_ex)
+begin_menu = _located(imgui.begin_menu)
+menu_item = _located(imgui.menu_item)
+
+TEXT_KINDS = ("slider_int", "slider_float", "input_float", "input_text")
+"""Widgets that take a typed value: Ctrl+click turns a slider into a text field."""
+
+
+class LocateError(LookupError):
+    """No single drawn widget has the label asked for, or it cannot take what was asked of it;
+    ``str()`` is a one-line message."""
+
+
+def find(label, index=None):
+    """The drawn item labelled ``label``: its whole ImGui label ("Iterations##ik") or, when no
+    label is that, its visible part ("Iterations"). ``index`` (from 0, in drawing order) picks
+    one of several; LocateError if there is none, or several and no index."""
+    items = _drawn
+    matches = [item for item in items if item.label == label] or [item for item in items if item.name == label]
+    if not matches:
+        raise LocateError(f"no widget labelled '{label}' is drawn")
+    if index is None and len(matches) > 1:
+        raise LocateError(f"{len(matches)} widgets are labelled '{label}': give \"index\" "
+                             f"(0 to {len(matches) - 1}, in drawing order)")
+    if index is not None and index >= len(matches):
+        raise LocateError(f"index {index} is past the {len(matches)} widgets labelled '{label}'")
+    item = matches[index or 0]
+    if not item.visible:
+        raise LocateError(f"the widget labelled '{label}' is scrolled out of view")
+    return item
+
+
+def id_conflicts():
+    """Labels of items the last frame drew with an ID an earlier item had (ImGui would mix up
+    their clicks and state)."""
+    seen, conflicts = set(), []
+    for item in _drawn:
+        if item.id in seen:
+            conflicts.append(item.label)
+        seen.add(item.id)
+    return conflicts
