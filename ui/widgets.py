@@ -18,7 +18,7 @@ class Item:
     id: int
     rect: tuple  # (left, top, right, bottom) window pixels of the part that takes clicks
     value: object  # what it showed (a checkbox's state, a slider's number), None for buttons and headers
-    visible: bool  # not clipped away (scrolled out of its window)
+    visible: bool  # its middle is inside its window, not scrolled or clipped out of it
 
     @property
     def name(self):
@@ -44,11 +44,13 @@ def drawn():
     return list(_drawn)
 
 
-def _note(label, kind, value):
-    """Record the item the widget just submitted (ImGui's last item)."""
+def _note(label, kind, value, clip):
+    """Record the item the widget just submitted (ImGui's last item), drawn inside ``clip``
+    (its window's clip rectangle, an ImVec4 of left, top, right, bottom)."""
     data = imgui.get_current_context().last_item_data
     rect = data.nav_rect
-    visible = bool(data.status_flags & imgui.internal.ItemStatusFlags_.visible)
+    middle = (rect.min + rect.max) * 0.5
+    visible = clip.x <= middle.x < clip.z and clip.y <= middle.y < clip.w
     _drawn.append(Item(label, kind, data.id_, (rect.min.x, rect.min.y, rect.max.x, rect.max.y), value, visible))
 
 
@@ -57,11 +59,12 @@ def _located(widget):
     kind = widget.__name__
 
     def draw(label, *args, **kwargs):
-        # A window that skips its items (collapsed, hidden) submits none: the last item stays an older one.
-        skipped = imgui.internal.get_current_window_read().skip_items
+        # Read before drawing: an open menu's widget leaves its popup the current window.
+        window = imgui.internal.get_current_window_read()
+        skipped, clip = window.skip_items, window.clip_rect.to_vec4()
         result = widget(label, *args, **kwargs)
-        if not skipped:
-            _note(label, kind, result[1] if isinstance(result, tuple) else None)
+        if not skipped:  # a collapsed or hidden window submits nothing: the last item is an older one
+            _note(label, kind, result[1] if isinstance(result, tuple) else None, clip)
         return result
 
     draw.__name__ = draw.__qualname__ = kind
@@ -100,7 +103,7 @@ def find(label, index=None):
     items = _drawn
     matches = [item for item in items if item.label == label] or [item for item in items if item.name == label]
     if not matches:
-        raise LocateError(f"no widget labelled '{label}' is drawn")
+        raise LocateError(f"no widget labelled '{label}' is drawn (none is under a closed header)")
     if index is None and len(matches) > 1:
         raise LocateError(f"{len(matches)} widgets are labelled '{label}': give \"index\" "
                              f"(0 to {len(matches) - 1}, in drawing order)")
@@ -108,7 +111,7 @@ def find(label, index=None):
         raise LocateError(f"index {index} is past the {len(matches)} widgets labelled '{label}'")
     item = matches[index or 0]
     if not item.visible:
-        raise LocateError(f"the widget labelled '{label}' is scrolled out of view")
+        raise LocateError(f"the widget labelled '{label}' is outside its window (scroll it into view)")
     return item
 
 
