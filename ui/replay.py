@@ -18,7 +18,8 @@ The item events act on the widget the last frame drew with that label (``ui.widg
 whole ImGui label, "Iterations##ik", or its visible part; ``index``, from 0 in drawing order, picks
 one of several), wherever the layout put it: click_item clicks its middle, hover_item moves there,
 set_value types the value into a slider or field as a user does (Ctrl+click, Ctrl+A, the text,
-Enter), so the widget's own clamping applies, or clicks a checkbox that shows the other state.
+Enter), so the widget's own clamping applies, clicks a checkbox that shows the other state, or
+opens a combo and clicks the row with the value's text.
 Widgets under a closed header are not drawn: click the header first.
 """
 import math
@@ -127,19 +128,19 @@ class InputSender:
         for _ in range(count):
             self.app.frame()
 
-    def _find(self, label, index):
+    def _find(self, label, index, kinds=None):
         """``ui.widgets.find``, given up to SETTLE_FRAMES more frames to put the widget on screen
         (a section opened by the last click shows whole once its panel has grown)."""
         for _ in range(SETTLE_FRAMES):
             try:
-                return find(label, index)
+                return find(label, index, kinds)
             except LocateError:
                 self.frames(1)
-        return find(label, index)
+        return find(label, index, kinds)
 
-    def click_item(self, label, index=None, mods=()):
+    def click_item(self, label, index=None, mods=(), kinds=None):
         """Click the middle of the widget labelled ``label`` (``ui.widgets.find``)."""
-        x, y = self._find(label, index).centre
+        x, y = self._find(label, index, kinds).centre
         self.move(x, y)
         self.press(x, y, "left", mods)
         self.release(x, y, "left", mods)
@@ -150,7 +151,8 @@ class InputSender:
     def set_value(self, label, value, index=None):
         """Give the widget labelled ``label`` the value ``value`` through the widget itself: a
         checkbox is clicked if it shows the other state; a slider or field is Ctrl+clicked (a
-        slider then takes text), its text selected and replaced, and Enter pressed."""
+        slider then takes text), its text selected and replaced, and Enter pressed; a combo is
+        opened and the row ``value`` clicked."""
         item = self._find(label, index)
         if item.kind == "checkbox" and isinstance(value, bool):
             if value != item.value:
@@ -164,9 +166,12 @@ class InputSender:
             self.text(str(value))
             self.key("RETURN")
             self.frames(1)  # the field lets go of the keyboard: the next key is the app's again
+        elif item.kind == "combo" and isinstance(value, str):
+            self.click_item(label, index)
+            self.click_item(value, kinds=("selectable",))
         else:
             raise LocateError(f"'{label}' is a {item.kind.replace('_', ' ')}: set_value takes true or false for a "
-                              "checkbox, a number or text for a slider or field")
+                              "checkbox, a number or text for a slider or field, a row's text for a combo")
 
     def play(self, events):
         """Send events as ``load_events`` returns them; LocateError, naming the event, for an item

@@ -54,18 +54,23 @@ def _note(label, kind, value, clip):
     _drawn.append(Item(label, kind, data.id_, (rect.min.x, rect.min.y, rect.max.x, rect.max.y), value, visible))
 
 
+def _noting(label, kind, draw):
+    """``draw()``'s result, with the item it drew noted as a ``kind`` labelled ``label``."""
+    # Read before drawing: an open menu's widget leaves its popup the current window.
+    window = imgui.internal.get_current_window_read()
+    skipped, clip = window.skip_items, window.clip_rect.to_vec4()
+    result = draw()
+    if not skipped:  # a collapsed or hidden window submits nothing: the last item is an older one
+        _note(label, kind, result[1] if isinstance(result, tuple) else None, clip)
+    return result
+
+
 def _located(widget):
     """``widget`` as ImGui draws it, noting the item it drew and the value it shows."""
     kind = widget.__name__
 
     def draw(label, *args, **kwargs):
-        # Read before drawing: an open menu's widget leaves its popup the current window.
-        window = imgui.internal.get_current_window_read()
-        skipped, clip = window.skip_items, window.clip_rect.to_vec4()
-        result = widget(label, *args, **kwargs)
-        if not skipped:  # a collapsed or hidden window submits nothing: the last item is an older one
-            _note(label, kind, result[1] if isinstance(result, tuple) else None, clip)
-        return result
+        return _noting(label, kind, lambda: widget(label, *args, **kwargs))
 
     draw.__name__ = draw.__qualname__ = kind
     draw.__doc__ = f"imgui.{kind}, noted in ``drawn()``."
@@ -80,12 +85,35 @@ slider_int = _located(imgui.slider_int)
 slider_float = _located(imgui.slider_float)
 input_float = _located(imgui.input_float)
 input_text = _located(imgui.input_text)
-combo = _located(imgui.combo)
 collapsing_header = _located(imgui.collapsing_header)
 tree_node = _located(imgui.tree_node)
 tree_node_ex = _located(imgui.tree_node_ex)
 begin_menu = _located(imgui.begin_menu)
 menu_item = _located(imgui.menu_item)
+selectable = _located(imgui.selectable)
+
+
+def _combo_list(label, current, items):
+    """What imgui.combo draws, its rows drawn here so that each is noted."""
+    changed = False
+    if not imgui.begin_combo(label, items[current] if 0 <= current < len(items) else ""):
+        return changed, current
+    for index, text in enumerate(items):
+        imgui.push_id(index)  # rows may share a text
+        chosen = index == current
+        if selectable(text, chosen)[0] and not chosen:
+            current, changed = index, True
+        if chosen:
+            imgui.set_item_default_focus()  # the list opens scrolled to the current row
+        imgui.pop_id()
+    imgui.end_combo()  # ImGui's last item is the combo again
+    return changed, current
+
+
+def combo(label, current, items):
+    """imgui.combo: ``(changed, index)``; its list's rows are noted as selectables."""
+    return _noting(label, "combo", lambda: _combo_list(label, current, list(items)))
+
 
 TEXT_KINDS = ("slider_int", "slider_float", "input_float", "input_text")
 """Widgets that take a typed value: Ctrl+click turns a slider into a text field."""
@@ -96,11 +124,12 @@ class LocateError(LookupError):
     ``str()`` is a one-line message."""
 
 
-def find(label, index=None):
+def find(label, index=None, kinds=None):
     """The drawn item labelled ``label``: its whole ImGui label ("Iterations##ik") or, when no
-    label is that, its visible part ("Iterations"). ``index`` (from 0, in drawing order) picks
-    one of several; LocateError if there is none, or several and no index."""
-    items = _drawn
+    label is that, its visible part ("Iterations"); only widgets of ``kinds`` when given.
+    ``index`` (from 0, in drawing order) picks one of several; LocateError if there is none, or
+    several and no index."""
+    items = [item for item in _drawn if kinds is None or item.kind in kinds]
     matches = [item for item in items if item.label == label] or [item for item in items if item.name == label]
     if not matches:
         raise LocateError(f"no widget labelled '{label}' is drawn (none is under a closed header)")

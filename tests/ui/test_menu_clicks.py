@@ -102,9 +102,7 @@ def test_fix_limbs_combo_moves_where_a_limb_ends(bvh_app):
     driver = open_file(bvh_app, BVH)
     driver.click_item("Fix limbs")  # opens the tree node under the set-up button
     driver.frames(2)
-    driver.click_item("arm.L ends at")  # the list opens scrolled to LeftHand; the row above is LeftForeArm
-    driver.frames(2)
-    driver.click(100, 463)
+    driver.set_value("arm.L ends at", "LeftForeArm")
     driver.frames(2)
     report = bvh_app.state.auto_setup.report
     assert report.roles["arm.L"] == ["LeftShoulder", "LeftArm", "LeftForeArm"]

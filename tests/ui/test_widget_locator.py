@@ -70,6 +70,14 @@ def test_set_value_types_into_an_input_field_and_sets_a_checkbox(driver):
     assert solver.tolerance == pytest.approx(0.001) and solver.use_target_rotations
 
 
+def test_set_value_picks_a_combo_row_by_its_text(driver):
+    """The whole label tells the Solver combo from the Solver header; the row is clicked in the list."""
+    play(driver, click("Solver"), set_value("Solver##solver_type", "fabrik"))
+    assert driver.state.rig.solver.type == "fabrik"
+    with pytest.raises(LocateError, match="events\\[0\\]: no widget labelled 'newton' is drawn"):
+        play(driver, set_value("Solver##solver_type", "newton"))
+
+
 def test_hover_item_hovers_the_widget_and_its_tooltip_shows(driver):
     play(driver, click("Copy rotation"), {"type": "hover_item", "label": "Enabled", "index": 0}, {"type": "frame", "count": 30})
     assert imgui.get_current_context().hovered_id == widgets.find("Enabled", 0).id
