@@ -135,7 +135,7 @@ def find(label, index=None, kinds=None):
         raise LocateError(f"no widget labelled '{label}' is drawn (none is under a closed header)")
     if index is None and len(matches) > 1:
         raise LocateError(f"{len(matches)} widgets are labelled '{label}': give \"index\" "
-                             f"(0 to {len(matches) - 1}, in drawing order)")
+                          f"(0 to {len(matches) - 1}, in drawing order)")
     if index is not None and index >= len(matches):
         raise LocateError(f"index {index} is past the {len(matches)} widgets labelled '{label}'")
     item = matches[index or 0]
