@@ -257,6 +257,7 @@ def write_outputs(args, app):
 
 def run_headless(args, state, events):
     from ui.replay import InputSender
+    from ui.widgets import LocateError
     from ui.window import PosekitWindow
     window = open_window(*args.size, headless=True)
     state.deterministic = True
@@ -265,7 +266,10 @@ def run_headless(args, state, events):
     try:
         for _ in range(HEADLESS_FRAMES):
             app.frame()
-        InputSender(app).play(events)
+        try:
+            InputSender(app).play(events)
+        except LocateError as error:  # a widget the file names is not on screen: a bad file, not a crash
+            raise UsageError(f"{args.replay}: {error}") from None
         write_outputs(args, app)
     finally:
         app.release()

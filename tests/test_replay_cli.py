@@ -123,3 +123,15 @@ def test_headless_needs_an_output():
     result = subprocess.run([sys.executable, "app.py", "--headless"], capture_output=True, text=True, timeout=60)
     assert result.returncode == 2
     assert "--headless needs something to write" in result.stderr
+
+
+def test_an_unknown_widget_label_exits_2_naming_the_file_event_and_label(tmp_path):
+    path = tmp_path / "events.json"
+    path.write_text(json.dumps({"events": [{"type": "click_item", "label": "Solver"},
+                                           {"type": "set_value", "label": "No such setting", "value": 3}]}))
+    result = subprocess.run([sys.executable, "app.py", "--headless", "--replay", str(path), "--save-pose",
+                             str(tmp_path / "pose.json")], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2
+    assert result.stderr.strip() == f"posekit: error: {path}: events[1]: no widget labelled 'No such setting' is drawn " \
+                                    "(none is under a closed header)"
+    assert not (tmp_path / "pose.json").exists()

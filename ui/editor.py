@@ -25,6 +25,7 @@ from rig.formats.reader import open_rig
 from rig.formats.jsonfields import FileFormatError
 from rig.pose_ops import clear_channels, mirror_pose
 from rig.formats.rigfile import load_pose, pose_from_dict, pose_to_dict, save_pose
+from ui import widgets
 from ui.files import EXPORT_FILTERS, RIG_FILTERS, FileAsker, native_dialogs_available
 from ui.keymap import keymap_window, shortcut_text
 from ui.recent import RecentFiles
@@ -111,7 +112,7 @@ class Editor:
         """The menu bar and any open file question; call between new_frame and render."""
         if imgui.begin_main_menu_bar():
             for menu in MENUS:
-                if imgui.begin_menu(menu):
+                if widgets.begin_menu(menu):
                     self._menu_items(menu)
                     if imgui.is_key_pressed(imgui.Key.escape):  # as in every desktop menu
                         imgui.close_current_popup()
@@ -162,7 +163,7 @@ class Editor:
         enabled = {"undo": self.state.history.can_undo(), "redo": self.state.history.can_redo(),
                    "paste_pose": self.clipboard is not None, "paste_flipped": self.clipboard is not None}
         for command in (c for c in COMMANDS if c.menu == menu):
-            if imgui.menu_item(command.label, command.shortcut_text(), False, enabled.get(command.method, True))[0]:
+            if widgets.menu_item(command.label, command.shortcut_text(), False, enabled.get(command.method, True))[0]:
                 self.run(command)
             if command.method == "open_rig":  # the File menu's submenus follow Open rig
                 self._recent_menu()
@@ -170,40 +171,40 @@ class Editor:
                 self._skin_menu()
 
     def _recent_menu(self):
-        if imgui.begin_menu("Open Recent", bool(self.recent.paths)):
+        if widgets.begin_menu("Open Recent", bool(self.recent.paths)):
             for path in list(self.recent.paths):
-                if imgui.menu_item(path, "", False)[0] and self.state.drag is None:
+                if widgets.menu_item(path, "", False)[0] and self.state.drag is None:
                     self.replace_scene(path)
             imgui.end_menu()
 
     def _bvh_import_menu(self):
         """The options BVH files open with: the up axis, and units guessed or given; Reopen reads
         the open BVH file again with them."""
-        if not imgui.begin_menu("BVH import"):
+        if not widgets.begin_menu("BVH import"):
             return
         options = self.import_options
-        if imgui.menu_item("Z-up file", "", options.bvh_up == "z")[0]:
+        if widgets.menu_item("Z-up file", "", options.bvh_up == "z")[0]:
             options = replace(options, bvh_up="y" if options.bvh_up == "z" else "z")
-        if imgui.menu_item("Guess units", "", options.bvh_scale is None)[0]:
+        if widgets.menu_item("Guess units", "", options.bvh_scale is None)[0]:
             options = replace(options, bvh_scale=MANUAL_BVH_SCALE if options.bvh_scale is None else None)
         if options.bvh_scale is not None:
             imgui.set_next_item_width(110.0)
-            changed, value = imgui.input_float("metres per unit", options.bvh_scale, 0.0, 0.0, "%.6g")
+            changed, value = widgets.input_float("metres per unit", options.bvh_scale, 0.0, 0.0, "%.6g")
             if changed and math.isfinite(value) and value > 0.0:
                 options = replace(options, bvh_scale=value)
         self.import_options = options
         is_bvh = self.state.rig_path.lower().endswith(".bvh")
-        if imgui.menu_item("Reopen with these options", "", False, is_bvh)[0] and self.state.drag is None:
+        if widgets.menu_item("Reopen with these options", "", False, is_bvh)[0] and self.state.drag is None:
             self.replace_scene(self.state.rig_path)
         imgui.end_menu()
 
     def _skin_menu(self):
         """For a glTF file with several skins: which one is open; choosing another reads it."""
         skins = self.state.skins
-        if len(skins) < 2 or not imgui.begin_menu("Skin"):
+        if len(skins) < 2 or not widgets.begin_menu("Skin"):
             return
         for index, name in enumerate(skins):
-            if imgui.menu_item(f"{index}: {name}", "", index == self.state.skin)[0] and index != self.state.skin \
+            if widgets.menu_item(f"{index}: {name}", "", index == self.state.skin)[0] and index != self.state.skin \
                     and self.state.drag is None:
                 self.replace_scene(self.state.rig_path, replace(self.import_options, gltf_skin=index))
         imgui.end_menu()

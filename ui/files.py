@@ -10,6 +10,8 @@ import shutil
 
 from imgui_bundle import imgui, portable_file_dialogs
 
+from ui import widgets
+
 DIALOG_PROGRAMS = ("zenity", "kdialog", "qarma", "matedialog")
 POSE_FILTERS = ["Pose files (*.json)", "*.json", "All files", "*"]
 RIG_FILTERS = ["Rig files (*.json *.bvh *.gltf *.glb)", "*.json *.bvh *.gltf *.glb", "All files", "*"]
@@ -73,12 +75,12 @@ class FileAsker:
         if imgui.is_window_appearing():
             imgui.set_keyboard_focus_here()
         imgui.set_next_item_width(420)
-        entered, self.path = imgui.input_text("##path", self.path, imgui.InputTextFlags_.enter_returns_true)
+        entered, self.path = widgets.input_text("##path", self.path, imgui.InputTextFlags_.enter_returns_true)
         # The field takes Escape for itself (it stops editing); it still means "cancel" here.
         escaped = imgui.is_item_deactivated() and imgui.is_key_down(imgui.Key.escape)
-        done = entered or imgui.button("OK") or imgui.is_key_pressed(imgui.Key.enter)
+        done = entered or widgets.button("OK") or imgui.is_key_pressed(imgui.Key.enter)
         imgui.same_line()
-        cancelled = imgui.button("Cancel") or escaped or imgui.is_key_pressed(imgui.Key.escape)
+        cancelled = widgets.button("Cancel") or escaped or imgui.is_key_pressed(imgui.Key.escape)
         if done or cancelled:
             imgui.close_current_popup()
             self._finish(self.path.strip() if done else "")

@@ -5,6 +5,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from imgui_bundle import imgui
 
+from ui import widgets
+
 OUTLINER_WIDTH, OUTLINER_HEIGHT, OUTLINER_INDENT = 210.0, 190.0, 9.0
 
 
@@ -47,7 +49,7 @@ def _row(state, bone, depth, has_children):
     imgui.set_cursor_pos_x(imgui.get_cursor_pos_x() + depth * OUTLINER_INDENT)
     imgui.set_next_item_open(bone not in state.outliner.collapsed)
     imgui.push_id(int(bone))
-    imgui.tree_node_ex(name, flags)
+    widgets.tree_node_ex(name, flags)
     imgui.pop_id()
     if imgui.is_item_toggled_open():
         state.outliner.collapsed ^= {bone}

@@ -7,6 +7,7 @@ import math
 from imgui_bundle import imgui
 
 from rig.constraints import RANGES, SOLVE_MODES, SOLVER_TYPES, IKConstraint, clamp_setting
+from ui import widgets
 from ui.animation import choose_frame
 from ui.auto_setup import LIMB_ROLES, apply_auto_setup, choose_limb_end, current_setup, limbs_to_set_up, should_offer, \
     show_auto_setup
@@ -46,7 +47,7 @@ def _wrapped(text):
 
 
 def _combo(label, value, choices):
-    changed, index = imgui.combo(label, choices.index(value), list(choices))
+    changed, index = widgets.combo(label, choices.index(value), list(choices))
     return changed, choices[index]
 
 
@@ -56,17 +57,17 @@ def solver_panel(state):
     changed, settings.type = _combo("Solver##solver_type", settings.type, SOLVER_TYPES)
     dirty |= changed
     _help("auto: one-bone for chains of 1, two-bone for 2, FABRIK for longer chains.")
-    changed, settings.iterations = imgui.slider_int("Iterations", settings.iterations, *RANGES["iterations"],
+    changed, settings.iterations = widgets.slider_int("Iterations", settings.iterations, *RANGES["iterations"],
                                                     flags=CLAMP)
     dirty |= changed
-    changed, tolerance = imgui.input_float("Tolerance", settings.tolerance, 0.0, 0.0, "%.1e")
+    changed, tolerance = widgets.input_float("Tolerance", settings.tolerance, 0.0, 0.0, "%.1e")
     if changed and math.isfinite(tolerance) and tolerance >= 0.0:
         settings.tolerance = tolerance
         dirty = True
     changed, settings.mode = _combo("Start from", settings.mode, SOLVE_MODES)
     dirty |= changed
     _help("continuous: each solve starts from the current pose.\noriginal_pose: from the rest pose.")
-    changed, settings.use_target_rotations = imgui.checkbox("Target rotations", settings.use_target_rotations)
+    changed, settings.use_target_rotations = widgets.checkbox("Target rotations", settings.use_target_rotations)
     dirty |= changed
     _help("Every chain's last bone also takes its target's rotation, as if each constraint had Rotation on.")
     return dirty
@@ -88,19 +89,19 @@ def ik_constraint_panel(state):
         if active is None:
             _wrapped("Select a bone, an IK handle or a pole to edit its IK constraint.")
             return False
-        if imgui.button(f"Add IK constraint to {active}"):
+        if widgets.button(f"Add IK constraint to {active}"):
             state.rig.ik.append(IKConstraint(active))
             state.message = f"IK constraint added to {active}: choose its target"
         _help("Blender's Inverse Kinematics constraint on this bone; it solves once it has a target.")
         return False
     imgui.text(f"IK constraint on {constraint.bone}")
     imgui.same_line()
-    if imgui.small_button("Remove"):
+    if widgets.small_button("Remove"):
         state.rig.ik.remove(constraint)
         return True
     choices = _handle_choices(state, constraint)
     dirty = False
-    changed, constraint.enabled = imgui.checkbox("Enabled", constraint.enabled)
+    changed, constraint.enabled = widgets.checkbox("Enabled", constraint.enabled)
     dirty |= changed
     changed, target = _combo("Target", constraint.target or "", sorted(set(choices) | {constraint.target or ""}))
     if changed:
@@ -112,28 +113,28 @@ def ik_constraint_panel(state):
         constraint.pole_target = pole or None
         dirty = True
     _help("The handle the chain bends toward (a knee or elbow points at it).")
-    changed, degrees = imgui.slider_float("Pole angle", math.degrees(constraint.pole_angle),
+    changed, degrees = widgets.slider_float("Pole angle", math.degrees(constraint.pole_angle),
                                           *map(math.degrees, RANGES["pole_angle"]), "%.1f deg", CLAMP)
     if changed and math.isfinite(degrees):
         constraint.pole_angle = math.radians(degrees)
         dirty = True
     _help("Rotates the chain about the root-to-target axis; at 0 the first bone's X axis faces the pole.")
-    changed, constraint.chain_count = imgui.slider_int("Chain length", constraint.chain_count,
+    changed, constraint.chain_count = widgets.slider_int("Chain length", constraint.chain_count,
                                                        *RANGES["chain_count"], flags=CLAMP)
     dirty |= changed
     _help("How many bones the IK moves; 0 means every bone up to the root.")
-    changed, constraint.iterations = imgui.slider_int("Iterations##ik", constraint.iterations, *RANGES["iterations"],
+    changed, constraint.iterations = widgets.slider_int("Iterations##ik", constraint.iterations, *RANGES["iterations"],
                                                       flags=CLAMP)
     dirty |= changed
     for label, attribute in (("Use tail", "use_tail"), ("Stretch", "use_stretch"),
                              ("Position", "use_location"), ("Rotation", "use_rotation")):
-        changed, value = imgui.checkbox(label, getattr(constraint, attribute))
+        changed, value = widgets.checkbox(label, getattr(constraint, attribute))
         if changed:
             setattr(constraint, attribute, value)
             dirty = True
     for label, attribute in (("Weight position", "weight"), ("Weight rotation", "orient_weight"),
                              ("Influence", "influence")):
-        changed, value = imgui.slider_float(label, getattr(constraint, attribute), *RANGES[attribute], flags=CLAMP)
+        changed, value = widgets.slider_float(label, getattr(constraint, attribute), *RANGES[attribute], flags=CLAMP)
         if changed:
             setattr(constraint, attribute, clamp_setting(attribute, value))
             dirty = True
@@ -158,7 +159,7 @@ def _per_axis(label, values, widget):
 
 
 def _degrees_slider(axis, radians):
-    changed, degrees = imgui.slider_float(axis, math.degrees(radians), *map(math.degrees, RANGES["limit"]), "%.0f",
+    changed, degrees = widgets.slider_float(axis, math.degrees(radians), *map(math.degrees, RANGES["limit"]), "%.0f",
                                           CLAMP)
     return changed and math.isfinite(degrees), clamp_setting("limit", math.radians(degrees))
 
@@ -172,20 +173,20 @@ def bone_ik_panel(state):
     settings = state.rig.ik_settings(name)
     imgui.text(name)
     fields = {}
-    changed, fields["lock"] = _per_axis("Lock", settings.lock, imgui.checkbox)
+    changed, fields["lock"] = _per_axis("Lock", settings.lock, widgets.checkbox)
     _help("A locked axis never rotates under IK.")
     hit, fields["stiffness"] = _per_axis("Stiffness", settings.stiffness,
-                                         lambda axis, v: imgui.slider_float(axis, v, *RANGES["stiffness"], "%.2f", CLAMP))
+                                         lambda axis, v: widgets.slider_float(axis, v, *RANGES["stiffness"], "%.2f", CLAMP))
     changed |= hit
     _help("How much the bone resists rotating about this axis (0 = free, used by solvers that weigh joints).")
-    hit, fields["use_limit"] = _per_axis("Limit", settings.use_limit, imgui.checkbox)
+    hit, fields["use_limit"] = _per_axis("Limit", settings.use_limit, widgets.checkbox)
     changed |= hit
     hit, fields["limit_min"] = _per_axis("Min", settings.limit_min, _degrees_slider)
     changed |= hit
     hit, fields["limit_max"] = _per_axis("Max", settings.limit_max, _degrees_slider)
     changed |= hit
     _help("Per-axis rotation range in degrees, honoured by FABRIK and CCD where Limit is on.")
-    hit, fields["stretch"] = imgui.slider_float("IK stretch", settings.stretch, *RANGES["stretch"], flags=CLAMP)
+    hit, fields["stretch"] = widgets.slider_float("IK stretch", settings.stretch, *RANGES["stretch"], flags=CLAMP)
     changed |= hit
     _help("How much the bone may stretch to reach the target (with the constraint's Stretch on).")
     if changed:
@@ -195,7 +196,7 @@ def bone_ik_panel(state):
 
 
 def _axis_checkbox(axis, value):
-    changed, value = imgui.checkbox(axis, value)
+    changed, value = widgets.checkbox(axis, value)
     imgui.set_item_tooltip(f"Copy the target's {axis} angle (world space, Euler XYZ); off keeps the bone's own.")
     return changed, value
 
@@ -203,11 +204,11 @@ def _axis_checkbox(axis, value):
 def _copy_rotation_fields(constraint):
     """One Copy Rotation constraint's settings; returns whether any changed."""
     imgui.text(f"{constraint.bone} copies {constraint.target}")
-    dirty, constraint.enabled = imgui.checkbox("Enabled", constraint.enabled)
+    dirty, constraint.enabled = widgets.checkbox("Enabled", constraint.enabled)
     imgui.set_item_tooltip("Off: the bone keeps its own rotation.")
     changed, constraint.use_axes = _per_axis("Axes", constraint.use_axes, _axis_checkbox)
     dirty |= changed
-    changed, influence = imgui.slider_float("Influence", constraint.influence, *RANGES["influence"], flags=CLAMP)
+    changed, influence = widgets.slider_float("Influence", constraint.influence, *RANGES["influence"], flags=CLAMP)
     imgui.set_item_tooltip("Blends the bone's own world rotation (0) with the copied one (1).\n"
                            "The bone's pose channel stays as you set it.")
     if changed:
@@ -238,25 +239,25 @@ def view_panel(state):
                              ("Axes", "show_axes"), ("Names", "show_names")):
         if attribute not in ("show_bones", "show_axes"):
             imgui.same_line()
-        _, value = imgui.checkbox(label, getattr(view, attribute))
+        _, value = widgets.checkbox(label, getattr(view, attribute))
         setattr(view, attribute, value)
     if state.mesh is not None:
-        _, view.show_mesh = imgui.checkbox("Mesh", view.show_mesh)
+        _, view.show_mesh = widgets.checkbox("Mesh", view.show_mesh)
         imgui.same_line()
-        _, view.xray_bones = imgui.checkbox("X-ray", view.xray_bones)
+        _, view.xray_bones = widgets.checkbox("X-ray", view.xray_bones)
         _help("Draw bones and handles over the mesh instead of hidden inside it")
     for k, (label, name) in enumerate(VIEW_BUTTONS):
         if k % 3:
             imgui.same_line()
-        if imgui.button(label, imgui.ImVec2(64.0, 0.0)):
+        if widgets.button(label, imgui.ImVec2(64.0, 0.0)):
             state.camera.set_view(name)
     camera = state.camera
-    if imgui.button("Orthographic" if camera.orthographic else "Perspective", imgui.ImVec2(98.0, 0.0)):
+    if widgets.button("Orthographic" if camera.orthographic else "Perspective", imgui.ImVec2(98.0, 0.0)):
         camera.toggle_projection()
     _help("Numpad 5 toggles too. Navigate: middle drag (or Alt+left) orbits, Shift+middle pans,\n"
           "Ctrl+middle drag (up: in) or the wheel zooms. Help > Keymap lists every key.")
     imgui.same_line()
-    if imgui.button("Frame (F)"):
+    if widgets.button("Frame (F)"):
         size = imgui.get_io().display_size
         frame_bones(state, size.x, max(size.y, 1.0), view.selected)
 
@@ -267,7 +268,7 @@ GIZMO_LABELS = dict(zip(GIZMO_MODES, ("Select", "Move", "Rotate")))
 def _gizmo_choice(state):
     """Blender's tool choice as a gizmo: none, move the selected handle, rotate the active bone."""
     for mode, label in GIZMO_LABELS.items():
-        if imgui.radio_button(label, state.gizmo.mode == mode) and state.drag is None:
+        if widgets.radio_button(label, state.gizmo.mode == mode) and state.drag is None:
             state.gizmo.mode = mode
         imgui.same_line()
     _help("Move: a gizmo on the selected IK handle or pole target.\nRotate: a gizmo on the active bone.\n"
@@ -279,7 +280,7 @@ def toolbar(state):
     size = imgui.get_io().display_size
     imgui.set_next_window_pos(imgui.ImVec2(size.x / 2.0, size.y - MARGIN), imgui.Cond_.always, imgui.ImVec2(0.5, 1.0))
     imgui.begin("Tools", None, DOCKED | imgui.WindowFlags_.no_title_bar)
-    _, state.auto_ik = imgui.checkbox("Auto IK", state.auto_ik)
+    _, state.auto_ik = widgets.checkbox("Auto IK", state.auto_ik)
     _help("Drag a bone: its tip follows the pointer and its connected parents follow it.\n"
           "During the drag Ctrl+wheel down / PageUp lengthens the chain, Ctrl+wheel up / "
           "PageDown shortens it (with or without Ctrl); 0 = the whole connected chain.")
@@ -304,7 +305,7 @@ def stats_panel(state):
                  if value is not None]
     imgui.text(f"iterations {stats.iterations}   residual {', '.join(residuals) or 'none'}")
     imgui.text(f"joints at a limit {stats.at_limit}")
-    if imgui.tree_node("Chains"):
+    if widgets.tree_node("Chains"):
         for report in state.reports:
             imgui.text_disabled(f"{report.bone}: {report.solver} {report.iterations} it {report.error:.1e} {report.unit}")
         imgui.tree_pop()
@@ -337,12 +338,12 @@ def auto_setup_panel(state):
     label = "Set up IK automatically" if not setup.applied else "Re-run set-up"
     if not pending:
         imgui.begin_disabled()
-    clicked = imgui.button(label)
+    clicked = widgets.button(label)
     if not pending:
         imgui.end_disabled()
     _help("Adds hand/foot IK handles, elbow/knee poles and IK constraints to the limbs above\n"
           "that have no IK constraint yet. Undo (Ctrl+Z) takes it back.")
-    if not setup.applied and imgui.tree_node("Fix limbs"):
+    if not setup.applied and widgets.tree_node("Fix limbs"):
         _limb_choices(state, report)
         imgui.tree_pop()
     return bool(clicked and pending and apply_auto_setup(state))
@@ -366,12 +367,12 @@ def animation_panel(state):
     changed, clip = _combo("Clip", animation.clip, list(animation.clips))
     last = animation.frame_count(clip) - 1
     frame = min(animation.frame, last)
-    moved, frame = imgui.slider_int("Frame", frame, 0, last)
+    moved, frame = widgets.slider_int("Frame", frame, 0, last)
     _help("Ctrl+click the slider to type a frame number. The chosen frame's pose replaces the\n"
           "current one; pose on top of it, Ctrl+Z takes it back.")
     imgui.text_disabled(f"{last + 1} frames, {animation.seconds(clip, frame):.3f} s")
     imgui.same_line()
-    again = imgui.small_button("Re-apply")
+    again = widgets.small_button("Re-apply")
     if changed or moved or again:
         choose_frame(state, clip, min(max(frame, 0), last))
 
@@ -388,22 +389,22 @@ def main_panel(state):
                                            imgui.ImVec2(size.x / 2.0, max(size.y - top - TOOLBAR_ROOM, 100.0)))
     imgui.begin("Posekit", None, DOCKED)
     dirty = False
-    if imgui.collapsing_header("Solver"):
+    if widgets.collapsing_header("Solver"):
         dirty |= solver_panel(state)
-    if imgui.collapsing_header("IK constraint", imgui.TreeNodeFlags_.default_open):
+    if widgets.collapsing_header("IK constraint", imgui.TreeNodeFlags_.default_open):
         dirty |= ik_constraint_panel(state)
-    if imgui.collapsing_header("Bone IK"):
+    if widgets.collapsing_header("Bone IK"):
         dirty |= bone_ik_panel(state)
     if show_auto_setup(state):
         offer = imgui.TreeNodeFlags_.default_open if should_offer(state) else 0
-        if imgui.collapsing_header("Auto IK setup", offer):
+        if widgets.collapsing_header("Auto IK setup", offer):
             auto_setup_panel(state)
-    if state.animation is not None and imgui.collapsing_header("Animation", imgui.TreeNodeFlags_.default_open):
+    if state.animation is not None and widgets.collapsing_header("Animation", imgui.TreeNodeFlags_.default_open):
         animation_panel(state)
-    if imgui.collapsing_header("Stats", imgui.TreeNodeFlags_.default_open):
+    if widgets.collapsing_header("Stats", imgui.TreeNodeFlags_.default_open):
         stats_panel(state)
     # Last, so the sections above keep their places; only for rigs that have such constraints.
-    if state.rig.copy_rotation and imgui.collapsing_header("Copy rotation"):
+    if state.rig.copy_rotation and widgets.collapsing_header("Copy rotation"):
         dirty |= copy_rotation_panel(state)
     if state.message:
         _wrapped(state.message)
@@ -411,9 +412,9 @@ def main_panel(state):
     imgui.end()
     imgui.set_next_window_pos(imgui.ImVec2(size.x - MARGIN, top), imgui.Cond_.always, imgui.ImVec2(1.0, 0.0))
     imgui.begin("Scene", None, DOCKED)
-    if imgui.collapsing_header("View", imgui.TreeNodeFlags_.default_open):
+    if widgets.collapsing_header("View", imgui.TreeNodeFlags_.default_open):
         view_panel(state)
-    if imgui.collapsing_header("Outliner", imgui.TreeNodeFlags_.default_open):
+    if widgets.collapsing_header("Outliner", imgui.TreeNodeFlags_.default_open):
         outliner_panel(state)
     right = size.x - imgui.get_window_pos().x
     imgui.end()

@@ -8,6 +8,7 @@ import datetime
 from imgui_bundle import imgui
 
 from rig.formats.jsonfields import FileFormatError
+from ui import widgets
 from ui.autosave import remove_file, restore_session
 from ui.modal import begin_question
 
@@ -40,10 +41,10 @@ class RecoveryOffer:
             return None
         imgui.text(self.describe())
         answer = None
-        if imgui.button("Restore") or imgui.is_key_pressed(imgui.Key.enter):
+        if widgets.button("Restore") or imgui.is_key_pressed(imgui.Key.enter):
             answer = "restore"
         imgui.same_line()
-        if imgui.button("Discard") or imgui.is_key_pressed(imgui.Key.escape):
+        if widgets.button("Discard") or imgui.is_key_pressed(imgui.Key.escape):
             answer = "discard"
         if answer:
             imgui.close_current_popup()

@@ -7,20 +7,36 @@ them); pyglet's bottom-left convention is applied here. ``load_events`` reads an
                  "button": "left" | "middle" | "right", "mods": ["ctrl", "shift", "alt"]},
                 {"type": "scroll", "x": px, "y": px, "dy": clicks, "mods": [...]},
                 {"type": "key", "key": "Z", "mods": [...]},
+                {"type": "click_item" | "hover_item", "label": "Auto IK", "index": 0, "mods": [...]},
+                {"type": "set_value", "label": "Iterations", "value": 50, "index": 0},
                 {"type": "frame", "count": n}]}
 
 ``key`` is any of pyglet's key names (``pyglet.window.key``: "Z", "NUM_5", "PAGEUP"; digits as "1");
 ``mods`` are held down around every kind of event, as a user holds Ctrl for Ctrl+wheel.
+
+The item events act on the widget the last frame drew with that label (``ui.widgets.find``: the
+whole ImGui label, "Iterations##ik", or its visible part; ``index``, from 0 in drawing order, picks
+one of several), wherever the layout put it: click_item clicks its middle, hover_item moves there,
+set_value types the value into a slider or field as a user does (Ctrl+click, Ctrl+A, the text,
+Enter), so the widget's own clamping applies, clicks a checkbox that shows the other state, or
+opens a combo and clicks the row with the value's text.
+Widgets under a closed header are not drawn: click the header first.
 """
+import math
+
 from pyglet.window import key, mouse
 
 from rig.formats.jsonfields import Reader, load_json
+from ui.widgets import TEXT_KINDS, LocateError, find
 
-EVENT_TYPES = ("move", "press", "drag", "release", "scroll", "key", "frame")
+ITEM_EVENTS = ("click_item", "hover_item", "set_value")
+EVENT_TYPES = ("move", "press", "drag", "release", "scroll", "key", "frame") + ITEM_EVENTS
 BUTTONS = {"left": mouse.LEFT, "middle": mouse.MIDDLE, "right": mouse.RIGHT}
 MODIFIERS = {"ctrl": key.MOD_CTRL, "shift": key.MOD_SHIFT, "alt": key.MOD_ALT}
 MODIFIER_KEYS = {key.MOD_CTRL: key.LCTRL, key.MOD_SHIFT: key.LSHIFT, key.MOD_ALT: key.LALT}
 MAX_FRAMES = 10000
+MAX_INDEX = 10000
+SETTLE_FRAMES = 2  # an auto-sized panel takes the size of what a click opened a frame later
 
 
 def key_symbol(name):
@@ -104,24 +120,96 @@ class InputSender:
         self.app.window.dispatch_event("on_key_press", symbol, bits)
         self._send("on_key_release", symbol, bits)
 
+    def text(self, text):
+        """Type ``text`` as the keyboard's characters arrive (into the focused text field)."""
+        self._send("on_text", text)
+
     def frames(self, count=1):
         for _ in range(count):
             self.app.frame()
 
+    def _find(self, label, index, kinds=None):
+        """``ui.widgets.find``, given up to SETTLE_FRAMES more frames to put the widget on screen
+        (a section opened by the last click shows whole once its panel has grown)."""
+        for _ in range(SETTLE_FRAMES):
+            try:
+                return find(label, index, kinds)
+            except LocateError:
+                self.frames(1)
+        return find(label, index, kinds)
+
+    def click_item(self, label, index=None, mods=(), kinds=None):
+        """Click the middle of the widget labelled ``label`` (``ui.widgets.find``)."""
+        x, y = self._find(label, index, kinds).centre
+        self.move(x, y)
+        self.press(x, y, "left", mods)
+        self.release(x, y, "left", mods)
+
+    def hover_item(self, label, index=None, mods=()):
+        self.move(*self._find(label, index).centre, mods)
+
+    def set_value(self, label, value, index=None):
+        """Give the widget labelled ``label`` the value ``value`` through the widget itself: a
+        checkbox is clicked if it shows the other state; a slider or field is Ctrl+clicked (a
+        slider then takes text), its text selected and replaced, and Enter pressed; a combo is
+        opened and the row ``value`` clicked."""
+        item = self._find(label, index)
+        if item.kind == "checkbox" and isinstance(value, bool):
+            if value != item.value:
+                self.click_item(label, index)
+        elif item.kind in TEXT_KINDS and not isinstance(value, bool):
+            x, y = item.centre
+            self.move(x, y)
+            self.press(x, y, "left", ["ctrl"])
+            self.release(x, y, "left")
+            self.key("A", ["ctrl"])
+            self.text(str(value))
+            self.key("RETURN")
+            self.frames(1)  # the field lets go of the keyboard: the next key is the app's again
+        elif item.kind == "combo" and isinstance(value, str):
+            self.click_item(label, index)
+            self.click_item(value, kinds=("selectable",))
+        else:
+            raise LocateError(f"'{label}' is a {item.kind.replace('_', ' ')}: set_value takes true or false for a "
+                              "checkbox, a number or text for a slider or field, a row's text for a combo")
+
     def play(self, events):
-        """Send events as ``load_events`` returns them."""
-        for event in events:
-            kind = event["type"]
-            if kind == "frame":
-                self.frames(event["count"])
-            elif kind == "key":
-                self.key(event["key"], event["mods"])
-            elif kind == "scroll":
-                self.scroll(event["x"], event["y"], event["dy"], event["mods"])
-            elif kind == "move":
-                self.move(event["x"], event["y"], event["mods"])
-            else:
-                getattr(self, kind)(event["x"], event["y"], event["button"], event["mods"])
+        """Send events as ``load_events`` returns them; LocateError, naming the event, for an item
+        event whose widget is not drawn."""
+        for number, event in enumerate(events):
+            try:
+                self._play(event)
+            except LocateError as error:
+                raise LocateError(f"events[{number}]: {error}") from None
+
+    def _play(self, event):
+        kind = event["type"]
+        if kind == "frame":
+            self.frames(event["count"])
+        elif kind == "key":
+            self.key(event["key"], event["mods"])
+        elif kind == "scroll":
+            self.scroll(event["x"], event["y"], event["dy"], event["mods"])
+        elif kind == "move":
+            self.move(event["x"], event["y"], event["mods"])
+        elif kind == "set_value":
+            self.set_value(event["label"], event["value"], event["index"])
+        elif kind in ITEM_EVENTS:
+            getattr(self, kind)(event["label"], event["index"], event["mods"])
+        else:
+            getattr(self, kind)(event["x"], event["y"], event["button"], event["mods"])
+
+
+def _read_item(reader, event):
+    """The fields of an item event: the widget's label and index, set_value's value."""
+    event["label"] = reader.string("label")
+    event["index"] = None if reader.get("index", None) is None else reader.integer("index", low=0, high=MAX_INDEX)
+    if event["type"] == "set_value":
+        value = reader.required("value")
+        if not isinstance(value, (bool, str)) and not (isinstance(value, (int, float)) and math.isfinite(value)):
+            reader.fail("value", "true, false, a finite number or a string", value)
+        event["value"] = reader.string("value") if isinstance(value, str) else value
+    return event
 
 
 def _read_event(reader):
@@ -130,6 +218,8 @@ def _read_event(reader):
     if kind == "frame":
         event["count"] = reader.integer("count", 1, low=1, high=MAX_FRAMES)
         return event
+    if kind == "set_value":  # no held modifiers: it types
+        return _read_item(reader, event)
     mods = reader.get("mods", [])
     if not isinstance(mods, list) or any(not isinstance(m, str) or m not in MODIFIERS for m in mods):
         reader.fail("mods", f"a list of modifiers from {', '.join(MODIFIERS)}", mods)
@@ -139,6 +229,8 @@ def _read_event(reader):
         if key_symbol(event["key"]) is None:
             reader.fail("key", "one of pyglet's key names, such as Z, ESCAPE, F1, 1, NUM_5 or PAGEUP", event["key"])
         return event
+    if kind in ITEM_EVENTS:
+        return _read_item(reader, event)
     event["x"], event["y"] = reader.number("x"), reader.number("y")
     if kind == "scroll":
         event["dy"] = reader.number("dy")

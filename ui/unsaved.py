@@ -2,6 +2,7 @@
 or Cancel, as every desktop tool asks. An ImGui modal; Enter saves, D does not, Escape cancels."""
 from imgui_bundle import imgui
 
+from ui import widgets
 from ui.modal import begin_question
 TITLE = "Save changes?##unsaved"
 ANSWERS = (("Save", "save", imgui.Key.enter), ("Don't save", "discard", imgui.Key.d),
@@ -25,7 +26,7 @@ class UnsavedPrompt:
         for k, (label, name, shortcut) in enumerate(ANSWERS):
             if k:
                 imgui.same_line()
-            if imgui.button(f"{label}##unsaved_{name}") or imgui.is_key_pressed(shortcut):
+            if widgets.button(f"{label}##unsaved_{name}") or imgui.is_key_pressed(shortcut):
                 answer = answer or name
         if answer:
             imgui.close_current_popup()

@@ -20,6 +20,7 @@ from pyglet.window import key
 from render.capture import OffscreenTarget
 from render.context import context_for_window
 from render.rig_renderer import RigRenderer
+from ui import widgets
 from ui.editor import Editor
 from ui.gizmo import gizmo_frame
 from ui.input import ViewportInput
@@ -126,6 +127,7 @@ class PosekitWindow:
         if self.state.deterministic:
             imgui.get_io().delta_time = FIXED_DT
         imgui.new_frame()
+        widgets.begin_frame()
         self.editor.draw()
         if main_panel(self.state):
             self.state.resolve()

@@ -1,11 +1,13 @@
 """A headless Posekit window for driving the real app with simulated input."""
 import numpy as np
 import pytest
+from imgui_bundle import imgui
 
 from app import HEADLESS_FRAMES
 from rig.formats.rigfile import load_rig
 from solvers.transforms import normalize
 from tests.conftest import GL_WINDOW_SIZE
+from ui import widgets
 from ui.editor import Editor
 from ui.replay import InputSender
 from ui.state import AppState
@@ -58,10 +60,33 @@ def humanoid_state():
     return state
 
 
+def id_conflicts():
+    """Labels of widgets the last frame drew with an ID another widget had. ImGui counts the
+    items that share the hovered item's ID (its "conflicting ID" warning, which only hovering
+    finds); ``ui.widgets`` compares every widget drawn through it, hovered or not."""
+    shared_hover = imgui.get_current_context().hovered_id_previous_frame_item_count > 1
+    return (["the hovered item"] if shared_hover else []) + widgets.id_conflicts()
+
+
+def fail_on_id_conflicts(app):
+    """Make every frame of ``app`` fail the test when it drew two widgets with one ID (their
+    clicks and state would be mixed up)."""
+    frame = app.frame
+
+    def checked_frame():
+        frame()
+        conflicts = id_conflicts()
+        assert not conflicts, f"widgets with a conflicting ID: {', '.join(conflicts)}"
+
+    app.frame = checked_frame
+
+
 @pytest.fixture
 def posekit_window(gl_session):
-    """A fresh app window (fresh ImGui state: what one test opens or collapses does not leak)."""
+    """A fresh app window (fresh ImGui state: what one test opens or collapses does not leak)
+    whose frames fail the test on a conflicting widget ID."""
     app = PosekitWindow(gl_session.window, humanoid_state(), ctx=gl_session.ctx)
+    fail_on_id_conflicts(app)
     yield app
     app.release()
 

@@ -1,5 +1,5 @@
 """Taking the starting pose from a frame of the file's animation: the Animation panel driven by
-clicks (960x600 layout of the animated glTF humanoid), undo, automatic IK set-up on a BVH frame."""
+clicks on its widgets (the animated glTF humanoid), undo, automatic IK set-up on a BVH frame."""
 import numpy as np
 import pytest
 
@@ -8,6 +8,7 @@ from rig.pose import heads_tails, world_matrices
 from tests.golden import assert_matches_golden
 from tests.ui.animated import CLIP, FRAMES, write_animated_glb
 from tests.ui.conftest import SIZE, Driver, start_app
+from ui import widgets
 from ui.animation import Animation, choose_frame
 from ui.auto_setup import apply_auto_setup
 from ui.autosave import STATE_DIR_ENV
@@ -15,9 +16,6 @@ from ui.state import AppState
 from tests.shared_data import CMU_EXCERPT
 
 BVH = CMU_EXCERPT
-MENU_BAR = 19
-SLIDER_LEFT, SLIDER_RIGHT, SLIDER_Y = 24, 214, 189 + MENU_BAR  # the Frame slider (frames 0 to 2)
-REAPPLY = (174, 209 + MENU_BAR)
 
 
 def joints(skeleton, world):
@@ -50,16 +48,23 @@ def clip_driver(posekit_window, animated, tmp_path, monkeypatch):
     return Driver(posekit_window)
 
 
+def frame_slider():
+    """The Frame slider's left end, right end (frames 0 and 2 lie 4 pixels inside) and middle row."""
+    left, top, right, bottom = widgets.find("Frame").rect
+    return left + 4, right - 4, (top + bottom) / 2
+
+
 def shown_joints(state):
     return joints(state.rig.skeleton, state.world)
 
 
-@pytest.mark.parametrize("frame, x", [(2, SLIDER_RIGHT), (1, (SLIDER_LEFT + SLIDER_RIGHT) // 2)])
-def test_clicking_the_frame_slider_poses_the_rig_as_that_frame_in_one_undo_step(clip_driver, animated, frame, x):
+@pytest.mark.parametrize("frame, at", [(2, 1.0), (1, 0.5)])
+def test_clicking_the_frame_slider_poses_the_rig_as_that_frame_in_one_undo_step(clip_driver, animated, frame, at):
     state = clip_driver.state
     start = shown_joints(state)
     assert state.animation.clip == CLIP and state.animation.frame_count() == FRAMES
-    clip_driver.click(x, SLIDER_Y)
+    left, right, y = frame_slider()
+    clip_driver.click(left + (right - left) * at, y)
     clip_driver.frames(1)
     assert state.animation.frame == frame
     np.testing.assert_allclose(shown_joints(state), sampled_joints(open_rig(animated), frame), atol=1e-4)
@@ -73,11 +78,12 @@ def test_clicking_the_frame_slider_poses_the_rig_as_that_frame_in_one_undo_step(
 def test_dragging_the_slider_through_every_frame_is_one_undo_step(clip_driver):
     state = clip_driver.state
     start = shown_joints(state)
-    clip_driver.move(SLIDER_LEFT, SLIDER_Y)
-    clip_driver.press(SLIDER_LEFT, SLIDER_Y)
-    for x in range(SLIDER_LEFT, SLIDER_RIGHT + 1, 10):
-        clip_driver.drag(x, SLIDER_Y)
-    clip_driver.release(SLIDER_RIGHT, SLIDER_Y)
+    left, right, y = frame_slider()
+    clip_driver.move(left, y)
+    clip_driver.press(left, y)
+    for x in np.arange(left, right + 1, 10):
+        clip_driver.drag(x, y)
+    clip_driver.release(right, y)
     clip_driver.frames(1)
     assert state.animation.frame == FRAMES - 1
     assert len(state.history.undo_stack) == 1
@@ -87,18 +93,19 @@ def test_dragging_the_slider_through_every_frame_is_one_undo_step(clip_driver):
 
 def test_reapply_puts_the_chosen_frame_back_after_an_edit(clip_driver, animated):
     state = clip_driver.state
-    clip_driver.click(SLIDER_RIGHT, SLIDER_Y)
+    clip_driver.set_value("Frame", FRAMES - 1)
     clip_driver.app.editor.reset_pose()
     clip_driver.frames(1)
     expected = sampled_joints(open_rig(animated), FRAMES - 1)
     assert np.abs(shown_joints(state) - expected).max() > 0.1
-    clip_driver.click(*REAPPLY)
+    clip_driver.click_item("Re-apply")
     clip_driver.frames(1)
     np.testing.assert_allclose(shown_joints(state), expected, atol=1e-4)
 
 
 def test_screenshot_of_a_clip_frame(clip_driver):
-    clip_driver.click(SLIDER_RIGHT, SLIDER_Y)
+    left, right, y = frame_slider()
+    clip_driver.click(right, y)
     clip_driver.move(480, 560)  # off the slider: no hover highlight in the picture
     clip_driver.frames(2)
     assert_matches_golden(clip_driver.app.read_rgb(), "app_clip_frame")

@@ -7,13 +7,10 @@ from ui.editor import COMMANDS
 from ui.input import VIEWPORT_KEYS
 from ui.keymap import keymap_rows, shortcut_text
 
-HELP_MENU, KEYMAP_ITEM = (113, 9), (130, 34)
-
-
 def open_keymap(driver):
-    driver.click(*HELP_MENU)
+    driver.click_item("Help")
     driver.frames(2)
-    driver.click(*KEYMAP_ITEM)
+    driver.click_item("Keymap")
     driver.frames(2)
 
 

@@ -1,6 +1,6 @@
-"""Clicks through the real window (960x600 layout, BVH excerpt open) on what was otherwise only
-tested through its functions: the "Set up IK automatically" button, File > Open Recent, and
-File > BVH import (Z-up, units) with Reopen."""
+"""Clicks through the real window (BVH excerpt open), on widgets found by their labels, on what was
+otherwise only tested through its functions: the "Set up IK automatically" button, File > Open
+Recent, and File > BVH import (Z-up, units) with Reopen."""
 import numpy as np
 import pytest
 
@@ -10,12 +10,6 @@ from ui.autosave import STATE_DIR_ENV
 from tests.shared_data import CMU_EXCERPT
 
 BVH = CMU_EXCERPT
-FILE_MENU = (25, 9)
-OPEN_RECENT, BVH_IMPORT = (60, 51), (60, 68)
-SUBMENU_X = 300  # inside the submenu that opens to the right of the File menu
-Z_UP, GUESS_UNITS, REOPEN = (SUBMENU_X, 68), (SUBMENU_X, 85), (SUBMENU_X, 102)
-SET_UP_IK = (98, 356)  # the Auto IK setup panel's button, offered open for the BVH figure
-FIX_LIMBS, ARM_L_COMBO = (60, 378), (130, 396)  # the tree node below it, and its first combo
 
 
 @pytest.fixture
@@ -33,14 +27,11 @@ def open_file(app, path):
 
 
 def menu_item(driver, submenu, item):
-    """File > ``submenu`` > ``item``: open the menu, hover the submenu, move across, click."""
-    driver.click(*FILE_MENU)
-    driver.move(*submenu)
+    """File > ``submenu`` > ``item``: open the menu, hover the submenu until it opens, click."""
+    driver.click_item("File")
+    driver.hover_item(submenu)
     driver.frames(2)
-    driver.move(item[0], submenu[1])
-    driver.move(*item)
-    driver.frames(1)
-    driver.click(*item)
+    driver.click_item(item)
     driver.frames(2)
 
 
@@ -54,7 +45,7 @@ def test_clicking_set_up_ik_adds_the_handles_as_one_undo_step(bvh_app):
     state = driver.state
     joints = state.world[:, :3, 3].copy()
     old_rig = state.rig
-    driver.click(*SET_UP_IK)
+    driver.click_item("Set up IK automatically")  # offered open for the BVH figure
     driver.frames(1)
     state = driver.app.state
     assert {"hand_ik.L", "hand_ik.R", "foot_ik.L", "foot_ik.R", "knee_pole.L"} <= set(state.rig.skeleton.names)
@@ -73,8 +64,7 @@ def test_open_recent_reopens_the_clicked_file(bvh_app, tmp_path):
     assert bvh_app.editor.recent.paths[:2] == [str(newer), str(older)]
     bvh_app.editor.load_rig("assets/humanoid.json")
     bvh_app.frame()
-    # The list: humanoid.json, newer, older; the second row is newer.bvh.
-    menu_item(driver, OPEN_RECENT, (SUBMENU_X, OPEN_RECENT[1] + 17))
+    menu_item(driver, "Open Recent", str(newer))
     assert bvh_app.state.rig_path == str(newer)
     assert "LeftFoot" in bvh_app.state.rig.skeleton.names
     assert bvh_app.state.message.startswith(f"Opened {newer}")
@@ -85,14 +75,14 @@ def test_bvh_import_menu_reopens_a_z_up_file_standing_and_in_given_units(bvh_app
     path.write_text(z_up_text(open(BVH).read()))
     driver = open_file(bvh_app, path)
     assert abs(height(bvh_app.state)[1]) < 0.3  # read as Y-up, the figure lies along Z
-    menu_item(driver, BVH_IMPORT, Z_UP)
+    menu_item(driver, "BVH import", "Z-up file")
     assert bvh_app.editor.import_options.bvh_up == "z"
-    menu_item(driver, BVH_IMPORT, REOPEN)
+    menu_item(driver, "BVH import", "Reopen with these options")
     standing = height(bvh_app.state)
     assert standing[1] > 1.2 and bvh_app.state.rig_path == str(path)
-    menu_item(driver, BVH_IMPORT, GUESS_UNITS)  # off: centimetres until changed
+    menu_item(driver, "BVH import", "Guess units")  # off: centimetres until changed
     assert bvh_app.editor.import_options.bvh_scale == 0.01
-    menu_item(driver, BVH_IMPORT, (SUBMENU_X, 119))  # Reopen, one row lower under the scale field
+    menu_item(driver, "BVH import", "Reopen with these options")  # a row lower, under the scale field
     ratio = height(bvh_app.state)[1] / standing[1]
     assert ratio == pytest.approx(0.01 / (0.0254 / 0.45))  # centimetres instead of the guessed CMU unit
 
@@ -102,8 +92,7 @@ def test_skin_menu_reads_another_skin_of_the_open_file(bvh_app, tmp_path):
     path = gb.write_glb(tmp_path, *gb.document(second_skin=True))
     driver = open_file(bvh_app, path)
     assert driver.state.skins == ("skin 0", "skin 1") and "File > Skin" in driver.state.message
-    skin = (60, BVH_IMPORT[1] + 17)  # shown under BVH import only for files with several skins
-    menu_item(driver, skin, (SUBMENU_X, skin[1] + 17))  # the second row: skin 1
+    menu_item(driver, "Skin", "1: skin 1")  # shown only for files with several skins
     state = bvh_app.state
     assert state.skin == 1 and state.rig.skeleton.names == ["lower", "hand"] and state.rig_path == str(path)
     assert bvh_app.editor.import_options.gltf_skin == 0  # the choice is for this file only
@@ -111,18 +100,13 @@ def test_skin_menu_reads_another_skin_of_the_open_file(bvh_app, tmp_path):
 
 def test_fix_limbs_combo_moves_where_a_limb_ends(bvh_app):
     driver = open_file(bvh_app, BVH)
-    driver.click(*FIX_LIMBS)  # opens the tree node under the set-up button
+    driver.click_item("Fix limbs")  # opens the tree node under the set-up button
     driver.frames(2)
-    driver.click(*ARM_L_COMBO)  # the list opens scrolled to LeftHand; the row above is LeftForeArm
-    driver.frames(2)
-    driver.click(100, 463)
+    driver.set_value("arm.L ends at", "LeftForeArm")
     driver.frames(2)
     report = bvh_app.state.auto_setup.report
     assert report.roles["arm.L"] == ["LeftShoulder", "LeftArm", "LeftForeArm"]
     assert report.roles["arm.R"][2] == "RightHand"
-
-
-EDIT_MENU = (70, 9)
 
 
 def test_the_edit_menu_holds_edit_commands_only(driver, monkeypatch):
@@ -130,11 +114,11 @@ def test_the_edit_menu_holds_edit_commands_only(driver, monkeypatch):
     drawn = []
     for name in ("_recent_menu", "_bvh_import_menu", "_skin_menu"):
         monkeypatch.setattr(driver.app.editor, name, lambda name=name: drawn.append(name))
-    driver.click(*EDIT_MENU)
+    driver.click_item("Edit")
     driver.frames(2)
     assert drawn == []
     driver.key("ESCAPE")
-    driver.click(*FILE_MENU)
+    driver.click_item("File")
     driver.frames(2)
     assert {"_recent_menu", "_bvh_import_menu", "_skin_menu"} <= set(drawn)
 
@@ -142,7 +126,7 @@ def test_the_edit_menu_holds_edit_commands_only(driver, monkeypatch):
 def test_escape_closes_an_open_menu(driver, monkeypatch):
     menus = []
     monkeypatch.setattr(driver.app.editor, "_menu_items", lambda menu: menus.append(menu))
-    driver.click(*EDIT_MENU)
+    driver.click_item("Edit")
     driver.frames(2)
     assert menus[-1] == "Edit"
     driver.key("ESCAPE")

@@ -5,11 +5,6 @@ from pyglet.window import key
 from rig.constraints import BoneIKSettings
 from tests.golden import assert_matches_golden
 
-from .test_panels import MENU_BAR, NAMES_CHECKBOX
-
-CHAINS_NODE = (45, 501 + MENU_BAR)  # with shin.L's constraint shown and the Solver section collapsed
-BONE_IK_HEADER = (60, 406 + MENU_BAR)
-
 
 def test_selection_chain_and_hover(driver):
     driver.click(*driver.pixel_along("shin.L", 0.5))  # its IK chain (thigh.L) lights up too
@@ -34,9 +29,9 @@ def test_auto_ik_drag_shows_its_chain_and_length(driver):
 
 def test_panels_open_with_bone_names(driver):
     driver.click(*driver.pixel_along("shin.L", 0.5))
-    driver.click(*CHAINS_NODE)
-    driver.click(*BONE_IK_HEADER)
-    driver.click(*NAMES_CHECKBOX)
+    driver.click_item("Chains")
+    driver.click_item("Bone IK")
+    driver.click_item("Names")
     driver.move(600, 420)
     assert driver.state.view.show_names
     assert driver.state.rig.ik_settings("shin.L") == BoneIKSettings()  # the clicks changed no setting
