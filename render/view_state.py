@@ -13,7 +13,9 @@ class ViewState:
     picked. ``show_*`` toggle bones (with their joints), IK handles and pole targets
     (with pole lines), the ground grid, the axis lines, bone names (drawn by the UI as text) and
     the skinned mesh (when the rig has one); with ``xray_bones`` bones and handles are drawn over
-    the mesh instead of inside it.
+    the mesh instead of inside it. ``show_solver`` asks for the solver's state (residual lines,
+    limit rings, reach shells); ``solver_overlay`` is what of it to draw this frame, a
+    ``render.solver_overlay.SolverOverlay`` (None: nothing).
     """
     selected: set = field(default_factory=set)
     active: str | None = None
@@ -27,3 +29,5 @@ class ViewState:
     show_names: bool = False
     show_mesh: bool = True
     xray_bones: bool = True
+    show_solver: bool = True
+    solver_overlay: object = None
