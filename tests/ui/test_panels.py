@@ -7,11 +7,14 @@ from rig.evaluate import evaluate
 from solvers.transforms import quat_from_axis_angle
 
 MENU_BAR = 19  # the File/Edit menu bar's height: the panels start below it
-OUTLINER_ROW = {"pelvis": (800, 227 + MENU_BAR), "neck": (821, 295 + MENU_BAR), "head": (831, 312 + MENU_BAR)}
+SOLVER_ROW = 23  # the View section's "Solver state" row: what the Scene panel has below it moves down by it
+OUTLINER_ROW = {"pelvis": (800, 227 + MENU_BAR + SOLVER_ROW), "neck": (821, 295 + MENU_BAR + SOLVER_ROW),
+                "head": (831, 312 + MENU_BAR + SOLVER_ROW)}
 ADD_CONSTRAINT = (100, 87 + MENU_BAR)  # "Add IK constraint to ..." with the Solver section collapsed
 REMOVE_CONSTRAINT = (209, 87 + MENU_BAR)
 BONES_CHECKBOX, NAMES_CHECKBOX = (745, 67 + MENU_BAR), (802, 90 + MENU_BAR)
-VIEW_BUTTON = {"top": (908, 113 + MENU_BAR), "left": (837, 136 + MENU_BAR)}
+SOLVER_CHECKBOX = (745, 113 + MENU_BAR)
+VIEW_BUTTON = {"top": (908, 113 + MENU_BAR + SOLVER_ROW), "left": (837, 136 + MENU_BAR + SOLVER_ROW)}
 COPY_ROTATION_HEADER = (60, 234 + MENU_BAR)
 HAND_L_Y_AXIS = (63, 297 + MENU_BAR)  # the first constraint's (hand.L's) widgets, once the section is open
 HAND_L_INFLUENCE_MIDDLE = (119, 320 + MENU_BAR)
@@ -58,6 +61,9 @@ def test_view_toggles_and_buttons(driver):
     driver.click(*BONES_CHECKBOX)
     driver.click(*NAMES_CHECKBOX)
     assert not state.view.show_bones and state.view.show_names
+    assert state.view.show_solver
+    driver.click(*SOLVER_CHECKBOX)
+    assert not state.view.show_solver and state.view.solver_overlay is None
     driver.click(*VIEW_BUTTON["top"])
     assert (state.camera.yaw, state.camera.pitch) == pytest.approx((0.0, np.pi / 2))
     driver.click(*VIEW_BUTTON["left"])
