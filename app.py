@@ -245,7 +245,8 @@ def write_outputs(args, app):
         (args.screenshot, lambda path: save_png(app.read_rgb(), path)),
         (args.save_pose, lambda path: save_pose(state.rig.skeleton, state.pose, path, state.rig.name)),
         (args.dump_scene, lambda path: save_json_atomic(
-            path, scene_dict(state.rig, state.world, state.camera, app.window.width, app.window.height))),
+            path, scene_dict(state.rig, state.world, state.camera, app.window.width, app.window.height,
+                             state.view.solver_overlay))),
     ]
     for path, write in writers:
         if path:

@@ -1,4 +1,5 @@
-"""Draws a posed rig Blender's way: octahedral bones, joint spheres, IK handles, pole lines, grid.
+"""Draws a posed rig Blender's way: octahedral bones, joint spheres, IK handles, pole lines, grid,
+and over them the solver's state (``render.solver_overlay``) when the view state holds one.
 
 The renderer owns GPU objects only; what to draw comes from the rig and its world matrices, how
 it looks from ``render.style.Style`` and what is highlighted from ``render.view_state.ViewState``.
@@ -10,6 +11,7 @@ import numpy as np
 
 from render import shaders, shapes
 from render.mesh_renderer import MeshRenderer
+from render.solver_overlay import SolverOverlayRenderer
 from render.style import DEFAULT_STYLE
 from rig.pose import heads_tails
 
@@ -116,6 +118,7 @@ class RigRenderer:
         self.constraint_vbo = ctx.buffer(reserve=LINE_FLOATS * 4 * 2)
         self.constraint = self._line_array(self.constraint_vbo)
         self.mesh_renderer = MeshRenderer(ctx, style)
+        self.solver_overlay = SolverOverlayRenderer(ctx, style)
 
     def _mesh(self, mesh):
         return _InstancedMesh(self.ctx, mesh, self.solid_program, self.wire_program)
@@ -179,6 +182,8 @@ class RigRenderer:
                 mesh.draw(world[index] @ _scale(np.full(len(index), size * extent)), fills, wires)
         if view_state.constraint_line is not None:
             self._draw_constraint_line(view_state.constraint_line)
+        if view_state.solver_overlay is not None:
+            self.solver_overlay.draw(view_state.solver_overlay, camera, width, height)
         ctx.disable(moderngl.DEPTH_TEST | moderngl.BLEND)
 
     def _draw_ground(self, view_state):
@@ -260,7 +265,7 @@ class RigRenderer:
         return fills, wires
 
     def release(self):
-        for mesh in (self.bones, self.joints, self.handles, self.poles, self.mesh_renderer):
+        for mesh in (self.bones, self.joints, self.handles, self.poles, self.mesh_renderer, self.solver_overlay):
             mesh.release()
         for obj in (self.ground, self.ground_vbo, self.dashes, self.dash_vbo, self.constraint, self.constraint_vbo,
                     self.background, self.solid_program, self.wire_program, self.line_program, self.background_program):

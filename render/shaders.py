@@ -158,3 +158,26 @@ void main() {
     f_color = vec4(u_color * shade(gl_FrontFacing ? n : -n), 1.0);
 }
 """
+
+# Overlays drawn flat over the scene in window pixels (top-left origin), no depth: the solver's
+# residual lines, limit rings and reach shells.
+OVERLAY_VERTEX = """
+#version 330
+uniform vec2 u_size;  // framebuffer width, height in pixels
+in vec2 in_pos;
+in vec4 in_color;
+out vec4 v_color;
+void main() {
+    v_color = in_color;
+    gl_Position = vec4(in_pos.x / u_size.x * 2.0 - 1.0, 1.0 - in_pos.y / u_size.y * 2.0, 0.0, 1.0);
+}
+"""
+
+OVERLAY_FRAGMENT = """
+#version 330
+in vec4 v_color;
+out vec4 f_color;
+void main() {
+    f_color = v_color;
+}
+"""

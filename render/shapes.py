@@ -94,3 +94,28 @@ def dashed_segments(starts, ends):
     points = np.stack([starts, ends], axis=1).reshape(-1, 3)
     distance = np.stack([np.zeros(len(starts)), np.linalg.norm(ends - starts, axis=1)], axis=1).reshape(-1)
     return points.astype("f4"), distance.astype("f4")
+
+
+def segment_quads(starts, ends, width):
+    """Triangles (6N, 2) of window-pixel quads ``width`` pixels wide along the segments from
+    ``starts`` (N, 2) to ``ends`` (N, 2): lines of any width, which core GL does not draw."""
+    starts = np.asarray(starts, dtype=float).reshape(-1, 2)
+    ends = np.asarray(ends, dtype=float).reshape(-1, 2)
+    along = ends - starts
+    length = np.maximum(np.linalg.norm(along, axis=1, keepdims=True), 1e-9)
+    side = np.c_[-along[:, 1], along[:, 0]] / length * (width / 2.0)
+    a, b, c, d = starts - side, starts + side, ends + side, ends - side
+    return np.stack([a, b, c, a, c, d], axis=1).reshape(-1, 2)
+
+
+def polyline_quads(points, width):
+    """Triangles of a ``width``-pixel line through ``points`` (N, 2), one quad per segment."""
+    points = np.asarray(points, dtype=float).reshape(-1, 2)
+    return segment_quads(points[:-1], points[1:], width)
+
+
+def circle_points(centre, radius, u, v, segments=48):
+    """Closed circle (segments + 1, D) around ``centre`` (D,) in the plane of the orthonormal
+    ``u``, ``v`` (D,): world circles (D = 3) or window-pixel ones (D = 2)."""
+    angle = np.linspace(0.0, 2.0 * np.pi, segments + 1)[:, None]
+    return np.asarray(centre, float) + radius * (np.cos(angle) * np.asarray(u, float) + np.sin(angle) * np.asarray(v, float))

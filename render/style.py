@@ -26,6 +26,16 @@ class Style:
     pole: tuple = (0.80, 0.40, 0.95)
     pole_selected: tuple = (0.93, 0.74, 1.0)
     pole_line: tuple = (0.85, 0.60, 1.0, 0.9)
+    residual_line: tuple = (1.0, 0.35, 0.2, 1.0)
+    """A chain's tip to the target it fell short of."""
+    limit_ring: tuple = (1.0, 0.6, 0.1, 1.0)
+    """Around a joint a limit holds."""
+    reach_shell: tuple = (0.55, 0.8, 1.0, 0.45)
+    """The sphere a dragged chain can reach (its equator at half this alpha)."""
+    overlay_shadow: tuple = (0.0, 0.0, 0.0, 0.55)
+    overlay_line_px: float = 2.0
+    limit_ring_min_px: float = 6.0
+    """Width of residual lines and limit rings, smallest limit ring radius (pixels)."""
     mesh: tuple = (0.62, 0.58, 0.54)
     """Skinned mesh base colour (lit in the shader)."""
     hover_mix: float = 0.3

@@ -25,7 +25,9 @@ class ViewState:
     (with pole lines), the ground grid, the axis lines, bone names (drawn by the UI as text) and
     the skinned mesh (when the rig has one); with ``xray_bones`` bones and handles are drawn over
     the mesh instead of inside it. ``constraint_line``: the ``AxisLine`` of a transform's axis
-    lock, drawn while it holds.
+    lock, drawn while it holds. ``show_solver`` asks for the solver's state (residual lines,
+    limit rings, reach shells); ``solver_overlay`` is what of it to draw this frame, a
+    ``render.solver_overlay.SolverOverlay`` (None: nothing).
     """
     selected: set = field(default_factory=set)
     active: str | None = None
@@ -40,3 +42,5 @@ class ViewState:
     show_mesh: bool = True
     xray_bones: bool = True
     constraint_line: AxisLine | None = None
+    show_solver: bool = True
+    solver_overlay: object = None

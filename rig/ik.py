@@ -44,7 +44,9 @@ class ChainReport:
     ``error`` is the residual of its first goal in ``unit``: "m" for a position, "rad" for an
     angle (a one-bone chain aims, so its residual is an angle). ``solver`` names every method
     that ran ("two_bone+ccd"); ``notes`` every setting asked for and not honoured, with the
-    reason."""
+    reason. ``at_limit`` counts the solved bones a lock or limit held (a group's, for a
+    constraint solved in a group); ``at_limit_bones`` names this constraint's chain bones among
+    them, root first, for the viewport to mark."""
     bone: str
     solver: str
     iterations: int
@@ -53,6 +55,7 @@ class ChainReport:
     at_limit: int = 0
     unit: str = "m"
     notes: tuple = ()
+    at_limit_bones: tuple = ()
 
 
 def goal_from_handles(rig, constraint, world):
@@ -302,6 +305,12 @@ def _chain_start(rig, pose, goal, arrays, chain, limits):
                      (first,) if first is not None else ())
 
 
+def _held_bones(rig, bones, at_limit, chain):
+    """Names of ``chain``'s bones that ``at_limit`` (per bone of ``bones``, by axis) says a limit held."""
+    held = {bone for bone, axes in zip(bones, at_limit) if axes.any()}
+    return tuple(rig.skeleton.names[bone] for bone in chain if bone in held)
+
+
 def _held_by_limits(result, limits, arrays, goal, method, tolerance):
     """An analytic answer clamped to the bones' locks and limits, its residual measured again
     (an angle for one bone, which aims; the tip's distance otherwise)."""
@@ -333,7 +342,8 @@ def _solve_chain(rig, pose, world, goals, bones, method, start, iterations, plan
         result = _held_by_limits(result, plan.limits, arrays, goal, method, rig.solver.tolerance)
     return result, [ChainReport(goal.constraint.bone, method, result.iterations, float(result.errors[0]),
                                 result.converged, int(result.at_limit.any(axis=1).sum()),
-                                "rad" if method == "one_bone" else "m")]
+                                "rad" if method == "one_bone" else "m",
+                                at_limit_bones=_held_bones(rig, chain, result.at_limit, chain))]
 
 
 def _solve_tree(rig, pose, world, goals, bones, method, start, iterations, plan):
@@ -349,7 +359,7 @@ def _solve_tree(rig, pose, world, goals, bones, method, start, iterations, plan)
     result = solve_fabrik(fabrik, _start(rig, pose, bones) if start is None else start,
                           np.array([g.target for g in goals]), np.array(rotations),
                           iterations, rig.solver.tolerance)
-    return result, _group_reports(rig, goals, [[effector] for effector in effectors], result, method)
+    return result, _group_reports(rig, goals, [[effector] for effector in effectors], result, method, bones)
 
 
 def _write(pose, bones, rotations, stretch, influence):
@@ -410,13 +420,14 @@ def _solve_jacobian(rig, pose, world, goals, bones, method, start, iterations, p
         start = _chain_start(rig, pose, goals[0], chain_arrays(rig.skeleton, pose, world, bones), bones, plan.limits) \
             if len(goals) == 1 else _start(rig, pose, bones)
     result = solve_dls(dls, start, iterations, rig.solver.tolerance, rig.solver.damping, method)
-    reports = _group_reports(rig, goals, per_goal, result, method)
+    reports = _group_reports(rig, goals, per_goal, result, method, bones)
     return result, [replace(r, notes=tuple(notes)) for r in reports]
 
 
-def _group_reports(rig, goals, per_goal, result: SolveResult, solver):
+def _group_reports(rig, goals, per_goal, result: SolveResult, solver, bones):
     """One ChainReport per constraint, ``per_goal`` holding the solver goals (or effectors) each
-    one added: its first goal's residual (position, or rotation)."""
+    one added: its first goal's residual (position, or rotation); ``bones`` are the group's, in
+    ``result``'s order."""
     at_limit = int(result.at_limit.any(axis=1).sum())
     reports, k = [], 0
     for goal, own in zip(goals, per_goal):
@@ -424,7 +435,9 @@ def _group_reports(rig, goals, per_goal, result: SolveResult, solver):
         unit = "rad" if own and isinstance(own[0], (RotationGoal, JointRotationGoal)) else "m"
         k += len(own)
         reports.append(ChainReport(goal.constraint.bone, solver, result.iterations, error,
-                                   error <= rig.solver.tolerance, at_limit, unit))
+                                   error <= rig.solver.tolerance, at_limit, unit,
+                                   at_limit_bones=_held_bones(rig, bones, result.at_limit,
+                                                              rig.ik_chain(goal.constraint))))
     return reports
 
 

@@ -71,6 +71,19 @@ def test_scene_dump_gives_camera_and_every_bone_in_pixels(rest):
             np.testing.assert_allclose(window_pixel(scene["camera"], bone[end]), bone[f"{end}_px"], atol=1e-6)
     left, right = scene["handles"]["hand_ik.L"]["px"], scene["handles"]["hand_ik.R"]["px"]
     assert left[0] > SIZE[0] / 2 > right[0]  # facing the camera, the character's left is screen right
+    assert scene["solver"] == {"residuals": [], "limits": [], "reach": []}  # every chain reaches at rest
+
+
+def test_scene_dump_lists_the_residual_line_of_a_hand_dragged_out_of_reach(rest, tmp_path):
+    scene, _ = rest
+    start = np.array(scene["handles"]["hand_ik.L"]["px"])
+    replay(tmp_path, "far", drag_events(start, start + [40, 170]), "--dump-scene", str(tmp_path / "scene.json"))
+    dumped = json.loads((tmp_path / "scene.json").read_text())
+    [line] = dumped["solver"]["residuals"]
+    assert line["bone"] == "forearm.L" and line["error"] > 0.1 and line["label"].endswith(" mm")
+    np.testing.assert_allclose(line["target"], dumped["handles"]["hand_ik.L"]["position"], atol=1e-12)
+    np.testing.assert_allclose(line["tip"], dumped["bones"]["forearm.L"]["tail"], atol=1e-12)
+    assert dumped["solver"]["reach"] == []  # the drag is over
 
 
 def test_replayed_drag_puts_the_hand_on_the_target_then_undo_and_redo(rest, tmp_path):

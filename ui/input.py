@@ -15,7 +15,7 @@ import numpy as np
 from imgui_bundle import imgui
 from pyglet.window import key, mouse
 
-from ui import navigation, selection, viewport
+from ui import gizmo, navigation, selection, viewport
 
 CTRL, SHIFT, ALT = key.MOD_CTRL, key.MOD_SHIFT, key.MOD_ALT
 MODIFIER_MASK = CTRL | SHIFT | ALT  # Num Lock and Caps Lock change no binding
@@ -144,6 +144,8 @@ class ViewportInput:
         if button == mouse.MIDDLE or (button == mouse.LEFT and modifiers & key.MOD_ALT):
             self.navigating = navigation.drag_mode(modifiers)
         elif button == mouse.LEFT:
+            if gizmo.take_near_press(state, x, y):
+                return
             name = selection.pick_bone(state, x, y, *self._size())
             extend = bool(modifiers & key.MOD_SHIFT)
             selection.click_select(state, name, extend)

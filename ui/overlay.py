@@ -1,6 +1,7 @@
-"""Text drawn over the viewport with ImGui's draw lists: bone names, the Auto IK chain length
-near the pointer, and what G or R is doing: its angle or distance, axis lock and typed value
-(Blender shows these in its header)."""
+"""Text drawn over the viewport with ImGui's draw lists: bone names, the residuals of chains that
+fall short (beside the lines the renderer draws), the Auto IK chain length near the pointer, and
+what G or R is doing: its angle or distance, axis lock and typed value (Blender shows these in its
+header)."""
 import math
 
 import numpy as np
@@ -11,6 +12,7 @@ from ui.transform_input import AxisLock
 
 NAME_COLOUR = imgui.IM_COL32(235, 235, 235, 220)
 TOOL_COLOUR = imgui.IM_COL32(255, 225, 120, 255)
+RESIDUAL_COLOUR = imgui.IM_COL32(255, 150, 120, 255)  # render.style's residual line, lightened to read as text
 SHADOW = imgui.IM_COL32(0, 0, 0, 200)
 POINTER_OFFSET = (18.0, 14.0)
 
@@ -30,6 +32,31 @@ def bone_names(state, width, height):
     for name, (x, y) in zip(skeleton.names, pixels):
         if np.isfinite(x) and np.isfinite(y) and name not in state.view.hidden:
             _text(draw_list, x + 6.0, y - 7.0, NAME_COLOUR, name)
+
+
+LABEL_GAP = 6.0  # pixels between a residual line and its label
+
+
+def label_corner(start, end, text_size):
+    """Top-left corner for a label of ``text_size`` (w, h) beside the middle of the window-pixel
+    segment ``start``-``end``, on its upper side and clear of it whatever its slope."""
+    along = np.asarray(end, float) - np.asarray(start, float)
+    normal = np.array([along[1], -along[0]]) / max(float(np.linalg.norm(along)), 1e-9)
+    if normal[1] > 0.0 or not normal.any():
+        normal = -normal if normal.any() else np.array([0.0, -1.0])
+    half = np.asarray(text_size, float) / 2.0
+    centre = (np.asarray(start, float) + end) / 2.0 + normal * (LABEL_GAP + np.abs(normal) @ half)
+    return centre - half
+
+
+def residual_labels(state, width, height):
+    """Each residual line's label beside its middle, under the panels."""
+    draw_list = imgui.get_background_draw_list()
+    for line in state.view.solver_overlay.residuals:
+        ends = state.camera.world_to_window(np.array([line.tip, line.target]), width, height)
+        if np.isfinite(ends).all():
+            size = imgui.calc_text_size(line.label)
+            _text(draw_list, *label_corner(ends[0], ends[1], (size.x, size.y)), RESIDUAL_COLOUR, line.label)
 
 
 MODAL_HINT = "X/Y/Z axis, type a value, click/Enter confirms, Esc/right click cancels"
@@ -86,6 +113,8 @@ def draw_overlay(state, pointer, width, height):
     """Everything the viewport shows as text this frame; ``pointer`` in top-left pixels."""
     if state.view.show_names:
         bone_names(state, width, height)
+    if state.view.solver_overlay is not None:
+        residual_labels(state, width, height)
     draw_list = imgui.get_foreground_draw_list()
     if state.drag is not None and state.drag.kind == "rotate":
         # Blender's rotate line from the pivot to the pointer.

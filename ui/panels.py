@@ -241,6 +241,10 @@ def view_panel(state):
             imgui.same_line()
         _, value = widgets.checkbox(label, getattr(view, attribute))
         setattr(view, attribute, value)
+    _, view.show_solver = widgets.checkbox("Solver state##show_solver", view.show_solver)
+    _help("Over the viewport: a red line from a chain's tip to the target it cannot reach, with the\n"
+          "distance; an orange ring on each joint held at its limit; while a handle is dragged, the\n"
+          "sphere its chain can reach.")
     if state.mesh is not None:
         _, view.show_mesh = widgets.checkbox("Mesh", view.show_mesh)
         imgui.same_line()

@@ -23,8 +23,8 @@ def rig_extent(skeleton):
 
 def pickable(state):
     """(names, PickItems) of what is shown: handles and poles as points, bones as segments;
-    hidden bones are left out."""
-    skeleton, view = state.rig.skeleton, state.view
+    hidden bones are left out. Shapes are sized as the renderer draws them (render.style)."""
+    skeleton, view, style = state.rig.skeleton, state.view, DEFAULT_STYLE
     targets, poles = state.rig.handle_bones()
     handles = targets | poles
     names = [n for n in skeleton.names
@@ -35,7 +35,14 @@ def pickable(state):
     tails = heads + state.world[index, :3, 1] * skeleton.lengths[index, None]
     ends = np.where(is_handle[:, None], heads, tails)
     radius = np.where(is_handle, HANDLE_RADIUS_PX, BONE_RADIUS_PX)
-    return names, PickItems(heads, ends, radius, np.where(is_handle, HANDLE_BIAS_PX, 0.0))
+    extent = rig_extent(skeleton)
+    handle_size = np.array([(style.handle_size if n in targets else style.pole_size) * extent for n in names])
+    length = np.linalg.norm(tails - heads, axis=1)
+    # A bone: its octahedron's waist near the head, its joint sphere at the tail.
+    start = np.where(is_handle, handle_size, style.bone_waist * length)
+    end = np.where(is_handle, handle_size, style.joint_radius * length)
+    return names, PickItems(heads, ends, radius, np.where(is_handle, HANDLE_BIAS_PX, 0.0), start, end,
+                            np.where(is_handle, handle_size, length))
 
 
 def pick_bone(state, x, y, width, height):

@@ -71,10 +71,12 @@ GIZMO_MODES = ("none", "translate", "rotate")
 class GizmoState:
     """The viewport gizmo (Blender's move / rotate tool choice): ``mode`` is one of
     ``GIZMO_MODES``; ``over`` says the pointer is on the gizmo (the viewport tools keep off);
-    ``drag`` is the DragState the gizmo's current press began, so after Escape or a right click
-    cancels it the gizmo ignores that press until the button comes up."""
+    ``shown`` that the gizmo was drawn this frame (ImGuizmo can hit-test it); ``drag`` is the
+    DragState the gizmo's current press began, so after Escape or a right click cancels it the
+    gizmo ignores that press until the button comes up."""
     mode: str = "none"
     over: bool = False
+    shown: bool = False
     drag: DragState | None = None
 
 

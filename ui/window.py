@@ -26,6 +26,7 @@ from ui.gizmo import gizmo_frame
 from ui.input import ViewportInput
 from ui.overlay import draw_overlay
 from ui.panels import main_panel
+from ui.solver_state import solver_overlay
 from ui.viewport import active_chain, cancel_drag, constraint_line
 
 FIXED_DT = 1.0 / 60.0
@@ -134,6 +135,7 @@ class PosekitWindow:
         gizmo_frame(self.state, *imgui.get_io().display_size)
         self.state.view.active_chain = active_chain(self.state)
         self.state.view.constraint_line = constraint_line(self.state)
+        self.state.view.solver_overlay = solver_overlay(self.state)
         draw_overlay(self.state, self.input.pointer, width, height)
         self.editor.end_frame()
         imgui.render()

@@ -136,3 +136,24 @@ def test_target_rotations_setting_turns_every_chain_end_to_its_handle():
     pose.rotations[skel.index["tail.001"]:tip + 1] = [0.0, 0.0, 0.0, 1.0]
     _, free_world, _ = evaluate(rig, pose)
     assert not np.allclose(free_world[tip, :3, :3], world[handle, :3, :3], atol=1e-3)
+
+
+@pytest.mark.parametrize("solver", ["two_bone", "fabrik", "ccd", "dls"])
+def test_reports_name_the_chain_bones_a_limit_holds(solver):
+    """A forearm hinge that may bend 0.3 rad, and a handle at the shoulder: the forearm ends
+    on its limit and the report says so by name; a free chain names none."""
+    from rig.constraints import BoneIKSettings
+    rig = load_rig("assets/humanoid.json")
+    rig.solver.type = solver
+    pose = Pose.rest(len(rig.skeleton))
+    _, world, reports = evaluate(rig, pose)
+    assert all(r.at_limit_bones == () for r in reports)
+    rig.bone_ik["forearm.L"] = BoneIKSettings(lock=(False, True, True), use_limit=(True, False, False),
+                                              limit_min=(0.0, -np.pi, -np.pi), limit_max=(0.3, np.pi, np.pi))
+    shoulder = world[rig.skeleton.index["upper_arm.L"], :3, 3]
+    hand = world[rig.skeleton.index["hand_ik.L"], :3, 3]
+    move_handle(rig, pose, world, "hand_ik.L", (shoulder - hand) * 0.6)
+    _, _, reports = evaluate(rig, pose)
+    arm = next(r for r in reports if r.bone == "forearm.L")
+    assert "forearm.L" in arm.at_limit_bones and not arm.converged
+    assert all(r.at_limit_bones == () for r in reports if r is not arm)

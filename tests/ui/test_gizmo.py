@@ -5,6 +5,9 @@ from pyglet.window import key
 
 from rig.pose import rotation_for_world, world_matrices
 from solvers.transforms import quat_from_axis_angle, quat_to_matrix3
+from ui.selection import pick_bone
+
+from .conftest import SIZE
 
 
 def head(state, name):
@@ -103,3 +106,33 @@ def test_rotation_for_world_inverts_fk(driver):
     wanted = quat_to_matrix3(quat_from_axis_angle(np.array([0.3, 0.8, 0.5]), 0.7)) @ state.world[i, :3, :3]
     state.pose.rotations[i] = rotation_for_world(skeleton, state.world, i, wanted)
     np.testing.assert_allclose(world_matrices(skeleton, state.pose)[i, :3, :3], wanted, atol=1e-9)
+
+
+def test_a_press_just_off_the_rotate_ring_grabs_the_gizmo_not_an_auto_ik_drag(driver):
+    """ImGuizmo's hover band around its outer ring is narrow; 3 px beyond it, over the shoulder,
+    the press still turns the bone instead of picking one (with Auto IK on, dragging a chain)."""
+    state = driver.state
+    state.auto_ik = True
+    gizmo_on(driver, "spine.03", "rotate")
+    x, y = driver.pixel_of("spine.03")
+    direction = np.array([np.cos(0.35), -np.sin(0.35)])  # up and right: the ring crosses the upper arm
+    on_ring = []
+    for radius in range(40, 90):
+        driver.move(*(np.array([x, y]) + radius * direction))
+        driver.frames(1)
+        if state.gizmo.over:
+            on_ring.append(radius)
+    assert on_ring  # the outermost is the view-facing ring's band
+    near = np.array([x, y]) + (on_ring[-1] + 3) * direction
+    driver.move(*near)
+    driver.frames(1)
+    assert not state.gizmo.over  # ImGuizmo alone would not take it
+    assert pick_bone(state, *near, *SIZE) is not None  # but a bone lies under it
+    before = state.world[state.rig.skeleton.index["spine.03"], :3, :3].copy()
+    driver.press(*near)
+    driver.drag(*(near + [-30.0, 25.0]))
+    driver.drag(*(near + [-50.0, 50.0]))
+    assert state.drag is not None and state.drag.kind == "gizmo" and state.drag.bone == "spine.03"
+    assert state.view.selected == {"spine.03"}
+    assert not np.allclose(state.world[state.rig.skeleton.index["spine.03"], :3, :3], before)
+    driver.release(*(near + [-50.0, 50.0]))

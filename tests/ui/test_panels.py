@@ -49,6 +49,9 @@ def test_view_toggles_and_buttons(driver):
     driver.click_item("Bones")
     driver.click_item("Names")
     assert not state.view.show_bones and state.view.show_names
+    assert state.view.show_solver
+    driver.click_item("Solver state")
+    assert not state.view.show_solver and state.view.solver_overlay is None
     driver.click_item("Top")
     assert (state.camera.yaw, state.camera.pitch) == pytest.approx((0.0, np.pi / 2))
     driver.click_item("Left")
