@@ -80,6 +80,6 @@ def choose_frame(state, clip, frame):
         return False
     animation.select(clip, frame)
     state.pose = pose
-    state.resolve()
+    state.mark_dirty()
     state.message = f"Pose from clip '{clip}', frame {frame} ({animation.seconds(clip, frame):.3f} s)"
     return True

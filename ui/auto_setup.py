@@ -7,6 +7,7 @@ rig is replaced), so the panel can show it every frame for free.
 from dataclasses import dataclass
 
 from rig.autorig import LIMBS, SIDES, AutoRigReport, auto_rig, limb_ending_at, recognise
+from rig.pose import world_matrices
 
 LIMB_ROLES = tuple(f"{kind}.{side}" for kind, *_ in LIMBS for side in SIDES)
 
@@ -62,14 +63,15 @@ def show_auto_setup(state):
 
 
 def apply_auto_setup(state):
-    """Replace the rig by ``auto_rig``'s (the pose kept, handles snapped onto it) and re-solve;
-    the frame's end records it as an undo step. Returns whether anything was set up."""
+    """Replace the rig by ``auto_rig``'s (the pose kept, handles snapped onto it) and ask for a
+    solve; the frame's end records it as an undo step. Returns whether anything was set up."""
     rig, report, pose = auto_rig(state.rig, state.pose, current_setup(state).report)
     if not report.created:
         state.message = "Automatic IK set-up: nothing to add. " + "; ".join(report.warnings)
         return False
     state.rig, state.pose = rig, pose
+    state.world = world_matrices(rig.skeleton, pose)  # one matrix per new bone until the frame solves
     state.auto_setup = AutoSetup(rig.skeleton, report, applied=True)
-    state.resolve()
+    state.mark_dirty()
     state.message = "; ".join([f"IK set up for {', '.join(report.handles)}"] + report.warnings)
     return True

@@ -219,7 +219,7 @@ class Editor:
     # Commands -------------------------------------------------------------------------------
     def _set_pose(self, pose, message):
         self.state.pose = pose
-        self.state.resolve()
+        self.state.mark_dirty()
         self.state.message = message
 
     def show_keymap(self):

@@ -26,11 +26,11 @@ class FramePacer:
         self.awake_until = max(self.awake_until, self.clock() + SETTLE_S)
 
     def busy(self):
-        """Whether the app changes with no input: a drag in progress, an autosave waiting for its
-        delay, a message the user has not answered."""
+        """Whether the app changes with no input: a drag in progress, a solve asked for, an
+        autosave waiting for its delay, a message the user has not answered."""
         editor, state = self.app.editor, self.app.state
         autosaver = editor.autosaver
-        return (state.drag is not None or editor.recovery is not None or editor.unsaved is not None
+        return (state.drag is not None or state.solve_pending or editor.recovery is not None or editor.unsaved is not None
                 or editor.quit_requested or (autosaver is not None and autosaver.changed_at is not None))
 
     def tick(self, dt):

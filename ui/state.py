@@ -2,6 +2,7 @@
 in statics. ``pose`` holds the channels as last solved (IK results included, so continuous
 solving starts from what is on screen and a saved pose is what was seen); ``world`` derives from it
 and from the constraints that act on world matrices only (Copy Rotation, IK at partial influence)."""
+import time
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -116,6 +117,7 @@ class AppState:
     animation: Animation | None = None  # the file's clips, to take a starting pose from
     skins: tuple = ()  # the names of the file's skins when it has several (File > Skin)
     skin: int = 0  # which of them is open
+    solve_pending: bool = False  # an edit asked for a solve that the frame has not run yet
 
     def __post_init__(self):
         if self.world is None:  # plain FK until the first resolve: the history keeps a world with each pose
@@ -160,9 +162,23 @@ class AppState:
             return None
         return rect
 
+    def mark_dirty(self):
+        """Ask for a solve. Tools, panels and commands call this; the frame solves once, after
+        its input, however many events and edits came in since the last one."""
+        self.solve_pending = True
+
+    def solve_if_pending(self):
+        """The frame's one solve, when something asked for it, timed into ``stats.solve_us``."""
+        if not self.solve_pending:
+            return
+        start = time.perf_counter()
+        self.resolve()
+        self.stats.solve_us = (time.perf_counter() - start) * 1e6
+        self.solve_pending = False
+
     def resolve(self):
-        """Evaluate constraints on the current channels (called once per frame when dirty),
-        with the active drag's temporary Auto IK goal if there is one."""
+        """Evaluate constraints on the current channels, with the active drag's temporary Auto
+        IK goal if there is one (the frame calls it through ``solve_if_pending``)."""
         goals = self.drag.goals() if self.drag is not None else []
         self.pose, self.world, self.reports = evaluate(self.rig, self.pose, goals)
         self.stats.angle_error = max((r.error for r in self.reports if r.unit == "rad"), default=None)

@@ -6,7 +6,6 @@ count them); the window layer converts pyglet's bottom-left coordinates before c
 Every tool starts from a ``DragState`` holding the pose before it, so Escape or a right click
 restores that pose bit for bit, whatever the tool.
 """
-import time
 
 import numpy as np
 
@@ -74,12 +73,6 @@ def begin_drag(state, name, x, y, width, height):
     return state.drag is not None
 
 
-def _solve(state):
-    start = time.perf_counter()
-    state.resolve()
-    state.stats.solve_us = (time.perf_counter() - start) * 1e6
-
-
 def update_drag(state, x, y, width, height):
     """Move the dragged point under the pointer (or turn the bone by its angle) and solve; the rig
     follows in the same frame. A value typed into a G or R replaces the pointer's."""
@@ -121,7 +114,7 @@ def _move_to(state, point):
     if drag.kind == "auto_ik":
         drag.target = point
         state.pose = drag.pose_before.copy()  # Blender re-solves from the start each step
-        _solve(state)
+        state.mark_dirty()
     else:
         index = [state.rig.skeleton.index[name] for name in drag.followers]
         move_heads(state, (drag.bone, *drag.followers), [point, *(drag.world_before[index, :3, 3] + drag.moved)])
@@ -129,20 +122,20 @@ def _move_to(state, point):
 
 def move_heads(state, names, points):
     """Put each bone of ``names`` with its head at its world point of ``points`` through its
-    location channel, then solve once."""
+    location channel; the frame then solves once."""
     skeleton = state.rig.skeleton
     for name, point in zip(names, points):
         bone = skeleton.index[name]
         state.pose.locations[bone] = location_for_head(skeleton, state.pose, state.world, bone, point)
-    _solve(state)
+    state.mark_dirty()
 
 
 def turn_to(state, name, rotation):
-    """Give bone ``name`` the world orientation ``rotation`` (3, 3) through its rotation channel
-    and solve."""
+    """Give bone ``name`` the world orientation ``rotation`` (3, 3) through its rotation channel;
+    the frame then solves."""
     bone = state.rig.skeleton.index[name]
     state.pose.rotations[bone] = rotation_for_world(state.rig.skeleton, state.world, bone, rotation)
-    _solve(state)
+    state.mark_dirty()
 
 
 def change_auto_ik_length(state, step):
@@ -156,7 +149,7 @@ def change_auto_ik_length(state, step):
     drag.goal.chain_count = autoik.effective_length(state.rig.skeleton, bone, state.auto_ik_length)
     if drag.target is not None:
         state.pose = drag.pose_before.copy()
-        _solve(state)
+        state.mark_dirty()
     return True
 
 
@@ -235,7 +228,7 @@ def _rotate(state, x, y):
     pose = drag.pose_before.copy()
     pose.rotations[bone] = quat_mul(quat_from_axis_angle(local_axis, drag.angle), drag.pose_before.rotations[bone])
     state.pose = pose
-    _solve(state)
+    state.mark_dirty()
 
 
 def _rotation_axis(state):

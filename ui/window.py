@@ -131,8 +131,9 @@ class PosekitWindow:
         widgets.begin_frame()
         self.editor.draw()
         if main_panel(self.state):
-            self.state.resolve()
+            self.state.mark_dirty()
         gizmo_frame(self.state, *imgui.get_io().display_size)
+        self.state.solve_if_pending()  # once, after every input of the frame, before anything reads the world
         self.state.view.active_chain = active_chain(self.state)
         self.state.view.constraint_line = constraint_line(self.state)
         self.state.view.solver_overlay = solver_overlay(self.state)

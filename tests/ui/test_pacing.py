@@ -29,7 +29,7 @@ class Window:
 
 
 def idle_app():
-    return SimpleNamespace(window=Window(), state=SimpleNamespace(drag=None),
+    return SimpleNamespace(window=Window(), state=SimpleNamespace(drag=None, solve_pending=False),
                            editor=SimpleNamespace(autosaver=None, recovery=None, unsaved=None, quit_requested=False))
 
 
@@ -60,12 +60,14 @@ def test_input_wakes_it_for_a_moment():
     assert frames(pacer, clock, 2.0) == 0
 
 
-def test_a_drag_a_pending_autosave_and_an_open_question_keep_it_drawing():
+def test_a_drag_a_pending_solve_a_pending_autosave_and_an_open_question_keep_it_drawing():
     clock = Clock()
     app = idle_app()
     pacer = FramePacer(app, clock)
     frames(pacer, clock, 2.0)
     for busy, idle in ((lambda: setattr(app.state, "drag", object()), lambda: setattr(app.state, "drag", None)),
+                       (lambda: setattr(app.state, "solve_pending", True),
+                        lambda: setattr(app.state, "solve_pending", False)),
                        (lambda: setattr(app.editor, "autosaver", SimpleNamespace(changed_at=1.0)),
                         lambda: setattr(app.editor, "autosaver", SimpleNamespace(changed_at=None))),
                        (lambda: setattr(app.editor, "recovery", object()), lambda: setattr(app.editor, "recovery", None))):
