@@ -449,7 +449,8 @@ def _runner(method, tree):
 
 SHARES = 4  # a method with others after it may spend 1/SHARES of the budget: one that crawls
 # (CCD on the sphere a limit leaves it) must leave the rest to methods that converge faster
-RESTARTS = 12  # fresh starts a limited chain may take when its methods stall short of the goals
+RESTART_SHARES = 20  # a fresh start may spend 1/RESTART_SHARES of the budget: most that reach do so fast
+RESTARTS = 40  # fresh starts a limited chain may take when its methods stall short of the goals
 RESTART_SEED = 20261124  # fixed: the same problem always gets the same starts
 
 
@@ -475,43 +476,71 @@ def _out_of_reach(rig, pose, world, goals, bones, features):
     return bool(np.linalg.norm(goals[0].target - root) > np.linalg.norm(arrays.segments, axis=1).sum())
 
 
+@dataclass
+class _Search:
+    """One group's solve across methods and fresh starts: the best result so far (least summed
+    residual) with its reports, the methods that ran and the iterations spent of ``budget``."""
+    budget: int
+    best: SolveResult = None
+    reports: list = None
+    ran: list = None
+    iterations: int = 0
+
+    def remaining(self):
+        return self.budget - self.iterations
+
+    def offer(self, method, result, reports):
+        self.ran = (self.ran or []) + ([method] if not self.ran or self.ran[-1] != method else [])
+        self.iterations += result.iterations
+        if self.best is None or np.sum(result.errors) < np.sum(self.best.errors):
+            self.best, self.reports = result, reports
+
+
 def solve_goals(rig, pose, world, goals, bones):
     """Solve one group of goals (their chains cover ``bones``) into ``pose`` in place; returns
     [ChainReport], one per goal. ``solvers.methods.choose_methods`` picks what runs from what the
     group asks for and holds; when a method leaves the goals short, the next one goes on from its
-    best pose (an analytic answer clamped to limits, then CCD, then DLS), and a limited chain
-    still short takes seeded fresh starts within its limits, within the iteration budget. Reports name every
-    method that ran ("two_bone+ccd") and every setting the user asked for that was not honoured.
-    The result blends with the pose by the group's strongest influence, so a goal at full
-    influence is met."""
+    best pose (an analytic answer clamped to limits, then CCD, then DLS). A limited chain still
+    short takes seeded fresh starts within its limits, then the last method polishes the best of
+    them, all within the iteration budget. Reports name every method that ran ("two_bone+ccd")
+    and every setting the user asked for that was not honoured. The result blends with the pose
+    by the group's strongest influence, so a goal at full influence is met."""
     plan = group_plan(rig, goals, bones)
-    features, choice, tree = plan.features, plan.choice, len(goals) > 1
-    budget = max(_iterations(rig, g.constraint) for g in goals)
-    attempts = list(zip(choice.methods, [None] * len(choice.methods)))
-    if choice.restarts:
-        attempts += [(choice.restarts, start) for start in _restart_poses(rig, bones)]
-    best, reports, ran, iterations, start = None, [], [], 0, None
-    for i, (method, restart) in enumerate(attempts):
-        if best is not None and (best.converged or iterations >= budget
-                                 or _out_of_reach(rig, pose, world, goals, bones, features)):
+    choice, tree = plan.choice, len(goals) > 1
+    search = _Search(max(_iterations(rig, g.constraint) for g in goals))
+    share = search.budget // SHARES
+    restart_share = search.budget // RESTART_SHARES
+
+    def run(method, start, iterations):
+        result, reports = _runner(method, tree)(rig, pose, world, goals, bones, method, start, max(iterations, 1), plan)
+        if result is None:  # a goal it cannot take (a non-finite target): nothing to search
+            search.reports = reports
+            return False
+        search.offer(method, result, reports)
+        return not (search.best.converged or _out_of_reach(rig, pose, world, goals, bones, plan.features))
+
+    start, going = None, True
+    for k, method in enumerate(choice.methods):
+        last = k == len(choice.methods) - 1 and choice.restarts is None
+        going = run(method, start, search.remaining() if last else min(search.remaining(), share))
+        if not going or search.remaining() <= 0:
             break
-        share = budget - iterations if i == len(attempts) - 1 else min(budget - iterations, budget // SHARES)
-        result, attempt = _runner(method, tree)(rig, pose, world, goals, bones, method,
-                                                start if restart is None else restart, max(share, 1), plan)
-        if result is None:
-            reports = attempt
-            break
-        if not ran or ran[-1] != method:
-            ran.append(method)
-        iterations += result.iterations
-        if best is None or np.sum(result.errors) < np.sum(best.errors):
-            best, reports = result, attempt
         # An analytic answer clamped to limits is a poor start; an iterative one a good one.
-        start = None if method in ANALYTIC_SOLVERS else best.rotations
-    reports = [replace(r, solver="+".join(ran) or r.solver, iterations=iterations, notes=choice.notes + r.notes)
-               for r in reports]
-    if best is not None:  # a lone chain's bones, ascending, are its chain root first
-        _write(pose, bones, best.rotations, best.stretch, _group_influence([g.constraint for g in goals]))
+        start = None if method in ANALYTIC_SOLVERS else search.best.rotations
+    if going and choice.restarts is not None:
+        for restart in _restart_poses(rig, bones):
+            if search.remaining() <= share:
+                break
+            going = run(choice.restarts, restart, restart_share)
+            if not going:
+                break
+        if going and search.remaining() > 0:
+            run(choice.methods[-1], search.best.rotations, search.remaining())
+    reports = [replace(r, solver="+".join(search.ran or [r.solver]), iterations=search.iterations,
+                       notes=choice.notes + r.notes) for r in search.reports or []]
+    if search.best is not None:  # a lone chain's bones, ascending, are its chain root first
+        _write(pose, bones, search.best.rotations, search.best.stretch,
+               _group_influence([g.constraint for g in goals]))
     return reports
 
 

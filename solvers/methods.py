@@ -42,7 +42,7 @@ METHODS = {m.name: m for m in (
 # FABRIK reaches few targets (robot arm 0%, human arms 8%) where CCD reaches 92-100% in 0.5-1 ms.
 AUTO_ORDER_FREE = ("one_bone", "two_bone", "fabrik", "ccd", "dls")
 AUTO_ORDER_LIMITED = ("one_bone", "two_bone", "ccd", "dls")
-RESTARTED = "ccd"  # the limited method fast enough to restart
+RESTARTED = "dls"  # the limited method fast enough to restart
 # Forced methods that restart on a limited chain: FABRIK with limits takes 20-40 ms a solve
 # (bench/bench_limits.py), too slow to run a dozen times in a frame.
 RESTARTABLE = ("ccd", "dls", "sdls")
