@@ -3,10 +3,10 @@
 iterations, original-pose mode), for each method; a solve succeeds when its tip ends within 1e-3
 of the chain's reach. Also counts results that break a lock or limit by more than 1e-6 rad.
 
-Chains: the robot arm; six one-sided hinges; the humanoid with human limits (elbows and knees
+Chains: the robot arm; six one-sided hinges; six bones with swing and twist limits; the humanoid with human limits (elbows and knees
 one-sided hinges; shoulders, hips, wrists and spine limited per axis) on each limb (2 and 3
 bones) and the head-to-pelvis spine (5 bones).
-Usage: python bench/bench_limits.py [poses per chain]
+Usage: python bench/bench_limits.py [poses per chain] [methods, comma-separated]
 """
 import json
 import sys
@@ -72,12 +72,24 @@ def hinge_chain(count=6, length=0.2):
     return rig_from_dict({"format": "posekit.rig", "version": 1, "name": "hinges", "bones": bones})
 
 
+def swing_twist_chain(count=6, length=0.2, swing=0.3, twist=0.5):
+    """Bones whose swing about X and Z is held within ``swing`` rad and twist about Y within
+    ``twist``: the bone IK panel's per-axis limits standing in for a 0.3 rad cone with a twist
+    limit (Blender's panel has no cone)."""
+    bones = [{"name": f"b{i}", "parent": f"b{i - 1}" if i else None, "head": [0.0, i * length, 0.0],
+              "tail": [0.0, (i + 1) * length, 0.0], "connected": i > 0,
+              "ik": {"use_limit": [True, True, True], "limit_min": [-swing, -twist, -swing],
+                     "limit_max": [swing, twist, swing]}} for i in range(count)]
+    return rig_from_dict({"format": "posekit.rig", "version": 1, "name": "swing_twist", "bones": bones})
+
+
 def chains():
     """(name, rig, IKConstraint) for every chain the bench solves."""
     arm = load_rig(str(ASSETS / "robot_arm.json"))
     human = limited_humanoid()
     cases = [("robot arm", arm, IKConstraint("gripper", chain_count=3, use_tail=False)),
-             ("6 one-sided hinges", hinge_chain(), IKConstraint("b5", chain_count=6))]
+             ("6 one-sided hinges", hinge_chain(), IKConstraint("b5", chain_count=6)),
+             ("6 swing 0.3 twist 0.5", swing_twist_chain(), IKConstraint("b5", chain_count=6))]
     for side in ("L", "R"):
         cases += [(f"human arm.{side} (2)", human, IKConstraint(f"forearm.{side}", chain_count=2)),
                   (f"human arm.{side} (3)", human, IKConstraint(f"hand.{side}", chain_count=3)),
