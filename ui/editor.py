@@ -21,7 +21,6 @@ from pyglet.window import key
 from rig.evaluate import evaluation
 from rig.formats.export import POSED, export_rig
 from rig.formats.document import ImportOptions, RigDocument
-from rig.formats.reader import open_rig
 from rig.formats.jsonfields import FileFormatError
 from rig.pose_ops import clear_channels, mirror_pose
 from rig.formats.rigfile import load_pose, pose_from_dict, pose_to_dict, save_pose
@@ -29,6 +28,8 @@ from ui import widgets
 from ui.files import EXPORT_FILTERS, RIG_FILTERS, FileAsker, native_dialogs_available
 from ui.keymap import keymap_window, shortcut_text
 from ui.recent import RecentFiles
+from ui.session_file import PoseFile
+from ui.source import open_source
 from ui.unsaved import UnsavedPrompt
 from ui.state import AppState
 
@@ -152,12 +153,33 @@ class Editor:
         if answer is None:
             return
         if answer == "restore":
-            self.recovery.restore(self.app)
+            self._restore(self.recovery)
         else:
             self.recovery.discard()
         self.recovery = None
         if self.autosaver is not None:
-            self.autosaver.start(self.state)
+            self.autosaver.start(self.state, self.pose_file())
+
+    def _restore(self, offer):
+        """Swap in the recovered session, with its pose file, and list its rig under Open Recent;
+        one that does not read leaves the scene as it is and says why."""
+        try:
+            restored = offer.restore()
+        except FileFormatError as error:
+            self.state.message = f"Cannot restore the session: {error}"
+            return
+        state = restored.state
+        state.deterministic = self.state.deterministic
+        self.app.state = state
+        self.pose_path = restored.pose_file.path
+        if restored.pose_file.saved:  # else the snapshot kept, of the state replaced, says "unsaved"
+            self.saved = state.history.current
+        recent_error = self.recent.add(state.rig_path)
+        state.message = "; ".join(m for m in ("Session restored", restored.note, recent_error) if m)
+
+    def pose_file(self):
+        """Where Save writes the pose and whether it holds every edit, for the autosave."""
+        return PoseFile(self.pose_path, not self.has_unsaved_changes())
 
     def _menu_items(self, menu):
         enabled = {"undo": self.state.history.can_undo(), "redo": self.state.history.can_redo(),
@@ -214,7 +236,7 @@ class Editor:
         if self.state.drag is None and not imgui.is_any_item_active():
             self.state.history.commit(self.state)
         if self.autosaver is not None and self.recovery is None:
-            self.autosaver.tick(self.state)
+            self.autosaver.tick(self.state, self.pose_file())
 
     # Commands -------------------------------------------------------------------------------
     def _set_pose(self, pose, message):
@@ -331,12 +353,13 @@ class Editor:
         File menu's import options), with a fresh pose, camera framing and undo history; a file
         that does not read leaves the scene as it was and says why."""
         try:
-            document = open_rig(path, options or self.import_options)
+            opened = open_source(path, options or self.import_options)
         except (FileFormatError, OSError) as error:
             self.state.message = str(error)
             return False
-        old = self.state
-        state = AppState.for_document(document, size=(self.app.window.width, self.app.window.height))
+        old, document = self.state, opened.document
+        state = AppState.for_document(document, size=(self.app.window.width, self.app.window.height),
+                                      source=opened.source)
         state.deterministic = old.deterministic
         self.app.state = state
         self.pose_path = ""
