@@ -24,8 +24,7 @@ import argparse
 import os
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-DEFAULT_RIG = os.path.join(HERE, "assets", "humanoid.json")
+from ui import DEFAULT_RIG
 
 
 # ImGui lays out new windows on their first frame, draws them from the second and settles
