@@ -24,8 +24,7 @@ import argparse
 import os
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-DEFAULT_RIG = os.path.join(HERE, "assets", "humanoid.json")
+from ui import DEFAULT_RIG
 
 
 # ImGui lays out new windows on their first frame, draws them from the second and settles
@@ -128,12 +127,13 @@ def load_events(args):
 def load_state(args):
     """Rig and pose from the command line, as the app's state; bad files raise UsageError."""
     from rig.formats.jsonfields import FileFormatError
-    from rig.formats.reader import open_rig
     from rig.formats.rigfile import load_pose
     from ui.animation import Animation
+    from ui.source import open_source
     from ui.state import AppState
     try:
-        document = open_rig(args.rig, import_options(args))
+        opened = open_source(args.rig, import_options(args))
+        document = opened.document
         for warning in document.warnings:
             print(f"posekit: warning: {warning}", file=sys.stderr)
         pose = None
@@ -146,7 +146,7 @@ def load_state(args):
     animation = Animation.of(document)
     if args.clip is not None or args.frame is not None:
         pose = start_frame(args, animation)
-    return AppState.for_document(document, pose, size=args.size, animation=animation)
+    return AppState.for_document(document, pose, size=args.size, animation=animation, source=opened.source)
 
 
 def start_frame(args, animation):
@@ -280,8 +280,9 @@ def run_headless(args, state, events):
 def start_autosave(app, args):
     """Autosave the session, first offering an earlier one that did not end cleanly; with
     --no-recover neither (the earlier file stays for a later start). Returns the Autosaver."""
-    from ui.autosave import Autosaver, read_recovery, read_state_file, recovery_path
+    from ui.autosave import Autosaver, read_state_file, recovery_path
     from ui.recovery import RecoveryOffer
+    from ui.session_file import read_recovery
     if args.no_recover:
         return None
     path = recovery_path()
@@ -290,7 +291,7 @@ def start_autosave(app, args):
         print(f"posekit: warning: {problem}", file=sys.stderr)
         app.state.message = problem
     autosaver = Autosaver(path)
-    autosaver.start(app.state)
+    autosaver.start(app.state, app.editor.pose_file())
     app.editor.autosaver = autosaver
     if data is not None:
         app.editor.recovery = RecoveryOffer(path, data)

@@ -17,6 +17,12 @@ def pytest_addoption(parser):
 GL_WINDOW_SIZE = (960, 600)
 
 
+@pytest.fixture(autouse=True)
+def private_state_dir(tmp_path, monkeypatch):
+    """Every test keeps its recent files and autosave in its own folder, never the user's."""
+    monkeypatch.setenv("POSEKIT_STATE_DIR", str(tmp_path / "state"))  # ui.autosave.STATE_DIR_ENV
+
+
 @pytest.fixture(scope="session")
 def gl_session():
     """The session's one headless window and GL context (glcontext attaches moderngl to an

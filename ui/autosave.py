@@ -1,24 +1,17 @@
-"""Crash recovery: the session (rig path and settings, pose, camera) autosaved to a recovery file
-a few seconds after each change, removed on a clean exit, and offered back on the next start.
+"""Crash recovery: the session (see ``ui.session_file`` for what it holds) autosaved to a recovery
+file a few seconds after each change, removed on a clean exit, and offered back on the next start.
 
 The file lives in the user's state directory: ``$POSEKIT_STATE_DIR`` if set (tests), else
 ``$XDG_STATE_HOME/posekit``, else ``~/.local/state/posekit``. Headless runs never read or write it.
 """
-import dataclasses
 import os
 import time
 
-import numpy as np
+from rig.formats.jsonfields import FileFormatError, save_json_atomic
+from ui.session_file import SHOWN, PoseFile, session_dict
 
-from render.camera import OrbitCamera
-from rig.formats.jsonfields import FileFormatError, Reader, check_header, load_json, save_json_atomic
-from rig.formats.rigfile import pose_from_dict, pose_to_dict, rig_from_dict, rig_to_dict
-from ui.state import AppState
-
-RECOVERY_FORMAT, RECOVERY_VERSION = "posekit.recovery", 1
 STATE_DIR_ENV = "POSEKIT_STATE_DIR"
 AUTOSAVE_DELAY_S = 3.0
-LATEST_SAVE = 32503680000.0  # seconds since 1970 at the year 3000: later "saved" times are damage
 
 
 def state_dir():
@@ -65,51 +58,11 @@ def read_state_file(path, read):
         return None, f"a damaged state file was set aside ({where}): {error}"
 
 
-def _camera_dict(camera):
-    return {k: (list(map(float, v)) if isinstance(v, np.ndarray) else v) for k, v in dataclasses.asdict(camera).items()}
-
-
-def session_dict(state):
-    """Everything needed to put the session back: the rig (settings included), pose and camera."""
-    rig = state.rig
-    return {"format": RECOVERY_FORMAT, "version": RECOVERY_VERSION, "saved": time.time(),
-            "rig_path": os.path.abspath(state.rig_path), "rig": rig_to_dict(rig),
-            "pose": pose_to_dict(rig.skeleton, state.pose, rig.name), "camera": _camera_dict(state.camera)}
-
-
-def read_recovery(path):
-    """The recovery file's session as a dict; a damaged file raises FileFormatError."""
-    data = load_json(path)
-    root = Reader(path, data)
-    check_header(root, RECOVERY_FORMAT, RECOVERY_VERSION)
-    root.number("saved", low=0.0, high=LATEST_SAVE)
-    root.string("rig_path")
-    root.child("rig")
-    root.child("pose")
-    root.child("camera")
-    return data
-
-
-def restore_session(data, path="<recovery>"):
-    """A new AppState from a recovery dict; FileFormatError if it does not read."""
-    rig = rig_from_dict(data["rig"], path)
-    pose, _ = pose_from_dict(data["pose"], rig.skeleton, path)
-    state = AppState.for_rig(rig, data["rig_path"], pose)
-    camera = Reader(path, data["camera"], "camera.")
-    defaults = OrbitCamera()
-    state.camera = OrbitCamera(
-        target=np.array(camera.vector("target", 3)), distance=camera.number("distance", defaults.distance, 1e-6),
-        yaw=camera.number("yaw", defaults.yaw), pitch=camera.number("pitch", defaults.pitch),
-        fov_y=camera.number("fov_y", defaults.fov_y, 1e-3, 3.1), orthographic=camera.boolean("orthographic", False),
-        ortho_scale=camera.number("ortho_scale", defaults.ortho_scale, 1e-6),
-        near=camera.number("near", defaults.near, 1e-6), far=camera.number("far", defaults.far, 1e-3))
-    return state
-
-
 class Autosaver:
     """Writes the session to ``path`` once ``delay`` seconds have passed since the first change
-    not yet saved (so a long edit is saved every ``delay`` seconds). A change is a new undo step or
-    a camera move. ``clock`` is injectable for tests."""
+    not yet saved (so a long edit is saved every ``delay`` seconds). A change is a new undo step,
+    a camera move, a new selection, hidden bone or view switch, another animation frame chosen,
+    or a pose file saved. ``clock`` is injectable for tests."""
 
     def __init__(self, path, delay=AUTOSAVE_DELAY_S, clock=time.monotonic):
         self.path, self.delay, self.clock = path, delay, clock
@@ -117,18 +70,20 @@ class Autosaver:
         self.changed_at = None
 
     @staticmethod
-    def _key(state):
-        camera = state.camera
+    def _key(state, pose_file):
+        camera, view, animation = state.camera, state.view, state.animation
         return (id(state), state.history.version, tuple(camera.target), camera.distance, camera.yaw, camera.pitch,
-                camera.orthographic, camera.ortho_scale, camera.fov_y)
+                camera.orthographic, camera.ortho_scale, camera.fov_y, tuple(camera.shift), frozenset(view.selected),
+                view.active, frozenset(view.hidden), tuple(getattr(view, name) for name in SHOWN),
+                None if animation is None else (animation.clip, animation.frame), pose_file)
 
-    def start(self, state):
+    def start(self, state, pose_file=PoseFile()):
         """Treat ``state`` as saved: nothing is written until it changes."""
-        self.saved_key, self.changed_at = self._key(state), None
+        self.saved_key, self.changed_at = self._key(state, pose_file), None
 
-    def tick(self, state):
-        """Call once a frame; returns True when it wrote the file."""
-        key = self._key(state)
+    def tick(self, state, pose_file=PoseFile()):
+        """Call once a frame with where Save writes the pose; returns True when it wrote the file."""
+        key = self._key(state, pose_file)
         if key == self.saved_key:
             self.changed_at = None
             return False
@@ -139,7 +94,7 @@ class Autosaver:
             return False
         try:
             os.makedirs(os.path.dirname(self.path), exist_ok=True)
-            save_json_atomic(self.path, session_dict(state))
+            save_json_atomic(self.path, session_dict(state, pose_file))
         except (OSError, ValueError) as error:
             state.message = f"Autosave failed: {error}"
             self.changed_at = now  # try again after another delay

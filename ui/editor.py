@@ -5,10 +5,11 @@ after the panels, where finished edits become undo steps.
 
 Shortcuts follow Blender: Ctrl+Z / Ctrl+Shift+Z (or Ctrl+Y) undo / redo, Ctrl+C / Ctrl+V /
 Ctrl+Shift+V copy, paste and paste flipped, Alt+R / Alt+G clear rotation / location of the
-selected bones (all bones when none is selected), Ctrl+S / Ctrl+Shift+S / Ctrl+O save, save as and
-open a pose, Ctrl+Shift+O open a rig (also File > Open Recent, or a file dropped on the window;
-File > BVH import sets how BVH files read), Ctrl+E export the posed rig (.glb with its mesh, .bvh,
-or the rig alone as .json), Ctrl+Q quit.
+selected bones (all bones when none is selected), Ctrl+N starts over on the default rig
+(File > New), Ctrl+S / Ctrl+Shift+S / Ctrl+O save, save as and open a pose, Ctrl+Shift+O open a
+rig (also File > Open Recent, or a file dropped on the window; File > BVH import sets how BVH
+files read), Ctrl+E export the posed rig (.glb with its mesh, .bvh, or the rig alone as .json),
+Ctrl+Q quit. New, opening a rig and quitting ask first when there are unsaved changes.
 """
 import math
 import os
@@ -21,14 +22,15 @@ from pyglet.window import key
 from rig.evaluate import evaluation
 from rig.formats.export import POSED, export_rig
 from rig.formats.document import ImportOptions, RigDocument
-from rig.formats.reader import open_rig
 from rig.formats.jsonfields import FileFormatError
 from rig.pose_ops import clear_channels, mirror_pose
 from rig.formats.rigfile import load_pose, pose_from_dict, pose_to_dict, save_pose
-from ui import widgets
+from ui import DEFAULT_RIG, widgets
 from ui.files import EXPORT_FILTERS, RIG_FILTERS, FileAsker, native_dialogs_available
 from ui.keymap import keymap_window, shortcut_text
 from ui.recent import RecentFiles
+from ui.session_file import PoseFile
+from ui.source import open_source
 from ui.unsaved import UnsavedPrompt
 from ui.state import AppState
 
@@ -49,6 +51,7 @@ class Command:
 
 CTRL, SHIFT, ALT = key.MOD_CTRL, key.MOD_SHIFT, key.MOD_ALT
 COMMANDS = (
+    Command("New", "new_rig", ((key.N, CTRL),), "File"),
     Command("Open rig...", "open_rig", ((key.O, CTRL | SHIFT),), "File"),
     Command("Open pose...", "open_pose", ((key.O, CTRL),), "File"),
     Command("Save pose", "save_pose", ((key.S, CTRL),), "File"),
@@ -152,12 +155,33 @@ class Editor:
         if answer is None:
             return
         if answer == "restore":
-            self.recovery.restore(self.app)
+            self._restore(self.recovery)
         else:
             self.recovery.discard()
         self.recovery = None
         if self.autosaver is not None:
-            self.autosaver.start(self.state)
+            self.autosaver.start(self.state, self.pose_file())
+
+    def _restore(self, offer):
+        """Swap in the recovered session, with its pose file, and list its rig under Open Recent;
+        one that does not read leaves the scene as it is and says why."""
+        try:
+            restored = offer.restore()
+        except FileFormatError as error:
+            self.state.message = f"Cannot restore the session: {error}"
+            return
+        state = restored.state
+        state.deterministic = self.state.deterministic
+        self.app.state = state
+        self.pose_path = restored.pose_file.path
+        if restored.pose_file.saved:  # else the snapshot kept, of the state replaced, says "unsaved"
+            self.saved = state.history.current
+        recent_error = self.recent.add(state.rig_path)
+        state.message = "; ".join(m for m in ("Session restored", restored.note, recent_error) if m)
+
+    def pose_file(self):
+        """Where Save writes the pose and whether it holds every edit, for the autosave."""
+        return PoseFile(self.pose_path, not self.has_unsaved_changes())
 
     def _menu_items(self, menu):
         enabled = {"undo": self.state.history.can_undo(), "redo": self.state.history.can_redo(),
@@ -214,7 +238,7 @@ class Editor:
         if self.state.drag is None and not imgui.is_any_item_active():
             self.state.history.commit(self.state)
         if self.autosaver is not None and self.recovery is None:
-            self.autosaver.tick(self.state)
+            self.autosaver.tick(self.state, self.pose_file())
 
     # Commands -------------------------------------------------------------------------------
     def _set_pose(self, pose, message):
@@ -326,24 +350,31 @@ class Editor:
     def open_pose(self):
         self.files.ask("Open pose", False, self._default_path(), self.read_pose)
 
-    def load_rig(self, path, options=None):
+    def load_rig(self, path, options=None, remember=True):
         """Replace the scene with the rig file at ``path`` read with ``options`` (default: the
-        File menu's import options), with a fresh pose, camera framing and undo history; a file
-        that does not read leaves the scene as it was and says why."""
+        File menu's import options), with a fresh pose, camera framing and undo history, and list
+        it under Open Recent when ``remember``; a file that does not read leaves the scene as it
+        was and says why."""
         try:
-            document = open_rig(path, options or self.import_options)
+            opened = open_source(path, options or self.import_options)
         except (FileFormatError, OSError) as error:
             self.state.message = str(error)
             return False
-        old = self.state
-        state = AppState.for_document(document, size=(self.app.window.width, self.app.window.height))
+        old, document = self.state, opened.document
+        state = AppState.for_document(document, size=(self.app.window.width, self.app.window.height),
+                                      source=opened.source)
         state.deterministic = old.deterministic
         self.app.state = state
         self.pose_path = ""
         self.saved = state.history.current
-        recent_error = self.recent.add(path)
+        recent_error = self.recent.add(path) if remember else ""
         state.message = "; ".join([f"Opened {path}"] + document.warnings + ([recent_error] if recent_error else []))
         return True
+
+    def new_rig(self):
+        """Start over on the default rig (asking first when there are unsaved changes); it is not
+        listed under Open Recent, as nothing was opened."""
+        self.guard("starting a new session", lambda: self.load_rig(DEFAULT_RIG, ImportOptions(), remember=False))
 
     def open_rig(self):
         self.guard("opening another rig",

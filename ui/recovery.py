@@ -1,15 +1,15 @@
 """The start-up offer to restore a session that did not end cleanly (an ImGui modal).
 
-Enter or "Restore" replaces the app's state with the recovered one; Escape or "Discard" deletes
-the recovery file. Until the user answers, autosave stays off so the file is not overwritten.
+Enter or "Restore" replaces the app's state with the recovered one (the editor swaps it in);
+Escape or "Discard" deletes the recovery file. Until the user answers, autosave stays off so the file is not overwritten.
 """
 import datetime
 
 from imgui_bundle import imgui
 
-from rig.formats.jsonfields import FileFormatError
 from ui import widgets
-from ui.autosave import remove_file, restore_session
+from ui.autosave import remove_file
+from ui.session_file import restore_session
 from ui.modal import begin_question
 
 TITLE = "Restore unsaved session?"
@@ -24,13 +24,9 @@ class RecoveryOffer:
         when = datetime.datetime.fromtimestamp(self.data["saved"]).strftime("%Y-%m-%d %H:%M:%S")
         return f"Posekit did not close cleanly. Restore the session on\n{self.data['rig_path']}\nautosaved at {when}?"
 
-    def restore(self, app):
-        """Swap in the recovered state; a recovery that does not read is discarded with a message."""
-        try:
-            app.state = restore_session(self.data, self.path)
-            app.state.message = "Session restored"
-        except FileFormatError as error:
-            app.state.message = f"Cannot restore the session: {error}"
+    def restore(self):
+        """The recovered session, a ``ui.session_file.RestoredSession``; FileFormatError if it does not read."""
+        return restore_session(self.data, self.path)
 
     def discard(self):
         remove_file(self.path)

@@ -118,6 +118,7 @@ class AppState:
     skins: tuple = ()  # the names of the file's skins when it has several (File > Skin)
     skin: int = 0  # which of them is open
     solve_pending: bool = False  # an edit asked for a solve that the frame has not run yet
+    source: object = None  # ui.source.SourceFile: the file opened and how, for crash recovery
 
     def __post_init__(self):
         if self.world is None:  # plain FK until the first resolve: the history keeps a world with each pose
@@ -143,14 +144,15 @@ class AppState:
         return state
 
     @classmethod
-    def for_document(cls, document, pose=None, size=None, animation=None):
-        """State for a rig opened from a file (a ``rig.formats.document.RigDocument``): its mesh, its
-        animation clips (``animation``, else ``Animation.of(document)``), and ``pose`` or else
-        the pose the file holds."""
+    def for_document(cls, document, pose=None, size=None, animation=None, source=None):
+        """State for a rig opened from a file (a ``rig.formats.document.RigDocument``, fingerprinted
+        as ``source``): its mesh, its animation clips (``animation``, else
+        ``Animation.of(document)``), and ``pose`` or else the pose the file holds."""
         state = cls.for_rig(document.rig, document.path, document.pose if pose is None else pose,
                             mesh=document.mesh, size=size)
         state.animation = animation if animation is not None else Animation.of(document)
         state.skins, state.skin = document.skins, document.skin
+        state.source = source
         return state
 
     def free_rect(self, width, height):
@@ -180,7 +182,12 @@ class AppState:
         """Evaluate constraints on the current channels, with the active drag's temporary Auto
         IK goal if there is one (the frame calls it through ``solve_if_pending``)."""
         goals = self.drag.goals() if self.drag is not None else []
-        self.pose, self.world, self.reports = evaluate(self.rig, self.pose, goals)
+        self.pose, self.world, reports = evaluate(self.rig, self.pose, goals)
+        self.take_reports(reports)
+
+    def take_reports(self, reports):
+        """Show ``reports`` (ChainReports of the last solve) in the stats and the solver overlay."""
+        self.reports = reports
         self.stats.angle_error = max((r.error for r in self.reports if r.unit == "rad"), default=None)
         self.stats.error = max((r.error for r in self.reports if r.unit == "m"),
                                default=0.0 if self.stats.angle_error is None else None)

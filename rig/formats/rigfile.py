@@ -20,6 +20,7 @@ from rig.skeleton import MIN_BONE_LENGTH, Skeleton
 
 RIG_FORMAT, RIG_VERSION = "posekit.rig", 1
 POSE_FORMAT, POSE_VERSION = "posekit.pose", 1
+UNIT_TOLERANCE = 1e-12  # a quaternion this close to unit length is one, to rounding
 
 
 def _topological_order(path, bones):
@@ -179,15 +180,19 @@ def _vec(v, decimals=None):
     return [float(x) if decimals is None else round(float(x), decimals) for x in v]
 
 
-def rig_to_dict(rig):
+def rig_to_dict(rig, exact=False):
+    """The rig as a "posekit.rig" document. Rest points are rounded to a nanometre so save -> load
+    -> save writes the same bytes; ``exact`` keeps every bit instead, so what reads it back (crash
+    recovery) shows the very rig that was written."""
     skel = rig.skeleton
     heads, tails, rolls = skel.rest_heads, skel.rest_tails, skel.rest_rolls
+    decimals, roll_decimals = (None, None) if exact else (9, 12)
     bones = []
     for i, name in enumerate(skel.names):
         p = skel.parents[i]
-        # Rounded to a nanometre so save -> load -> save writes the same bytes.
-        bone = {"name": name, "parent": skel.names[p] if p >= 0 else None, "head": _vec(heads[i], 9),
-                "tail": _vec(tails[i], 9), "roll": round(float(rolls[i]), 12), "connected": bool(skel.connected[i])}
+        roll = float(rolls[i]) if exact else round(float(rolls[i]), roll_decimals)
+        bone = {"name": name, "parent": skel.names[p] if p >= 0 else None, "head": _vec(heads[i], decimals),
+                "tail": _vec(tails[i], decimals), "roll": roll, "connected": bool(skel.connected[i])}
         if name in rig.bone_ik:
             bone["ik"] = _plain(asdict(rig.bone_ik[name]))
         bones.append(bone)
@@ -240,7 +245,8 @@ def pose_from_dict(data, skeleton, path="<pose>"):
         norm = np.linalg.norm(rotation)
         if norm < 1e-6:
             b.fail("rotation", "a non-zero quaternion [x, y, z, w]", list(rotation))
-        pose.rotations[i] = rotation / norm
+        # A unit quaternion is kept bit for bit (dividing by a norm of 1 +- 1e-16 would change it).
+        pose.rotations[i] = rotation if abs(norm - 1.0) <= UNIT_TOLERANCE else rotation / norm
         pose.locations[i] = b.vector("location", 3, tuple(pose.locations[i]), bound=MAX_COORDINATE)
         pose.scales[i] = b.vector("scale", 3, tuple(pose.scales[i]), bound=MAX_SCALE)
     return pose, warnings

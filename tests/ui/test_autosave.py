@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 from app import start_autosave
-from ui.autosave import STATE_DIR_ENV, Autosaver, read_recovery, read_state_file, recovery_path, restore_session, \
-    session_dict
+from ui.autosave import STATE_DIR_ENV, Autosaver, read_state_file, recovery_path
 from ui.recent import RecentFiles
 from ui.recovery import RecoveryOffer
+from ui.session_file import PoseFile, read_recovery, restore_session, session_dict
 
 from .conftest import humanoid_state
 from .test_editing import drag_hand
@@ -69,7 +69,7 @@ def test_restored_session_has_the_pose_settings_and_camera(tmp_path):
     state.camera.orbit(40, -25)
     path = tmp_path / "recovery.json"
     path.write_text(json.dumps(session_dict(state)))
-    restored = restore_session(read_recovery(str(path)), str(path))
+    restored = restore_session(read_recovery(str(path)), str(path)).state
     np.testing.assert_allclose(restored.pose.rotations, state.pose.rotations, atol=1e-15)
     np.testing.assert_array_equal(restored.pose.locations, state.pose.locations)
     assert restored.rig.ik == state.rig.ik and restored.rig.solver == state.rig.solver
@@ -99,7 +99,7 @@ def test_a_damaged_recovery_file_is_set_aside_once_and_the_app_starts(monkeypatc
     monkeypatch.setenv(STATE_DIR_ENV, str(tmp_path))
     path = tmp_path / "recovery.json"
     path.mkdir() if DAMAGED[damage] is None else path.write_text(DAMAGED[damage])
-    app = SimpleNamespace(state=humanoid_state(), editor=SimpleNamespace(recovery=None))
+    app = SimpleNamespace(state=humanoid_state(), editor=SimpleNamespace(recovery=None, pose_file=PoseFile))
     autosaver = start_autosave(app, SimpleNamespace(no_recover=False))
     [aside] = glob.glob(str(tmp_path / "recovery.json.damaged-*"))  # renamed, not deleted
     assert (os.path.isdir(aside) if DAMAGED[damage] is None else open(aside).read() == DAMAGED[damage])

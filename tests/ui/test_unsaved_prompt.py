@@ -1,11 +1,13 @@
-"""No lost work: quitting or opening another rig with unsaved changes asks Save / Don't save /
-Cancel first; nothing is asked when there is nothing to lose."""
+"""No lost work: quitting, opening another rig or File > New with unsaved changes asks Save /
+Don't save / Cancel first; nothing is asked when there is nothing to lose."""
 import numpy as np
 import pytest
 
-from rig.formats.rigfile import load_pose
+from rig.formats.rigfile import load_pose, load_rig
 from tests.shared_data import CMU_EXCERPT
+from tests.ui.conftest import Driver, humanoid_state
 from tests.ui.test_editing import drag_hand
+from ui import DEFAULT_RIG
 
 
 @pytest.fixture
@@ -83,3 +85,30 @@ def test_opening_another_rig_asks_first_and_cancel_keeps_the_scene(driver):
     driver.key("D")
     driver.frames(1)
     assert driver.app.state.rig is not rig and driver.app.state.rig_path == CMU_EXCERPT
+
+
+def test_file_new_asks_first_then_starts_over_on_the_default_rig(driver):
+    assert driver.app.editor.load_rig(CMU_EXCERPT)
+    driver = Driver(driver.app)
+    driver.set_value("Frame", 2)  # an edit: the pose of another frame
+    bvh = driver.app.state
+    driver.click_item("File")
+    driver.click_item("New")
+    driver.frames(2)
+    assert driver.app.editor.unsaved is not None
+    driver.key("ESCAPE")  # Cancel: the work stays
+    driver.frames(1)
+    assert driver.app.state is bvh
+    driver.key("N", ["ctrl"])
+    driver.frames(2)
+    driver.key("D")  # Don't save
+    driver.frames(1)
+    state = driver.app.state
+    assert state.rig_path == DEFAULT_RIG and state.rig.skeleton.names == load_rig(DEFAULT_RIG).skeleton.names
+    assert state.pose == humanoid_state().pose and not state.history.can_undo()  # as a fresh start has it
+    assert not driver.app.editor.has_unsaved_changes() and driver.app.editor.recent.paths == [CMU_EXCERPT]  # New opened nothing
+
+
+def test_file_new_with_nothing_changed_asks_nothing(driver):
+    driver.key("N", ["ctrl"])
+    assert driver.app.editor.unsaved is None and driver.app.state.rig_path == DEFAULT_RIG

@@ -1,0 +1,282 @@
+"""The autosave's file format ("posekit.recovery"): a session written out, and read back into a
+new AppState.
+
+Version 2 holds what the user made or chose: the rig (settings and constraints included), the
+pose, the camera, the selection and hidden bones, which animation clip and frame were chosen,
+where Save writes the pose and whether that is up to date, and the rig file the session came
+from with its fingerprint (``ui.source``). The skinned mesh and the animation clips are the file's,
+never edited and often large, so they are re-read from that file when it is unchanged; when it
+is gone or changed the rest is restored from the autosave alone and a note says so.
+Version 1 (rig path, rig, pose, camera) still reads: the missing fields take their defaults.
+"""
+import dataclasses
+import math
+import os
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from render.camera import OrbitCamera
+from rig.formats.document import BVH_UP_AXES, ImportOptions
+from rig.formats.jsonfields import FileFormatError, Reader, check_header, load_json
+from rig.formats.reader import open_rig
+from rig.evaluate import evaluation
+from rig.formats.rigfile import pose_from_dict, pose_to_dict, rig_from_dict, rig_to_dict
+from rig.pose import world_matrices
+from rig.ranges import MAX_BVH_SCALE
+from ui.animation import Animation
+from ui.source import SourceFile
+from ui.state import AppState
+
+RECOVERY_FORMAT, RECOVERY_VERSION = "posekit.recovery", 2
+LATEST_SAVE = 32503680000.0  # seconds since 1970 at the year 3000: later "saved" times are damage
+SHOWN = ("show_bones", "show_handles", "show_grid", "show_axes", "show_names", "show_mesh", "xray_bones",
+         "show_solver")  # the ViewState switches a session keeps
+REST_TOLERANCE = 1e-6  # metres: a rig file saves rest points to a nanometre
+WORLD_TOLERANCE = 1e-12  # FK of the pose gives the world matrix the solve built, to rounding
+
+
+@dataclass(frozen=True)
+class PoseFile:
+    """Where Save writes the pose ("": nowhere yet, Save asks) and whether it holds the session's edits."""
+    path: str = ""
+    saved: bool = False
+
+
+@dataclass
+class RestoredSession:
+    """A session read back: its state, its pose file, and ``note``, one line on what could not
+    be restored ("" when everything was)."""
+    state: AppState
+    pose_file: PoseFile
+    note: str = ""
+
+
+# Writing ----------------------------------------------------------------------------------------
+def _camera_dict(camera):
+    return {k: (list(map(float, v)) if isinstance(v, np.ndarray) else v) for k, v in dataclasses.asdict(camera).items()}
+
+
+def _source_dict(source):
+    if source is None:
+        return None
+    options = source.options
+    return {"path": source.path, "size": source.size, "mtime_ns": source.mtime_ns, "sha256": source.sha256,
+            "options": {"bvh_scale": options.bvh_scale, "bvh_up": options.bvh_up, "gltf_skin": options.gltf_skin}}
+
+
+def _view_dict(view):
+    return {"selected": sorted(view.selected), "active": view.active, "hidden": sorted(view.hidden),
+            **{name: getattr(view, name) for name in SHOWN}}
+
+
+def _animation_dict(animation):
+    return None if animation is None else {"clip": animation.clip, "frame": animation.frame}
+
+
+def _world_dict(skeleton, pose, world):
+    """The world matrices that plain FK of ``pose`` does not give (bones that Copy Rotation or
+    partial-influence IK turn in the world only, and their children), by bone name: restoring
+    them rather than solving again puts back the very pose and picture the session had."""
+    fk = world_matrices(skeleton, pose)
+    moved = ~np.all(np.abs(fk - world) <= WORLD_TOLERANCE, axis=(1, 2))
+    return {skeleton.names[i]: world[i].ravel().tolist() for i in np.flatnonzero(moved)}
+
+
+def session_dict(state, pose_file=PoseFile()):
+    """Everything needed to put the session back (see the module doc)."""
+    rig = state.rig
+    return {"format": RECOVERY_FORMAT, "version": RECOVERY_VERSION, "saved": time.time(),
+            "rig_path": os.path.abspath(state.rig_path), "source": _source_dict(state.source),
+            "pose_file": {"path": os.path.abspath(pose_file.path) if pose_file.path else "", "saved": pose_file.saved},
+            "rig": rig_to_dict(rig, exact=True), "pose": pose_to_dict(rig.skeleton, state.pose, rig.name),
+            "world": _world_dict(rig.skeleton, state.pose, state.world),
+            "camera": _camera_dict(state.camera), "view": _view_dict(state.view),
+            "animation": _animation_dict(state.animation)}
+
+
+# Reading ----------------------------------------------------------------------------------------
+def _optional(root, key):
+    """The child object at ``key``, or None when it is missing or null (an older autosave)."""
+    return None if root.get(key, None) is None else root.child(key)
+
+
+def _read_options(reader):
+    if reader is None:
+        return ImportOptions()
+    scale = None if reader.get("bvh_scale", None) is None else \
+        reader.number("bvh_scale", low=math.ulp(0.0), high=MAX_BVH_SCALE)
+    return ImportOptions(scale, reader.string("bvh_up", "y", BVH_UP_AXES), reader.integer("gltf_skin", 0, low=0))
+
+
+def _read_source(root):
+    """The source file; a version 1 autosave names only its path (no fingerprint)."""
+    source = _optional(root, "source")
+    if source is None:
+        return SourceFile(root.string("rig_path"))
+    return SourceFile(source.string("path"), _read_options(_optional(source, "options")),
+                      source.integer("size", low=0), source.integer("mtime_ns", low=0), source.string("sha256"))
+
+
+def _read_pose_file(root):
+    pose_file = _optional(root, "pose_file")
+    if pose_file is None:
+        return PoseFile()
+    return PoseFile(pose_file.string("path", ""), pose_file.boolean("saved", False))
+
+
+def _names(reader, key):
+    value = reader.get(key, [])
+    if not (isinstance(value, list) and all(isinstance(name, str) for name in value)):
+        reader.fail(key, "a list of bone names", value)
+    return set(value)
+
+
+@dataclass
+class SavedView:
+    """The selection (``active`` among ``selected``), hidden bones and ``switches`` (ViewState's
+    ``SHOWN`` fields) of a session; None for a version 1 autosave."""
+    selected: set
+    active: str | None
+    hidden: set
+    switches: dict
+
+    @classmethod
+    def read(cls, root):
+        view = _optional(root, "view")
+        if view is None:
+            return None
+        switches = {name: view.boolean(name) for name in SHOWN if name in view.obj}
+        return cls(_names(view, "selected"), view.string("active", optional=True), _names(view, "hidden"), switches)
+
+    def apply(self, view, bones):
+        """Into ``view``, leaving out bones not among ``bones`` (names)."""
+        view.selected, view.hidden = self.selected & bones, self.hidden & bones
+        view.active = self.active if self.active in bones else None
+        for name, value in self.switches.items():
+            setattr(view, name, value)
+
+
+@dataclass(frozen=True)
+class AnimationChoice:
+    clip: str
+    frame: int
+
+    @classmethod
+    def read(cls, root):
+        choice = _optional(root, "animation")
+        return None if choice is None else cls(choice.string("clip"), choice.integer("frame", low=0))
+
+    def apply(self, animation):
+        """Make it ``animation``'s choice if that has the clip (the pose is restored on its own)."""
+        if animation is not None and self.clip in animation.clips:
+            animation.clip, animation.frame = self.clip, min(self.frame, animation.frame_count(self.clip) - 1)
+
+
+def read_recovery(path):
+    """The recovery file's session as a dict, checked up to the rig (which restoring reads); a
+    damaged file raises FileFormatError."""
+    data = load_json(path)
+    root = Reader(path, data)
+    check_header(root, RECOVERY_FORMAT, RECOVERY_VERSION)
+    root.number("saved", low=0.0, high=LATEST_SAVE)
+    root.string("rig_path")
+    root.child("rig")
+    root.child("pose")
+    root.child("camera")
+    _read_source(root)
+    _read_pose_file(root)
+    SavedView.read(root)
+    AnimationChoice.read(root)
+    return data
+
+
+def _read_camera(root):
+    camera = root.child("camera")
+    defaults = OrbitCamera()
+    return OrbitCamera(
+        target=np.array(camera.vector("target", 3)), distance=camera.number("distance", defaults.distance, 1e-6),
+        yaw=camera.number("yaw", defaults.yaw), pitch=camera.number("pitch", defaults.pitch),
+        fov_y=camera.number("fov_y", defaults.fov_y, 1e-3, 3.1), orthographic=camera.boolean("orthographic", False),
+        ortho_scale=camera.number("ortho_scale", defaults.ortho_scale, 1e-6),
+        near=camera.number("near", defaults.near, 1e-6), far=camera.number("far", defaults.far, 1e-3),
+        shift=np.array(camera.vector("shift", 2, tuple(defaults.shift))))
+
+
+def _fits(file_skeleton, skeleton):
+    """Whether the file's bones are the rig's first ones, at the same rest places (the rig may
+    have more: automatic IK set-up appends its handles), so the file's mesh binds to the rig."""
+    count = len(file_skeleton)
+    return (count <= len(skeleton) and list(file_skeleton.names) == list(skeleton.names[:count])
+            and np.allclose(file_skeleton.rest_heads, skeleton.rest_heads[:count], atol=REST_TOLERANCE)
+            and np.allclose(file_skeleton.rest_tails, skeleton.rest_tails[:count], atol=REST_TOLERANCE))
+
+
+@dataclass
+class Reopened:
+    """The source file read again (``document``, None when it was not) and ``why`` not."""
+    document: object = None
+    why: str = ""
+
+
+def _reopen(source, saved_at, rig):
+    """The source file read again, when it is the file the session had and still fits ``rig``."""
+    if not os.path.isfile(source.path):
+        return Reopened(why=f"{source.path} is gone")
+    if not source.is_unchanged(saved_at):
+        return Reopened(why=f"{source.path} changed since the autosave")
+    try:
+        document = open_rig(source.path, source.options)
+    except (FileFormatError, OSError) as error:
+        return Reopened(why=f"{source.path} no longer reads ({error})")
+    if not _fits(document.rig.skeleton, rig.skeleton):
+        return Reopened(why=f"{source.path} no longer has the session's bones")
+    return Reopened(document)
+
+
+def _read_world(root, skeleton, pose):
+    """The world matrices the session showed, or None for a version 1 autosave (which kept none)."""
+    saved = _optional(root, "world")
+    if saved is None:
+        return None
+    world = world_matrices(skeleton, pose)
+    for name in saved.obj:
+        if name not in skeleton.index:
+            saved.fail(name, "the name of a bone in the rig")
+        world[skeleton.index[name]] = np.reshape(saved.vector(name, 16), (4, 4))
+    return world
+
+
+def _state(root, rig, pose, mesh):
+    """The AppState showing ``pose`` as the session did: with its saved world matrices, not solved
+    again (a solve from a solved pose may move it by its tolerance); version 1 is solved again."""
+    world = _read_world(root, rig.skeleton, pose)
+    state = AppState(rig, root.string("rig_path"), pose, _read_camera(root), world=world, mesh=mesh)
+    if world is None:
+        state.resolve()
+    else:
+        state.take_reports(evaluation(rig, pose).reports)  # for the stats and the solver overlay
+    state.history.reset(state)
+    return state
+
+
+def restore_session(data, path="<recovery>"):
+    """A RestoredSession from a recovery dict; FileFormatError if it does not read."""
+    root = Reader(path, data)
+    rig = rig_from_dict(data["rig"], path)
+    pose, _ = pose_from_dict(data["pose"], rig.skeleton, path)
+    source = _read_source(root)
+    reopened = _reopen(source, root.number("saved"), rig)
+    document = reopened.document
+    state = _state(root, rig, pose, document.mesh if document else None)
+    state.source = source
+    if document is not None:
+        state.animation, state.skins, state.skin = Animation.of(document), document.skins, document.skin
+    choice, view = AnimationChoice.read(root), SavedView.read(root)
+    if choice is not None:
+        choice.apply(state.animation)
+    if view is not None:
+        view.apply(state.view, set(rig.skeleton.names))
+    note = f"{reopened.why}: restored without the file's mesh and animation" if reopened.why else ""
+    return RestoredSession(state, _read_pose_file(root), note)
