@@ -31,11 +31,14 @@ from solvers.two_bone import solve_two_bone
 @dataclass
 class IKGoal:
     """``constraint`` with world-space goals: ``target`` (3,), ``rotation`` (4,) xyzw for the
-    chain's last bone (None: position only), ``pole`` (3,) or None."""
+    chain's last bone (None: position only), ``pole`` (3,) or None; ``target_frame`` (4,) the
+    target's world rotation, which the constraint's location locks use with reference axis
+    "target" (None: the world's axes, for a target that is a bare point)."""
     constraint: IKConstraint
     target: np.ndarray
     rotation: np.ndarray = None
     pole: np.ndarray = None
+    target_frame: np.ndarray = None
 
 
 @dataclass
@@ -65,9 +68,9 @@ def goal_from_handles(rig, constraint, world):
     index = rig.skeleton.index
     target = world[index[constraint.target]]
     use_rotation = constraint.use_rotation or rig.solver.use_target_rotations
-    rotation = matrix3_to_quat(target[:3, :3]) if use_rotation else None
+    frame = matrix3_to_quat(target[:3, :3])
     pole = world[index[constraint.pole_target], :3, 3] if constraint.pole_target else None
-    return IKGoal(constraint, target[:3, 3].copy(), rotation, pole)
+    return IKGoal(constraint, target[:3, 3].copy(), frame if use_rotation else None, pole, frame)
 
 
 def _rigid(matrix):
@@ -186,8 +189,10 @@ def problem_features(rig, goals, bones):
                 features.add("rotation locks")
         if c.ik_type == "distance":
             features.add("distance")
-        elif not c.use_location:
+        elif not c.use_location or all(c.lock_location):
             features.add("location off")
+        elif any(c.lock_location):
+            features.add("location locks")
     if len({g.constraint.weight for g in goals}) > 1:
         features.add("weights")
     return features
@@ -247,7 +252,7 @@ class GroupPlan:
 def _fingerprint(rig, goals, bones):
     """Everything a GroupPlan depends on, compared by value (settings objects by their fields):
     the panels edit constraints in place and replace bone settings."""
-    constraints = tuple((c.solver, c.use_stretch, c.ik_type, c.use_location, c.lock_rotation, c.weight,
+    constraints = tuple((c.solver, c.use_stretch, c.ik_type, c.use_location, c.lock_rotation, c.lock_location, c.weight,
                          c.chain_count, c.use_tail, g.rotation is None)
                         for g in goals for c in (g.constraint,))
     names = rig.skeleton.names
@@ -389,8 +394,10 @@ def _jacobian_goals(rig, pose, goal, position):
     goals = []
     if c.ik_type == "distance":
         goals.append(DistanceGoal(tip, goal.target, c.distance, DISTANCE_MODES[c.limit_mode], c.weight))
-    elif c.use_location:
-        goals.append(PositionGoal(tip, goal.target, c.weight))
+    elif c.use_location and not all(c.lock_location):
+        frame = None if c.reference_axis == "bone" else \
+            (goal.target_frame if goal.target_frame is not None else (0.0, 0.0, 0.0, 1.0))
+        goals.append(PositionGoal(tip, goal.target, c.weight, lock_axes=c.lock_location, frame=frame))
     if goal.rotation is not None and not all(c.lock_rotation):
         goals.append(RotationGoal(tip, goal.rotation, c.orient_weight, c.lock_rotation))
     for bone in rig.ik_chain(c):

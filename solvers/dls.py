@@ -74,6 +74,10 @@ def _evaluate(plan, quats, angles, stretch, damping, unfolded):
             point = tails[b] if use_tail else heads[b]
             residual = sc.sub(target, point)
             linear = None
+            if len(kept) < 3:  # locked axes: only the residual along the kept axes of the locking frame
+                frame = world[b] if target_matrix is None else target_matrix
+                linear = tuple(sc.column(frame, i) for i in kept)
+                residual = tuple(sc.dot(axis, residual) for axis in linear)
         elif kind == DISTANCE:
             goal = plan.goals[g]
             offset = sc.sub(tails[b] if use_tail else heads[b], target)

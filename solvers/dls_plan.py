@@ -152,6 +152,14 @@ def _goal_kind(g, goal, n):
     return kind
 
 
+def _goal_matrix(kind, goal):
+    """A goal's fixed rotation as matrix rows: a rotation goal's target, a position goal's locking
+    frame (None: the bone's own, which turns as it solves)."""
+    if kind == POSITION:
+        return None if goal.frame is None else sc.qmatrix(goal.frame)
+    return sc.qmatrix(getattr(goal, "rotation", (0.0, 0.0, 0.0, 1.0)))
+
+
 def dls_plan(tree: Tree, goals, dofs=None):
     """Check ``goals`` (a sequence of ``PositionGoal``, ``RotationGoal``, ``DistanceGoal``,
     ``JointRotationGoal``) and ``dofs`` (None, or one ``BoneDofs`` or None per bone) against
@@ -179,8 +187,7 @@ def dls_plan(tree: Tree, goals, dofs=None):
     column_scale = np.sqrt([1.0 - dofs[j].stiffness[axis] for j, axis in columns]
                            + [sc.stretch_share(dofs[j].stretch) * (scale / max(tree.lengths[j], sc.EPS)) ** 2
                               for j in stretch_bones])
-    counts = [3 if k in (POSITION, JOINT) else 1 if k == DISTANCE else 3 - sum(goal.lock_axes)
-              for k, goal in zip(kinds, goals)]
+    counts = [3 if k == JOINT else 1 if k == DISTANCE else 3 - sum(goal.lock_axes) for k, goal in zip(kinds, goals)]
     starts = [sum(counts[:g]) for g in range(len(goals))]
     goal_scale = [math.sqrt(goal.weight) * (scale if k in (ROTATION, JOINT) else 1.0) for k, goal in zip(kinds, goals)]
     row_scale = np.array([w for w, count in zip(goal_scale, counts) for _ in range(count)])
@@ -198,9 +205,8 @@ def dls_plan(tree: Tree, goals, dofs=None):
         unfold[next(index[j, axis] for axis in (0, 2, 1) if (j, axis) in index)] = UNFOLD
     euler = [j for j in moving if dofs[j].euler]
     goal_rows = tuple(
-        (kind, int(goal.bone), getattr(goal, "use_tail", False), getattr(goal, "target", None),
-         sc.qmatrix(getattr(goal, "rotation", (0.0, 0.0, 0.0, 1.0))),
-         tuple(i for i in range(3) if kind != ROTATION or not goal.lock_axes[i]), start)
+        (kind, int(goal.bone), getattr(goal, "use_tail", False), getattr(goal, "target", None), _goal_matrix(kind, goal),
+         tuple(i for i in range(3) if kind not in (ROTATION, POSITION) or not goal.lock_axes[i]), start)
         for kind, goal, start in zip(kinds, goals, starts))
     rows = PlanRows(
         goals=goal_rows,

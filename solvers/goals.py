@@ -44,15 +44,25 @@ def _check_bone_and_weight(goal):
 
 @dataclass(frozen=True)
 class PositionGoal:
-    """Bring the tail (``use_tail``, Blender's Use Tail) or the head of ``bone`` to ``target`` (3,)."""
+    """Bring the tail (``use_tail``, Blender's Use Tail) or the head of ``bone`` to ``target`` (3,).
+    ``lock_axes`` (3,) leave the position along those axes free (iTaSC's location locking): the
+    axes of ``frame`` (a world rotation (4,), the target's for Blender's reference axis "Target"),
+    or of the bone itself when ``frame`` is None (reference axis "Bone")."""
     bone: int
     target: tuple
     weight: float = 1.0
     use_tail: bool = True
+    lock_axes: tuple = (False, False, False)
+    frame: tuple = None
 
     def __post_init__(self):
         _check_bone_and_weight(self)
         object.__setattr__(self, "target", _finite(self.target, 3, "a position goal's target"))
+        object.__setattr__(self, "lock_axes", _flags(self.lock_axes, "a position goal's lock_axes"))
+        if all(self.lock_axes):
+            raise ValueError("a position goal that locks all three axes constrains nothing")
+        if self.frame is not None:
+            object.__setattr__(self, "frame", _unit_quaternion(self.frame, "a position goal's frame"))
 
 
 @dataclass(frozen=True)

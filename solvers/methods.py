@@ -3,7 +3,8 @@ honour a setting is named with the setting and the reason.
 
 A problem's features are the settings it holds beyond a position goal: "locks", "limits",
 "stretch", "target rotation", "rotation locks" (a rotation goal with some axes locked),
-"stiffness", "distance", "rotation control", "location off" (a rotation-only goal), "weights"
+"stiffness", "distance", "rotation control", "location off" (a rotation-only goal), "location
+locks" (a position goal free along some axes, of the bone or the target: iTaSC's), "weights"
 (several goals pulling one tree). A method honours a feature when its result holds it. The
 analytic methods hold locks and limits by clamping their answer (auto then finishes with an
 iterative method when the clamped answer falls short).
@@ -11,7 +12,7 @@ iterative method when the clamped answer falls short).
 from dataclasses import dataclass, replace
 
 FEATURES = ("locks", "limits", "stretch", "target rotation", "rotation locks", "stiffness", "distance",
-            "rotation control", "location off", "weights")
+            "rotation control", "location off", "location locks", "weights")
 
 
 @dataclass(frozen=True)
