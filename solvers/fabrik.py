@@ -21,7 +21,8 @@ from solvers import scalar as sc
 from solvers.chain import Chain, SolveResult, stretch_to_reach
 from solvers.iterate import iterate
 from solvers.limits import clamp_rotation, validate_limits
-from solvers.transforms import EPS, matrix3_to_quat, quat_from_axis_angle, normalize, quat_between, quat_to_matrix3
+from solvers.transforms import EPS, matrix3_to_quat, normalize, quat_angle, quat_between, quat_from_axis_angle, \
+    quat_to_matrix3
 from solvers.tree import Tree, tree_pose
 
 
@@ -198,8 +199,8 @@ def solve_fabrik(plan: FabrikPlan, rotations, targets, target_rotations=None, ma
 
     ``rotations`` (n, 4) is the start pose (rest or current), ``targets`` (k, 3) world positions,
     one per effector, ``target_rotations`` (k, 4) world rotations for effectors with
-    ``use_rotation`` (others ignore their row). ``result.errors`` (k,) are tail-to-target
-    distances. Non-finite targets leave the pose unchanged (errors inf, not converged).
+    ``use_rotation`` (others ignore their row). ``result.errors`` are the k tail-to-target
+    distances, then the angle (radians) left to each rotation goal. Non-finite targets leave the pose unchanged (errors inf, not converged).
     """
     rotations = np.asarray(rotations, dtype=float)
     targets = np.asarray(targets, dtype=float)
@@ -220,8 +221,17 @@ def solve_fabrik(plan: FabrikPlan, rotations, targets, target_rotations=None, ma
     if _straight_toward_targets(plan, start[2], start[3][bones], targets):
         local = local @ quat_to_matrix3(quat_from_axis_angle([1.0, 0.0, 0.0], np.where(plan.movable, UNFOLD, 0.0)))
         start = (local,) + tree_pose(plan.tree, local) + (start[4],)
-    return iterate(start, _step(plan, targets, goal_rotations),
-                   lambda state: np.linalg.norm(state[3][bones] - targets, axis=1),
+    turned = [(e, goal) for e, goal in enumerate(goal_rotations) if goal is not None]
+
+    def errors(state):
+        """Each effector's tail-to-target distance, then each rotation goal's angle (radians)."""
+        distances = np.linalg.norm(state[3][bones] - targets, axis=1)
+        if not turned:
+            return distances
+        angles = [quat_angle(matrix3_to_quat(state[1][bones[e]]), matrix3_to_quat(goal)) for e, goal in turned]
+        return np.concatenate([distances, angles])
+
+    return iterate(start, _step(plan, targets, goal_rotations), errors,
                    lambda state: (matrix3_to_quat(state[0]), None, state[4]),
                    max_iterations=max_iterations, tolerance=tolerance)
 

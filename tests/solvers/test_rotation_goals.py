@@ -1,5 +1,6 @@
-"""CCD with a target rotation: the last bone takes the rotation and the tip reaches the target,
-for targets reachable by construction (a random pose's tip and last-bone rotation)."""
+"""Rotation goals on the iterative chain solvers: CCD and FABRIK meet a reachable position and
+rotation (reachable by construction: a random pose's tip and last-bone rotation) and report the angle
+left to the rotation."""
 import numpy as np
 from hypothesis import assume, given, settings, strategies as st
 
@@ -40,3 +41,19 @@ def test_a_limited_last_bone_holds_its_limit_and_reports_the_angle_left():
     frames, _ = chain_pose(chain, result.rotations)
     assert result.errors[1] == np.float64(quat_angle(matrix3_to_quat(frames[-1]), rotation))
     assert result.errors[1] > 0.1 and not result.converged
+
+
+@SETTINGS
+@given(bends=st.lists(st.tuples(axes, angles), min_size=2, max_size=2))
+def test_fabrik_reports_the_angle_left_to_its_rotation_goal(bends):
+    from solvers.fabrik import solve_fabrik_chain
+    assume(all(np.linalg.norm(axis) > 0.1 for axis, _ in bends))
+    chain = straight_chain([0.3, 0.25])
+    frames, points = chain_pose(chain, np.array([quat_from_axis_angle(a, t) for a, t in bends]))
+    rotation = matrix3_to_quat(frames[-1])
+    result = solve_fabrik_chain(chain, np.tile([0.0, 0.0, 0.0, 1.0], (2, 1)), points[-1], target_rotation=rotation,
+                                max_iterations=100, tolerance=1e-6)
+    solved, tips = chain_pose(chain, result.rotations)
+    assert len(result.errors) == 2 and result.converged
+    assert abs(result.errors[1] - quat_angle(matrix3_to_quat(solved[-1]), rotation)) < 1e-7 and result.errors[1] < 1e-6
+    assert np.linalg.norm(tips[-1] - points[-1]) < 1e-4
