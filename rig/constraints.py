@@ -14,7 +14,8 @@ REFERENCE_AXES = ("bone", "target")
 # and the command line clamp to it (a panel that took -5 iterations wrote files the loader refused).
 RANGES = {"iterations": (1, 10000), "chain_count": (0, 255), "pole_angle": (-math.pi, math.pi),
           "weight": (0.01, 1.0), "orient_weight": (0.01, 1.0), "influence": (0.0, 1.0), "stretch": (0.0, 1.0),
-          "rotation_weight": (0.0, 1.0), "stiffness": (0.0, 0.99), "limit": (-math.pi, math.pi)}
+          "rotation_weight": (0.0, 1.0), "stiffness": (0.0, 0.99), "limit": (-math.pi, math.pi),
+          "soft_reach": (0.0, 1000.0), "distance": (0.0, 1e6)}
 
 
 def clamp_setting(name, value):
@@ -31,7 +32,9 @@ class IKConstraint:
     targetless IK. ``chain_count`` 0 means "up to the root". ``pole_angle`` rotates the chain about
     the root-to-target axis: at 0 the first bone's X axis faces the pole, as in Blender.
     ``weight`` is the position weight for tree IK, ``orient_weight`` the rotation weight used when
-    ``use_rotation`` is on. The iTaSC fields (``ik_type`` and below) are used by the DLS solver.
+    ``use_rotation`` is on. The iTaSC fields (``ik_type`` to ``distance``) are used by the DLS
+    solver. ``soft_reach`` (metres, game engines' soft IK) eases a two-bone chain's reach in over
+    that distance before full extension, so a knee never snaps straight.
     """
     bone: str
     target: str | None = None
@@ -54,6 +57,7 @@ class IKConstraint:
     reference_axis: str = "bone"
     limit_mode: str = "inside"
     distance: float = 1.0
+    soft_reach: float = 0.0
 
 
 @dataclass

@@ -187,6 +187,8 @@ def problem_features(rig, goals, bones):
             features.add("target rotation")
             if any(c.lock_rotation):
                 features.add("rotation locks")
+        if c.soft_reach > 0.0:
+            features.add("soft reach")
         if c.ik_type == "distance":
             features.add("distance")
         elif not c.use_location or all(c.lock_location):
@@ -252,7 +254,8 @@ class GroupPlan:
 def _fingerprint(rig, goals, bones):
     """Everything a GroupPlan depends on, compared by value (settings objects by their fields):
     the panels edit constraints in place and replace bone settings."""
-    constraints = tuple((c.solver, c.use_stretch, c.ik_type, c.use_location, c.lock_rotation, c.lock_location, c.weight,
+    constraints = tuple((c.solver, c.use_stretch, c.ik_type, c.use_location, c.lock_rotation, c.lock_location,
+                         c.soft_reach > 0.0, c.weight,
                          c.chain_count, c.use_tail, g.rotation is None)
                         for g in goals for c in (g.constraint,))
     names = rig.skeleton.names
@@ -284,7 +287,7 @@ CHAIN_SOLVERS = {
         arrays, start, goal.target, goal.pole, goal.constraint.pole_angle),
     "two_bone": lambda rig, goal, arrays, start, iterations, plan: solve_two_bone(
         arrays, start, goal.target, goal.pole, goal.constraint.pole_angle, stretch=plan.stretch,
-        end_rotation=goal.rotation, end_weight=goal.constraint.orient_weight),
+        soft=goal.constraint.soft_reach, end_rotation=goal.rotation, end_weight=goal.constraint.orient_weight),
     "fabrik": lambda rig, goal, arrays, start, iterations, plan: solve_fabrik_chain(
         arrays, start, goal.target, plan.limits, target_rotation=goal.rotation,
         max_iterations=iterations, tolerance=rig.solver.tolerance, stretch=plan.stretch),

@@ -4,7 +4,8 @@ honour a setting is named with the setting and the reason.
 A problem's features are the settings it holds beyond a position goal: "locks", "limits",
 "stretch", "target rotation", "rotation locks" (a rotation goal with some axes locked),
 "stiffness", "distance", "rotation control", "location off" (a rotation-only goal), "location
-locks" (a position goal free along some axes, of the bone or the target: iTaSC's), "weights"
+locks" (a position goal free along some axes, of the bone or the target: iTaSC's), "soft reach"
+(a two-bone limb's reach eased in before full extension), "weights"
 (several goals pulling one tree). A method honours a feature when its result holds it. The
 analytic methods hold locks and limits by clamping their answer (auto then finishes with an
 iterative method when the clamped answer falls short).
@@ -12,7 +13,7 @@ iterative method when the clamped answer falls short).
 from dataclasses import dataclass, replace
 
 FEATURES = ("locks", "limits", "stretch", "target rotation", "rotation locks", "stiffness", "distance",
-            "rotation control", "location off", "location locks", "weights")
+            "rotation control", "location off", "location locks", "soft reach", "weights")
 
 
 @dataclass(frozen=True)
@@ -27,10 +28,10 @@ class Method:
     exact: bool = False
 
 
-_ALL = frozenset(FEATURES)
+_ALL = frozenset(FEATURES) - {"soft reach"}
 METHODS = {m.name: m for m in (
     Method("one_bone", 1, frozenset({"locks", "limits"}), exact=True),
-    Method("two_bone", 2, frozenset({"locks", "limits", "stretch", "target rotation"}), exact=True),
+    Method("two_bone", 2, frozenset({"locks", "limits", "stretch", "target rotation", "soft reach"}), exact=True),
     Method("fabrik", None, frozenset({"locks", "limits", "stretch", "target rotation"}),
            frozenset({"locks", "limits", "target rotation", "weights"})),
     Method("ccd", None, frozenset({"locks", "limits", "stretch", "target rotation", "stiffness"})),
@@ -84,6 +85,11 @@ def _auto(features, bones, tree):
     limited = bool({"locks", "limits"} & features)
     order = AUTO_ORDER_LIMITED if limited else AUTO_ORDER_FREE
     methods = tuple(m for m in order if not unhonoured(m, features, bones, tree))
+    if not methods:  # no method holds it all: the one that drops least, saying what it drops
+        fits = [m for m in order if unhonoured(m, features, bones, tree)[:1] not in (("tree",), ("chain length",))]
+        fallback = min(fits, key=lambda m: (len(unhonoured(m, features, bones, tree)), order.index(m)))
+        missing = unhonoured(fallback, features, bones, tree)
+        return MethodChoice((fallback,), tuple(_reason(fallback, m, bones) for m in missing))
     exact = next((i for i, m in enumerate(methods) if METHODS[m].exact), None)
     if exact is not None and not limited:  # nothing after an analytic answer can do better
         methods = methods[:exact + 1]

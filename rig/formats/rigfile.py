@@ -109,7 +109,8 @@ def _read_ik(c, names):
         lock_rotation=c.vector("lock_rotation", 3, d.lock_rotation, kind="bool"),
         reference_axis=c.string("reference_axis", d.reference_axis, REFERENCE_AXES),
         limit_mode=c.string("limit_mode", d.limit_mode, LIMIT_MODES),
-        distance=c.number("distance", d.distance, 0.0),
+        distance=c.number("distance", d.distance, *RANGES["distance"]),
+        soft_reach=c.number("soft_reach", d.soft_reach, *RANGES["soft_reach"]),
     )
 
 
