@@ -124,3 +124,15 @@ def test_bad_input_exits_2_with_one_line_naming_the_problem(make_args, expected,
     assert export(*make_args(tmp_path)) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and err.startswith("posekit: error:") and expected in err
+
+
+def test_a_stretched_pose_reads_back_and_warns_that_gltf_compounds_scale(tmp_path, capsys):
+    skeleton = load_rig(RIG).skeleton
+    pose = posed(skeleton)
+    pose.scales[skeleton.index["upper_arm.L"], 1] = 1.3
+    save_pose(skeleton, pose, tmp_path / "pose.json")
+    out = tmp_path / "out.glb"
+    assert export(RIG, "--pose", tmp_path / "pose.json", "-o", out) == 0
+    warning = capsys.readouterr().err
+    assert "upper_arm.L" in warning and "inherit" in warning
+    assert_same_joints(skeleton, pose, open_rig(out))  # our own reader keeps each bone's scale its own

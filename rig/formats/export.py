@@ -1,7 +1,8 @@
 """Exporting an opened rig (any format we read) to a format chosen by the output's extension.
 
 ``.glb`` carries the rig, the pose and the document's skinned mesh, and several poses as an
-animation clip (one frame each, the first also as the nodes' pose); ``.bvh`` the skeleton and the
+animation clip (one frame each, the first also as the nodes' pose), with a warning when a scaled
+bone has children (glTF compounds scale; Posekit's bones do not); ``.bvh`` the skeleton and the
 poses as frames; ``.json`` (posekit.rig) the rig only: a rig file holds no pose, so asking for one
 there is refused rather than silently dropped.
 """
@@ -16,7 +17,20 @@ from rig.formats.rigfile import save_rig
 
 def _glb(document, poses, path):
     write_glb(path, document.rig, poses[0], document.mesh, clip=poses if len(poses) > 1 else None)
-    return []
+    return _inherited_scale_warning(document.rig.skeleton, poses)
+
+
+def _inherited_scale_warning(skeleton, poses):
+    """glTF nodes inherit their parent's scale, where Posekit's bones (as Blender's IK stretch)
+    do not: a stretched bone's children come out stretched too in other tools. Say which."""
+    scaled = set()
+    for pose in poses:
+        scaled.update(i for i in range(len(skeleton)) if (pose.scales[i] != 1.0).any() and len(skeleton.children(i)))
+    if not scaled:
+        return []
+    names = ", ".join(skeleton.names[i] for i in sorted(scaled)[:5]) + (", ..." if len(scaled) > 5 else "")
+    return [f"glTF children inherit their parent's scale: the bones below {names} (stretched or scaled) will look "
+            "stretched too in other tools"]
 
 
 def _bvh(document, poses, path):
