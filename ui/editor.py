@@ -1,5 +1,6 @@
 """Editing commands (undo, redo, pose files, clipboard, mirror, reset) with their shortcuts and
-the File / Edit / Help menus (Help > Keymap lists every binding). The window calls
+the File / Edit / Window / Help menus (Help > Keymap lists every binding, Window > Reset Layout
+puts the docked panels back in their default places). The window calls
 ``on_key_press`` for keys ImGui does not want, ``draw`` inside each ImGui frame and ``end_frame``
 after the panels, where finished edits become undo steps.
 
@@ -64,9 +65,10 @@ COMMANDS = (
     Command("Clear rotation", "clear_rotation", ((key.R, ALT),), "Edit"),
     Command("Clear location", "clear_location", ((key.G, ALT),), "Edit"),
     Command("Reset pose", "reset_pose", (), "Edit"),
+    Command("Reset Layout", "reset_layout", (), "Window"),
     Command("Keymap", "show_keymap", (), "Help"),
 )
-MENUS = ("File", "Edit", "Help")
+MENUS = ("File", "Edit", "Window", "Help")
 SHORTCUTS = {shortcut: command for command in COMMANDS for shortcut in command.shortcuts}
 
 
@@ -89,7 +91,7 @@ class Editor:
         self.saved = app.state.history.current  # the snapshot last saved (or opened)
         self.recent = RecentFiles()
         if self.recent.problem:
-            app.state.message = self.recent.problem
+            app.state.report_error(self.recent.problem)
         self.import_options = ImportOptions()  # what File > BVH import (or the command line) chose
 
     @property
@@ -225,6 +227,10 @@ class Editor:
     def show_keymap(self):
         self.keymap_open = True
 
+    def reset_layout(self):
+        self.app.layout.reset()
+        self.state.message = "Layout reset"
+
     def undo(self):
         self.state.message = "Undo" if self.state.history.undo(self.state) else "Nothing to undo"
 
@@ -270,7 +276,7 @@ class Editor:
         try:
             save_pose(self.state.rig.skeleton, self.state.pose, path, self.state.rig.name)
         except (OSError, ValueError) as error:
-            self.state.message = f"Cannot save {path}: {error}"
+            self.state.report_error(f"Cannot save {path}: {error}")
             return False
         self.pose_path = path
         self.saved = self.state.history.current
@@ -282,7 +288,7 @@ class Editor:
         try:
             pose, warnings = load_pose(path, self.state.rig.skeleton)
         except FileFormatError as error:
-            self.state.message = str(error)
+            self.state.report_error(str(error))
             return False
         self.pose_path = path
         self._set_pose(pose, "; ".join([f"Opened {path}"] + warnings))
@@ -315,7 +321,7 @@ class Editor:
         try:
             warnings = export_rig(document, path, evaluation(state.rig, state.pose).shown if posed else None)
         except (OSError, ValueError) as error:  # FileFormatError included
-            state.message = f"Cannot export {path}: {error}"
+            state.report_error(f"Cannot export {path}: {error}")
             return False
         if path.lower().endswith(".glb"):  # the rig, its settings and the pose: everything is saved
             self.saved = state.history.current
@@ -333,7 +339,7 @@ class Editor:
         try:
             document = open_rig(path, options or self.import_options)
         except (FileFormatError, OSError) as error:
-            self.state.message = str(error)
+            self.state.report_error(str(error))
             return False
         old = self.state
         state = AppState.for_document(document, size=(self.app.window.width, self.app.window.height))

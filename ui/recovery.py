@@ -30,7 +30,7 @@ class RecoveryOffer:
             app.state = restore_session(self.data, self.path)
             app.state.message = "Session restored"
         except FileFormatError as error:
-            app.state.message = f"Cannot restore the session: {error}"
+            app.state.report_error(f"Cannot restore the session: {error}")
 
     def discard(self):
         remove_file(self.path)

@@ -16,9 +16,10 @@ from ui.outliner import OutlinerState
 
 
 DRAG_KINDS = ("translate", "auto_ik", "rotate", "gizmo")
-DEFAULT_INSETS = (304.0, 19.0, 234.0, 43.0)
-"""Window pixels the docked panels cover at the (left, top, right, bottom) edges, as measured at
-the default font; the panels measure themselves every frame after the first."""
+DEFAULT_INSETS = (0.0, 19.0, 422.0, 117.0)
+"""Window pixels the default layout (``ui.layout``) covers at the (left, top, right, bottom)
+edges at the default font: the menu bar; the right column and its splitter; the timeline strip,
+its splitter and the status bar. From the first frame on, the dock space's central node says."""
 MIN_FREE_FRACTION = 0.25  # narrower free space than this: frame into the whole window instead
 
 
@@ -104,7 +105,8 @@ class AppState:
     reports: list = field(default_factory=list)
     drag: DragState | None = None
     stats: Stats = field(default_factory=Stats)
-    message: str = ""
+    message: str = ""  # the last thing done or gone wrong, for the status bar
+    error: str = ""  # an error the user has not dismissed yet (its toast is shown)
     deterministic: bool = False
     auto_ik: bool = False
     auto_ik_length: int = 0
@@ -159,6 +161,23 @@ class AppState:
         if min(rect[2] - rect[0], rect[3] - rect[1]) < MIN_FREE_FRACTION:
             return None
         return rect
+
+    def free_pixels(self, width, height):
+        """The viewport part no panel covers, as (left, top, right, bottom) window pixels."""
+        left, top, right, bottom = self.view_insets
+        return left, top, width - right, height - bottom
+
+    def set_free_pixels(self, rect, width, height):
+        """The panels now leave ``rect`` (left, top, right, bottom window pixels) free: framing
+        fills it from now on and the view stays centred in it, as Blender's viewport keeps its
+        view centred when a panel beside it is resized."""
+        left, top, right, bottom = rect
+        self.view_insets = (left, top, width - right, height - bottom)
+        self.camera.centre_in(self.free_rect(width, height))
+
+    def report_error(self, text):
+        """An error: the status bar's message, and a toast until the user dismisses it."""
+        self.message = self.error = text
 
     def resolve(self):
         """Evaluate constraints on the current channels (called once per frame when dirty),
