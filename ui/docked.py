@@ -14,7 +14,7 @@ from ui.status import error_toast
 
 LABEL_ROOM = 150.0  # pixels right of a property's slider or field: its label and help marker
 GIZMO_LABELS = dict(zip(GIZMO_MODES, ("Select", "Move", "Rotate")))
-NO_KEYS = "Keys will come here: the timeline keeps this strip. Poses are saved as files for now (File menu)."
+NO_KEYS = "Keys will come here. Until then, save poses as files (File menu)."
 
 
 def pose_panel(state):
@@ -95,7 +95,7 @@ def timeline_window(state):
         if state.animation is not None:
             animation_panel(state)
         else:
-            imgui.text_disabled(NO_KEYS)
+            imgui.text_disabled(NO_KEYS)  # the strip stays: the timeline's place
     imgui.end()
 
 

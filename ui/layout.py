@@ -74,6 +74,7 @@ class DockLayout:
         self.ini_path = ini_path
         self.reset_asked = False
         self.first_frame = True
+        self.dockspace_id = 0  # ImGui's ID for the dock space, known from the first frame
         io = imgui.get_io()
         io.config_flags |= imgui.ConfigFlags_.docking_enable
         io.set_ini_filename(None)  # read and written here: atomically, only where ini_path says
@@ -89,12 +90,12 @@ class DockLayout:
         bar), building the default layout first on a reset or when none was read; returns the
         central node's (left, top, right, bottom) window pixels."""
         viewport = imgui.get_main_viewport()
-        dockspace_id = imgui.get_id(DOCKSPACE)
-        if self.reset_asked or (self.first_frame and not _has_layout(dockspace_id)):
-            build_default(dockspace_id, viewport)
+        self.dockspace_id = imgui.get_id(DOCKSPACE)
+        if self.reset_asked or (self.first_frame and not _has_layout(self.dockspace_id)):
+            build_default(self.dockspace_id, viewport)
         self.reset_asked = self.first_frame = False
-        imgui.dock_space_over_viewport(dockspace_id, viewport, imgui.DockNodeFlags_.passthru_central_node)
-        return central_rect(dockspace_id)
+        imgui.dock_space_over_viewport(self.dockspace_id, viewport, imgui.DockNodeFlags_.passthru_central_node)
+        return central_rect(self.dockspace_id)
 
     def save(self):
         """Write the layout to ``ini_path`` (when there is one); returns an error message or ""."""
