@@ -342,7 +342,8 @@ class Editor:
             self.state.report_error(str(error))
             return False
         old = self.state
-        state = AppState.for_document(document, size=(self.app.window.width, self.app.window.height))
+        state = AppState.for_document(document, size=(self.app.window.width, self.app.window.height),
+                                      insets=old.view_insets)  # framed into the viewport as the layout is now
         state.deterministic = old.deterministic
         self.app.state = state
         self.pose_path = ""

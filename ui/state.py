@@ -126,12 +126,13 @@ class AppState:
             self.history = History(self)
 
     @classmethod
-    def for_rig(cls, rig, rig_path, pose=None, aspect=16 / 9, mesh=None, size=None):
+    def for_rig(cls, rig, rig_path, pose=None, aspect=16 / 9, mesh=None, size=None, insets=DEFAULT_INSETS):
         """State for a freshly opened rig (and its skinned mesh), solved once and framed for a
         view of ``aspect``, or with ``size`` (width, height pixels) into the part of that window
-        the panels leave free."""
+        the panels leave free (``insets``: as ``view_insets``, the default layout's unless the
+        window knows better)."""
         state = cls(rig, rig_path, pose if pose is not None else Pose.rest(len(rig.skeleton)), OrbitCamera(),
-                    mesh=mesh)
+                    mesh=mesh, view_insets=insets)
         state.resolve()
         heads, tails = heads_tails(rig.skeleton, state.world)
         points = [heads, tails] if mesh is None else [heads, tails, mesh.skinned_positions(state.world)]
@@ -143,12 +144,12 @@ class AppState:
         return state
 
     @classmethod
-    def for_document(cls, document, pose=None, size=None, animation=None):
+    def for_document(cls, document, pose=None, size=None, animation=None, insets=DEFAULT_INSETS):
         """State for a rig opened from a file (a ``rig.formats.document.RigDocument``): its mesh, its
         animation clips (``animation``, else ``Animation.of(document)``), and ``pose`` or else
-        the pose the file holds."""
+        the pose the file holds; framed as ``for_rig`` frames it."""
         state = cls.for_rig(document.rig, document.path, document.pose if pose is None else pose,
-                            mesh=document.mesh, size=size)
+                            mesh=document.mesh, size=size, insets=insets)
         state.animation = animation if animation is not None else Animation.of(document)
         state.skins, state.skin = document.skins, document.skin
         return state

@@ -22,9 +22,9 @@ from render.capture import OffscreenTarget
 from render.context import context_for_window
 from render.rig_renderer import RigRenderer
 from ui import widgets
+from ui.docked import docked_panels
 from ui.editor import Editor
 from ui.gizmo import gizmo_frame
-from ui.docked import docked_panels
 from ui.input import ViewportInput
 from ui.layout import DockLayout, layout_path
 from ui.overlay import draw_overlay

@@ -161,3 +161,19 @@ def test_the_layout_is_written_on_exit_and_read_back_on_start(gl_session, tmp_pa
     drag_splitter(driver, -40)
     app.release()
     assert os.path.getmtime(layout_path()) == written
+
+
+def test_a_rig_opened_after_the_panels_moved_is_framed_into_the_viewport_as_it_is(driver):
+    x, y = 200.0, free(driver)[3] + 1.0  # the splitter above the timeline: a taller strip
+    driver.move(x, y)
+    driver.press(x, y)
+    driver.drag(x, y - 150)
+    driver.release(x, y - 150)
+    assert driver.app.editor.load_rig("assets/humanoid.json")
+    driver.frames(1)
+    state = driver.app.state
+    left, top, right, bottom = free(driver)
+    assert bottom == SIZE[1] - DEFAULT_INSETS[3] - 150
+    pixels = state.camera.world_to_window(state.world[:, :3, 3], *SIZE)
+    assert (pixels[:, 0] > left).all() and (pixels[:, 0] < right).all()
+    assert (pixels[:, 1] > top).all() and (pixels[:, 1] < bottom).all()
