@@ -289,7 +289,7 @@ def start_autosave(app, args):
     data, problem = read_state_file(path, read_recovery)
     if problem:
         print(f"posekit: warning: {problem}", file=sys.stderr)
-        app.state.message = problem
+        app.state.report_error(problem)
     autosaver = Autosaver(path)
     autosaver.start(app.state, app.editor.pose_file())
     app.editor.autosaver = autosaver

@@ -1,10 +1,11 @@
-"""Frame-time benchmark (not a test): the default rig at 1280x720 in the headless renderer.
+"""Frame-time benchmark (not a test): a rig (default: the humanoid; any file the app opens, such
+as the skinned assets/humanoid_skinned.glb) at 1280x720 in the headless renderer.
 
 Measures a full frame (input events with the drag's solve + ImGui panels + draw + ImGui draw +
 GL finish) while the left hand's IK handle is dragged around a circle, against idle frames of
 the same scene measured in the same run. Prints a table and a JSON line.
 
-    .venv/bin/python bench/bench_frame.py [--frames 200] [--size 1280x720]
+    .venv/bin/python bench/bench_frame.py [--frames 200] [--size 1280x720] [--rig RIG]
 """
 import argparse
 import json
@@ -22,7 +23,7 @@ app.use_headless_gl()
 import numpy as np  # noqa: E402
 from pyglet.window import mouse  # noqa: E402
 
-from rig.formats.rigfile import load_rig  # noqa: E402
+from rig.formats.reader import open_rig  # noqa: E402
 from ui.state import AppState  # noqa: E402
 from ui.window import PosekitWindow  # noqa: E402
 
@@ -45,10 +46,11 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--frames", type=int, default=200)
     parser.add_argument("--size", type=app.parse_size, default=(1280, 720))
+    parser.add_argument("--rig", default=app.DEFAULT_RIG, help="rig file with a hand_ik.L handle")
     args = parser.parse_args()
     width, height = args.size
     window = app.open_window(width, height, headless=True)
-    state = AppState.for_rig(load_rig(app.DEFAULT_RIG), app.DEFAULT_RIG, aspect=width / height)
+    state = AppState.for_document(open_rig(args.rig), size=(width, height))  # its skinned mesh too
     posekit = PosekitWindow(window, state)
     for _ in range(5):  # shader compilation and ImGui's first layouts
         posekit.frame()
@@ -72,7 +74,7 @@ def main():
     for name, times in rows:
         print(f"{name:<24}{statistics.median(times):>12.2f}{percentile(times, 95):>10.2f}"
               f"{statistics.median(times) / statistics.median(idle):>10.2f}")
-    print(json.dumps({"size": [width, height], "frames": args.frames, "renderer": posekit.ctx.info["GL_RENDERER"],
+    print(json.dumps({"rig": os.path.basename(args.rig), "size": [width, height], "frames": args.frames, "renderer": posekit.ctx.info["GL_RENDERER"],
                       **{name.replace(" ", "_") + "_median_ms": round(statistics.median(t), 3) for name, t in rows},
                       **{name.replace(" ", "_") + "_p95_ms": round(percentile(t, 95), 3) for name, t in rows}}))
     posekit.release()

@@ -140,7 +140,7 @@ class OrbitCamera:
         so a bone seen end-on, whose ends fit in a dot, is not framed from inside itself."""
         points = np.asarray(points, dtype=float).reshape(-1, 3)
         left, top, right, bottom = (0.0, 0.0, 1.0, 1.0) if rect is None else rect
-        self.shift = np.array([left + right - 1.0, 1.0 - top - bottom])
+        self.centre_in(rect)
         half_x, half_y = max(right - left, 1e-3), max(bottom - top, 1e-3)  # NDC half-sizes
         aspect = aspect * half_x / half_y  # the rectangle's own width / height
         self.target = (points.min(axis=0) + points.max(axis=0)) / 2.0
@@ -165,6 +165,12 @@ class OrbitCamera:
             slopes = local[:, :2] / (self.distance - local[:, 2:3])  # screen position as view-ray slopes
             centre = (slopes.min(axis=0) + slopes.max(axis=0)) / 2.0
             self.target = self.target + r[:, :2] @ (centre * self.distance)
+
+    def centre_in(self, rect):
+        """Shift the lens so the target shows at the centre of ``rect`` (as ``frame_points`` takes
+        it; None: the whole window), the view's scale and angle unchanged."""
+        left, top, right, bottom = (0.0, 0.0, 1.0, 1.0) if rect is None else rect
+        self.shift = np.array([left + right - 1.0, 1.0 - top - bottom])
 
     def world_to_window(self, points, width, height):
         """Project world points (N, 3) to window pixels (N, 2), origin top-left.

@@ -11,8 +11,9 @@ from rig.formats.jsonfields import FileFormatError
 from rig.pose import heads_tails, world_matrices
 from rig.formats.rigfile import load_pose, load_rig
 from ui.replay import events_from_dict
+from ui.state import DEFAULT_INSETS
 
-SIZE = (960, 600)  # wide enough that the docked panels leave the hands in the open
+SIZE = (960, 600)
 HUMANOID = load_rig("assets/humanoid.json")
 
 
@@ -70,7 +71,8 @@ def test_scene_dump_gives_camera_and_every_bone_in_pixels(rest):
         for end in ("head", "tail"):
             np.testing.assert_allclose(window_pixel(scene["camera"], bone[end]), bone[f"{end}_px"], atol=1e-6)
     left, right = scene["handles"]["hand_ik.L"]["px"], scene["handles"]["hand_ik.R"]["px"]
-    assert left[0] > SIZE[0] / 2 > right[0]  # facing the camera, the character's left is screen right
+    middle = (DEFAULT_INSETS[0] + SIZE[0] - DEFAULT_INSETS[2]) / 2  # of the viewport, left of the panels
+    assert left[0] > middle > right[0]  # facing the camera, the character's left is screen right
     assert scene["solver"] == {"residuals": [], "limits": [], "reach": []}  # every chain reaches at rest
 
 

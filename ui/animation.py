@@ -73,10 +73,10 @@ def choose_frame(state, clip, frame):
     try:
         pose = fitted_pose(state, animation.pose(clip, frame))
     except ValueError as error:
-        state.message = str(error)
+        state.report_error(str(error))
         return False
     if pose is None:
-        state.message = f"the rig has fewer bones than clip '{clip}'; reopen the file to use its animation"
+        state.report_error(f"the rig has fewer bones than clip '{clip}'; reopen the file to use its animation")
         return False
     animation.select(clip, frame)
     state.pose = pose

@@ -96,7 +96,7 @@ class Autosaver:
             os.makedirs(os.path.dirname(self.path), exist_ok=True)
             save_json_atomic(self.path, session_dict(state, pose_file))
         except (OSError, ValueError) as error:
-            state.message = f"Autosave failed: {error}"
+            state.report_error(f"Autosave failed: {error}")
             self.changed_at = now  # try again after another delay
             return False
         self.saved_key, self.changed_at = key, None

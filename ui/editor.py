@@ -1,5 +1,6 @@
 """Editing commands (undo, redo, pose files, clipboard, mirror, reset) with their shortcuts and
-the File / Edit / Help menus (Help > Keymap lists every binding). The window calls
+the File / Edit / Window / Help menus (Help > Keymap lists every binding, Window > Reset Layout
+puts the docked panels back in their default places). The window calls
 ``on_key_press`` for keys ImGui does not want, ``draw`` inside each ImGui frame and ``end_frame``
 after the panels, where finished edits become undo steps.
 
@@ -67,9 +68,10 @@ COMMANDS = (
     Command("Clear rotation", "clear_rotation", ((key.R, ALT),), "Edit"),
     Command("Clear location", "clear_location", ((key.G, ALT),), "Edit"),
     Command("Reset pose", "reset_pose", (), "Edit"),
+    Command("Reset Layout", "reset_layout", (), "Window"),
     Command("Keymap", "show_keymap", (), "Help"),
 )
-MENUS = ("File", "Edit", "Help")
+MENUS = ("File", "Edit", "Window", "Help")
 SHORTCUTS = {shortcut: command for command in COMMANDS for shortcut in command.shortcuts}
 
 
@@ -92,7 +94,7 @@ class Editor:
         self.saved = app.state.history.current  # the snapshot last saved (or opened)
         self.recent = RecentFiles()
         if self.recent.problem:
-            app.state.message = self.recent.problem
+            app.state.report_error(self.recent.problem)
         self.import_options = ImportOptions()  # what File > BVH import (or the command line) chose
 
     @property
@@ -168,7 +170,7 @@ class Editor:
         try:
             restored = offer.restore()
         except FileFormatError as error:
-            self.state.message = f"Cannot restore the session: {error}"
+            self.state.report_error(f"Cannot restore the session: {error}")
             return
         state = restored.state
         state.deterministic = self.state.deterministic
@@ -249,6 +251,10 @@ class Editor:
     def show_keymap(self):
         self.keymap_open = True
 
+    def reset_layout(self):
+        self.app.layout.reset()
+        self.state.message = "Layout reset"
+
     def undo(self):
         self.state.message = "Undo" if self.state.history.undo(self.state) else "Nothing to undo"
 
@@ -294,7 +300,7 @@ class Editor:
         try:
             save_pose(self.state.rig.skeleton, self.state.pose, path, self.state.rig.name)
         except (OSError, ValueError) as error:
-            self.state.message = f"Cannot save {path}: {error}"
+            self.state.report_error(f"Cannot save {path}: {error}")
             return False
         self.pose_path = path
         self.saved = self.state.history.current
@@ -306,7 +312,7 @@ class Editor:
         try:
             pose, warnings = load_pose(path, self.state.rig.skeleton)
         except FileFormatError as error:
-            self.state.message = str(error)
+            self.state.report_error(str(error))
             return False
         self.pose_path = path
         self._set_pose(pose, "; ".join([f"Opened {path}"] + warnings))
@@ -339,7 +345,7 @@ class Editor:
         try:
             warnings = export_rig(document, path, evaluation(state.rig, state.pose).shown if posed else None)
         except (OSError, ValueError) as error:  # FileFormatError included
-            state.message = f"Cannot export {path}: {error}"
+            state.report_error(f"Cannot export {path}: {error}")
             return False
         if path.lower().endswith(".glb"):  # the rig, its settings and the pose: everything is saved
             self.saved = state.history.current
@@ -358,11 +364,11 @@ class Editor:
         try:
             opened = open_source(path, options or self.import_options)
         except (FileFormatError, OSError) as error:
-            self.state.message = str(error)
+            self.state.report_error(str(error))
             return False
         old, document = self.state, opened.document
         state = AppState.for_document(document, size=(self.app.window.width, self.app.window.height),
-                                      source=opened.source)
+                                      source=opened.source, insets=old.view_insets)  # framed into the viewport as laid out now
         state.deterministic = old.deterministic
         self.app.state = state
         self.pose_path = ""

@@ -7,7 +7,7 @@ from imgui_bundle import imgui
 
 from ui import widgets
 
-OUTLINER_WIDTH, OUTLINER_HEIGHT, OUTLINER_INDENT = 210.0, 190.0, 9.0
+OUTLINER_INDENT = 9.0
 
 
 @dataclass
@@ -64,7 +64,7 @@ def outliner_panel(state):
     skeleton = state.rig.skeleton
     preorder = skeleton.preorder()
     rows = _rows(state)
-    imgui.begin_child("bones", imgui.ImVec2(OUTLINER_WIDTH, OUTLINER_HEIGHT), imgui.ChildFlags_.borders)
+    imgui.begin_child("bones", imgui.ImVec2(0.0, 0.0), imgui.ChildFlags_.borders)  # the whole window
     clipper = imgui.ListClipper()
     clipper.begin(len(rows))
     while clipper.step():

@@ -59,22 +59,16 @@ def residual_labels(state, width, height):
             _text(draw_list, *label_corner(ends[0], ends[1], (size.x, size.y)), RESIDUAL_COLOUR, line.label)
 
 
-MODAL_HINT = "X/Y/Z axis, type a value, click/Enter confirms, Esc/right click cancels"
-
-
 def tool_text(state):
-    """The running tool's status lines, or None."""
+    """The running tool's values, or None; the keys it takes are in the status bar."""
     drag = state.drag
     if drag is None:
         return None
-    if drag.kind == "gizmo":
-        return "Esc/right click cancels"
     lines = []
     if drag.kind == "auto_ik":
-        lines.append(f"Auto IK length: {state.auto_ik_length}  ({drag.goal.chain_count} bones)"
-                     "   Ctrl+wheel / PgUp/PgDn")
+        lines.append(f"Auto IK length: {state.auto_ik_length}  ({drag.goal.chain_count} bones)")
     if drag.modal:
-        lines += [rotate_text(drag) if drag.kind == "rotate" else grab_text(drag), MODAL_HINT]
+        lines.append(rotate_text(drag) if drag.kind == "rotate" else grab_text(drag))
     return "\n".join(lines) or None
 
 
@@ -99,14 +93,17 @@ def grab_text(drag):
     return f"Move {drag.bone}: D {x:.3f} {y:.3f} {z:.3f} m{along}"
 
 
-def text_position(pointer, text_size, width, height):
-    """Beside the pointer, kept inside the window (flipped left or up near the right or bottom)."""
+def text_position(pointer, text_size, rect):
+    """Beside the pointer, kept inside ``rect`` (the viewport's free (left, top, right, bottom)
+    pixels, as the panels drawn over it leave it): flipped left or up near its right or bottom,
+    and pushed inside where the pointer is near or past an edge."""
+    left, top, right, bottom = rect
     x, y = pointer[0] + POINTER_OFFSET[0], pointer[1] + POINTER_OFFSET[1]
-    if x + text_size[0] > width:
-        x = max(pointer[0] - POINTER_OFFSET[0] - text_size[0], 0.0)
-    if y + text_size[1] > height:
-        y = max(pointer[1] - POINTER_OFFSET[1] - text_size[1], 0.0)
-    return x, y
+    if x + text_size[0] > right:
+        x = pointer[0] - POINTER_OFFSET[0] - text_size[0]
+    if y + text_size[1] > bottom:
+        y = pointer[1] - POINTER_OFFSET[1] - text_size[1]
+    return max(min(x, right - text_size[0]), left), max(min(y, bottom - text_size[1]), top)
 
 
 def draw_overlay(state, pointer, width, height):
@@ -124,4 +121,5 @@ def draw_overlay(state, pointer, width, height):
     text = tool_text(state)
     if text is not None:
         size = imgui.calc_text_size(text)
-        _text(draw_list, *text_position(pointer, (size.x, size.y), width, height), TOOL_COLOUR, text)
+        rect = state.free_pixels(width, height)
+        _text(draw_list, *text_position(pointer, (size.x, size.y), rect), TOOL_COLOUR, text)

@@ -1,6 +1,6 @@
 """ImGui panels, one function each. They read and write the app's state objects and return
-whether they changed anything that needs a new solve. Panels are docked (they do not move), so
-a press in one is always the panel's, never the viewport's."""
+whether they changed anything that needs a new solve. They live in the docked windows of ``ui.docked``
+around the viewport, so a press in one is always the panel's, never the viewport's."""
 import dataclasses
 import math
 
@@ -9,21 +9,14 @@ from imgui_bundle import imgui
 from rig.constraints import RANGES, SOLVE_MODES, SOLVER_TYPES, IKConstraint, clamp_setting
 from ui import widgets
 from ui.animation import choose_frame
-from ui.auto_setup import LIMB_ROLES, apply_auto_setup, choose_limb_end, current_setup, limbs_to_set_up, should_offer, \
-    show_auto_setup
+from ui.auto_setup import LIMB_ROLES, apply_auto_setup, choose_limb_end, current_setup, limbs_to_set_up
 from ui.navigation import frame_bones
-from ui.outliner import outliner_panel
-from ui.state import GIZMO_MODES
 
 AXES = "XYZ"
-DOCKED = imgui.WindowFlags_.always_auto_resize | imgui.WindowFlags_.no_move
-MARGIN = 8.0
-TOOLBAR_ROOM = 56.0
 WARNING_COLOUR = imgui.ImVec4(1.0, 0.75, 0.3, 1.0)  # a setting the solve did not honour
-NOTE_WIDTH = 320.0  # pixels: notes wrap within the panel's usual width
 
 
-def _help(text):
+def help_marker(text):
     """Dear ImGui's "(?)" marker with a tooltip, for settings that need a word."""
     imgui.same_line()
     imgui.text_disabled("(?)")
@@ -34,15 +27,17 @@ def _help(text):
 # Sliders keep to the settings' ranges even when a value is typed (Ctrl+click), so every value a
 # panel takes is one the loaders take.
 CLAMP = imgui.SliderFlags_.always_clamp
-WRAP_WIDTH = 300.0
+CHECKBOX_COLUMN = 140.0  # pixels from the panel's left: the second checkbox of a row
 NO_LIMB = "(none)"
 
 
-def _wrapped(text):
-    """Text wrapped at a fixed width: wrapping at the edge of an auto-sized window would make
-    its width depend on the width it had the frame before."""
-    imgui.push_text_wrap_pos(imgui.get_cursor_pos_x() + WRAP_WIDTH)
-    imgui.text_unformatted(text)
+def wrapped(text, colour=None):
+    """Text wrapped at the panel's edge (docked panels have the width the layout gives them)."""
+    imgui.push_text_wrap_pos(0.0)
+    if colour is None:
+        imgui.text_unformatted(text)
+    else:
+        imgui.text_colored(colour, text)
     imgui.pop_text_wrap_pos()
 
 
@@ -56,7 +51,7 @@ def solver_panel(state):
     dirty = False
     changed, settings.type = _combo("Solver##solver_type", settings.type, SOLVER_TYPES)
     dirty |= changed
-    _help("auto: one-bone for chains of 1, two-bone for 2, FABRIK for longer chains.")
+    help_marker("auto: one-bone for chains of 1, two-bone for 2, FABRIK for longer chains.")
     changed, settings.iterations = widgets.slider_int("Iterations", settings.iterations, *RANGES["iterations"],
                                                     flags=CLAMP)
     dirty |= changed
@@ -66,10 +61,10 @@ def solver_panel(state):
         dirty = True
     changed, settings.mode = _combo("Start from", settings.mode, SOLVE_MODES)
     dirty |= changed
-    _help("continuous: each solve starts from the current pose.\noriginal_pose: from the rest pose.")
+    help_marker("continuous: each solve starts from the current pose.\noriginal_pose: from the rest pose.")
     changed, settings.use_target_rotations = widgets.checkbox("Target rotations", settings.use_target_rotations)
     dirty |= changed
-    _help("Every chain's last bone also takes its target's rotation, as if each constraint had Rotation on.")
+    help_marker("Every chain's last bone also takes its target's rotation, as if each constraint had Rotation on.")
     return dirty
 
 
@@ -87,12 +82,12 @@ def ik_constraint_panel(state):
     active = state.view.active
     if constraint is None:
         if active is None:
-            _wrapped("Select a bone, an IK handle or a pole to edit its IK constraint.")
+            wrapped("Select a bone, an IK handle or a pole to edit its IK constraint.")
             return False
         if widgets.button(f"Add IK constraint to {active}"):
             state.rig.ik.append(IKConstraint(active))
             state.message = f"IK constraint added to {active}: choose its target"
-        _help("Blender's Inverse Kinematics constraint on this bone; it solves once it has a target.")
+        help_marker("Blender's Inverse Kinematics constraint on this bone; it solves once it has a target.")
         return False
     imgui.text(f"IK constraint on {constraint.bone}")
     imgui.same_line()
@@ -107,27 +102,29 @@ def ik_constraint_panel(state):
     if changed:
         constraint.target = target or None
         dirty = True
-    _help("The IK handle the chain reaches for (none: the constraint does nothing).")
+    help_marker("The IK handle the chain reaches for (none: the constraint does nothing).")
     changed, pole = _combo("Pole target", constraint.pole_target or "", sorted(set(choices) | {constraint.pole_target or ""}))
     if changed:
         constraint.pole_target = pole or None
         dirty = True
-    _help("The handle the chain bends toward (a knee or elbow points at it).")
+    help_marker("The handle the chain bends toward (a knee or elbow points at it).")
     changed, degrees = widgets.slider_float("Pole angle", math.degrees(constraint.pole_angle),
                                           *map(math.degrees, RANGES["pole_angle"]), "%.1f deg", CLAMP)
     if changed and math.isfinite(degrees):
         constraint.pole_angle = math.radians(degrees)
         dirty = True
-    _help("Rotates the chain about the root-to-target axis; at 0 the first bone's X axis faces the pole.")
+    help_marker("Rotates the chain about the root-to-target axis; at 0 the first bone's X axis faces the pole.")
     changed, constraint.chain_count = widgets.slider_int("Chain length", constraint.chain_count,
                                                        *RANGES["chain_count"], flags=CLAMP)
     dirty |= changed
-    _help("How many bones the IK moves; 0 means every bone up to the root.")
+    help_marker("How many bones the IK moves; 0 means every bone up to the root.")
     changed, constraint.iterations = widgets.slider_int("Iterations##ik", constraint.iterations, *RANGES["iterations"],
                                                       flags=CLAMP)
     dirty |= changed
-    for label, attribute in (("Use tail", "use_tail"), ("Stretch", "use_stretch"),
-                             ("Position", "use_location"), ("Rotation", "use_rotation")):
+    for k, (label, attribute) in enumerate((("Use tail", "use_tail"), ("Stretch", "use_stretch"),
+                                            ("Position", "use_location"), ("Rotation", "use_rotation"))):
+        if k % 2:  # two a row, as Blender lays them out
+            imgui.same_line(CHECKBOX_COLUMN)
         changed, value = widgets.checkbox(label, getattr(constraint, attribute))
         if changed:
             setattr(constraint, attribute, value)
@@ -138,7 +135,7 @@ def ik_constraint_panel(state):
         if changed:
             setattr(constraint, attribute, clamp_setting(attribute, value))
             dirty = True
-    _help("Influence blends the chain's FK pose (0) with the IK result (1).")
+    help_marker("Influence blends the chain's FK pose (0) with the IK result (1).")
     return dirty
 
 
@@ -174,21 +171,21 @@ def bone_ik_panel(state):
     imgui.text(name)
     fields = {}
     changed, fields["lock"] = _per_axis("Lock", settings.lock, widgets.checkbox)
-    _help("A locked axis never rotates under IK.")
+    help_marker("A locked axis never rotates under IK.")
     hit, fields["stiffness"] = _per_axis("Stiffness", settings.stiffness,
                                          lambda axis, v: widgets.slider_float(axis, v, *RANGES["stiffness"], "%.2f", CLAMP))
     changed |= hit
-    _help("How much the bone resists rotating about this axis (0 = free, used by solvers that weigh joints).")
+    help_marker("How much the bone resists rotating about this axis (0 = free, used by solvers that weigh joints).")
     hit, fields["use_limit"] = _per_axis("Limit", settings.use_limit, widgets.checkbox)
     changed |= hit
     hit, fields["limit_min"] = _per_axis("Min", settings.limit_min, _degrees_slider)
     changed |= hit
     hit, fields["limit_max"] = _per_axis("Max", settings.limit_max, _degrees_slider)
     changed |= hit
-    _help("Per-axis rotation range in degrees, honoured by FABRIK and CCD where Limit is on.")
+    help_marker("Per-axis rotation range in degrees, honoured by FABRIK and CCD where Limit is on.")
     hit, fields["stretch"] = widgets.slider_float("IK stretch", settings.stretch, *RANGES["stretch"], flags=CLAMP)
     changed |= hit
-    _help("How much the bone may stretch to reach the target (with the constraint's Stretch on).")
+    help_marker("How much the bone may stretch to reach the target (with the constraint's Stretch on).")
     if changed:
         fields["stretch"] = clamp_setting("stretch", fields["stretch"])
         state.rig.bone_ik[name] = dataclasses.replace(settings, **fields)
@@ -219,6 +216,8 @@ def _copy_rotation_fields(constraint):
 def copy_rotation_panel(state):
     """The rig's Copy Rotation constraints (Blender's, World Space to World Space, Euler XYZ, mix
     Replace): enabled, the axes copied, influence."""
+    if not state.rig.copy_rotation:
+        imgui.text_disabled("this rig has no Copy Rotation constraints")
     dirty = False
     for k, constraint in enumerate(state.rig.copy_rotation):
         imgui.push_id(f"copy_rotation{k}")  # the same labels on every constraint
@@ -242,14 +241,14 @@ def view_panel(state):
         _, value = widgets.checkbox(label, getattr(view, attribute))
         setattr(view, attribute, value)
     _, view.show_solver = widgets.checkbox("Solver state##show_solver", view.show_solver)
-    _help("Over the viewport: a red line from a chain's tip to the target it cannot reach, with the\n"
+    help_marker("Over the viewport: a red line from a chain's tip to the target it cannot reach, with the\n"
           "distance; an orange ring on each joint held at its limit; while a handle is dragged, the\n"
           "sphere its chain can reach.")
     if state.mesh is not None:
         _, view.show_mesh = widgets.checkbox("Mesh", view.show_mesh)
         imgui.same_line()
         _, view.xray_bones = widgets.checkbox("X-ray", view.xray_bones)
-        _help("Draw bones and handles over the mesh instead of hidden inside it")
+        help_marker("Draw bones and handles over the mesh instead of hidden inside it")
     for k, (label, name) in enumerate(VIEW_BUTTONS):
         if k % 3:
             imgui.same_line()
@@ -258,45 +257,12 @@ def view_panel(state):
     camera = state.camera
     if widgets.button("Orthographic" if camera.orthographic else "Perspective", imgui.ImVec2(98.0, 0.0)):
         camera.toggle_projection()
-    _help("Numpad 5 toggles too. Navigate: middle drag (or Alt+left) orbits, Shift+middle pans,\n"
+    help_marker("Numpad 5 toggles too. Navigate: middle drag (or Alt+left) orbits, Shift+middle pans,\n"
           "Ctrl+middle drag (up: in) or the wheel zooms. Help > Keymap lists every key.")
     imgui.same_line()
     if widgets.button("Frame (F)"):
         size = imgui.get_io().display_size
         frame_bones(state, size.x, max(size.y, 1.0), view.selected)
-
-
-GIZMO_LABELS = dict(zip(GIZMO_MODES, ("Select", "Move", "Rotate")))
-
-
-def _gizmo_choice(state):
-    """Blender's tool choice as a gizmo: none, move the selected handle, rotate the active bone."""
-    for mode, label in GIZMO_LABELS.items():
-        if widgets.radio_button(label, state.gizmo.mode == mode) and state.drag is None:
-            state.gizmo.mode = mode
-        imgui.same_line()
-    _help("Move: a gizmo on the selected IK handle or pole target.\nRotate: a gizmo on the active bone.\n"
-          "Escape or a right click during a gizmo drag puts the pose back.")
-
-
-def toolbar(state):
-    """The pose tools' options, as Blender's tool settings header: Auto IK and its chain length."""
-    size = imgui.get_io().display_size
-    imgui.set_next_window_pos(imgui.ImVec2(size.x / 2.0, size.y - MARGIN), imgui.Cond_.always, imgui.ImVec2(0.5, 1.0))
-    imgui.begin("Tools", None, DOCKED | imgui.WindowFlags_.no_title_bar)
-    _, state.auto_ik = widgets.checkbox("Auto IK", state.auto_ik)
-    _help("Drag a bone: its tip follows the pointer and its connected parents follow it.\n"
-          "During the drag Ctrl+wheel down / PageUp lengthens the chain, Ctrl+wheel up / "
-          "PageDown shortens it (with or without Ctrl); 0 = the whole connected chain.")
-    imgui.same_line()
-    imgui.text_disabled(f"chain length {state.auto_ik_length}")
-    imgui.same_line()
-    imgui.text_disabled("|  R rotates the active bone  |")
-    imgui.same_line()
-    _gizmo_choice(state)
-    bottom = imgui.get_io().display_size.y - imgui.get_window_pos().y
-    imgui.end()
-    return bottom
 
 
 def stats_panel(state):
@@ -313,14 +279,11 @@ def stats_panel(state):
         for report in state.reports:
             imgui.text_disabled(f"{report.bone}: {report.solver} {report.iterations} it {report.error:.1e} {report.unit}")
         imgui.tree_pop()
-    _help("Per chain: the methods that ran, iterations, residual error (metres for a position, radians "
+    help_marker("Per chain: the methods that ran, iterations, residual error (metres for a position, radians "
           "for an angle).")
     notes = [f"{report.bone}: not honoured: {note}" for report in state.reports for note in report.notes]
-    if notes:  # outside the tree node, so a dropped setting never hides; wrapped, so the panel keeps its width
-        imgui.push_text_wrap_pos(imgui.get_cursor_pos_x() + NOTE_WIDTH)
-        for note in notes:
-            imgui.text_colored(WARNING_COLOUR, note)
-        imgui.pop_text_wrap_pos()
+    for note in notes:  # outside the tree node, so a dropped setting never hides
+        wrapped(note, WARNING_COLOUR)
 
 
 def auto_setup_panel(state):
@@ -345,7 +308,7 @@ def auto_setup_panel(state):
     clicked = widgets.button(label)
     if not pending:
         imgui.end_disabled()
-    _help("Adds hand/foot IK handles, elbow/knee poles and IK constraints to the limbs above\n"
+    help_marker("Adds hand/foot IK handles, elbow/knee poles and IK constraints to the limbs above\n"
           "that have no IK constraint yet. Undo (Ctrl+Z) takes it back.")
     if not setup.applied and widgets.tree_node("Fix limbs"):
         _limb_choices(state, report)
@@ -364,15 +327,23 @@ def _limb_choices(state, report):
             choose_limb_end(state, role, None if end == NO_LIMB else end)
 
 
+CLIP_WIDTH = 180.0  # pixels
+FRAME_LABEL_ROOM = 80.0  # pixels right of the frame slider: its label and help marker
+
+
 def animation_panel(state):
-    """The file's animation: a clip and a frame (from 0) whose pose becomes the rig's, as one undo
-    step (a slider drag: one step when let go). Re-apply puts the chosen frame back after edits."""
+    """The file's animation as a timeline row: a clip and a frame (from 0) whose pose becomes the
+    rig's, as one undo step (a slider drag: one step when let go). Re-apply puts the chosen frame
+    back after edits."""
     animation = state.animation
+    imgui.set_next_item_width(CLIP_WIDTH)
     changed, clip = _combo("Clip", animation.clip, list(animation.clips))
     last = animation.frame_count(clip) - 1
     frame = min(animation.frame, last)
+    imgui.same_line()
+    imgui.set_next_item_width(max(imgui.get_content_region_avail().x - FRAME_LABEL_ROOM, CLIP_WIDTH))
     moved, frame = widgets.slider_int("Frame", frame, 0, last)
-    _help("Ctrl+click the slider to type a frame number. The chosen frame's pose replaces the\n"
+    help_marker("Ctrl+click the slider to type a frame number. The chosen frame's pose replaces the\n"
           "current one; pose on top of it, Ctrl+Z takes it back.")
     imgui.text_disabled(f"{last + 1} frames, {animation.seconds(clip, frame):.3f} s")
     imgui.same_line()
@@ -381,46 +352,3 @@ def animation_panel(state):
         choose_frame(state, clip, min(max(frame, 0), last))
 
 
-def main_panel(state):
-    """The docked panels and the toolbar; returns whether the pose needs a new solve."""
-    bottom = toolbar(state)
-    size = imgui.get_io().display_size
-    menu_bar = imgui.get_frame_height()
-    top = menu_bar + MARGIN  # below the main menu bar (its work area starts a frame late)
-    imgui.set_next_window_pos(imgui.ImVec2(MARGIN, top), imgui.Cond_.always)
-    # Tall content scrolls rather than running under the toolbar at the bottom.
-    imgui.set_next_window_size_constraints(imgui.ImVec2(0.0, 0.0),
-                                           imgui.ImVec2(size.x / 2.0, max(size.y - top - TOOLBAR_ROOM, 100.0)))
-    imgui.begin("Posekit", None, DOCKED)
-    dirty = False
-    if widgets.collapsing_header("Solver"):
-        dirty |= solver_panel(state)
-    if widgets.collapsing_header("IK constraint", imgui.TreeNodeFlags_.default_open):
-        dirty |= ik_constraint_panel(state)
-    if widgets.collapsing_header("Bone IK"):
-        dirty |= bone_ik_panel(state)
-    if show_auto_setup(state):
-        offer = imgui.TreeNodeFlags_.default_open if should_offer(state) else 0
-        if widgets.collapsing_header("Auto IK setup", offer):
-            auto_setup_panel(state)
-    if state.animation is not None and widgets.collapsing_header("Animation", imgui.TreeNodeFlags_.default_open):
-        animation_panel(state)
-    if widgets.collapsing_header("Stats", imgui.TreeNodeFlags_.default_open):
-        stats_panel(state)
-    # Last, so the sections above keep their places; only for rigs that have such constraints.
-    if state.rig.copy_rotation and widgets.collapsing_header("Copy rotation"):
-        dirty |= copy_rotation_panel(state)
-    if state.message:
-        _wrapped(state.message)
-    left = imgui.get_window_pos().x + imgui.get_window_size().x
-    imgui.end()
-    imgui.set_next_window_pos(imgui.ImVec2(size.x - MARGIN, top), imgui.Cond_.always, imgui.ImVec2(1.0, 0.0))
-    imgui.begin("Scene", None, DOCKED)
-    if widgets.collapsing_header("View", imgui.TreeNodeFlags_.default_open):
-        view_panel(state)
-    if widgets.collapsing_header("Outliner", imgui.TreeNodeFlags_.default_open):
-        outliner_panel(state)
-    right = size.x - imgui.get_window_pos().x
-    imgui.end()
-    state.view_insets = (left, menu_bar, right, bottom)  # what framing leaves free
-    return dirty

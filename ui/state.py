@@ -17,9 +17,10 @@ from ui.outliner import OutlinerState
 
 
 DRAG_KINDS = ("translate", "auto_ik", "rotate", "gizmo")
-DEFAULT_INSETS = (304.0, 19.0, 234.0, 43.0)
-"""Window pixels the docked panels cover at the (left, top, right, bottom) edges, as measured at
-the default font; the panels measure themselves every frame after the first."""
+DEFAULT_INSETS = (0.0, 19.0, 422.0, 117.0)
+"""Window pixels the default layout (``ui.layout``) covers at the (left, top, right, bottom)
+edges at the default font: the menu bar; the right column and its splitter; the timeline strip,
+its splitter and the status bar. From the first frame on, the dock space's central node says."""
 MIN_FREE_FRACTION = 0.25  # narrower free space than this: frame into the whole window instead
 
 
@@ -105,7 +106,8 @@ class AppState:
     reports: list = field(default_factory=list)
     drag: DragState | None = None
     stats: Stats = field(default_factory=Stats)
-    message: str = ""
+    message: str = ""  # the last thing done or gone wrong, for the status bar
+    error: str = ""  # an error the user has not dismissed yet (its toast is shown)
     deterministic: bool = False
     auto_ik: bool = False
     auto_ik_length: int = 0
@@ -127,12 +129,13 @@ class AppState:
             self.history = History(self)
 
     @classmethod
-    def for_rig(cls, rig, rig_path, pose=None, aspect=16 / 9, mesh=None, size=None):
+    def for_rig(cls, rig, rig_path, pose=None, aspect=16 / 9, mesh=None, size=None, insets=DEFAULT_INSETS):
         """State for a freshly opened rig (and its skinned mesh), solved once and framed for a
         view of ``aspect``, or with ``size`` (width, height pixels) into the part of that window
-        the panels leave free."""
+        the panels leave free (``insets``: as ``view_insets``, the default layout's unless the
+        window knows better)."""
         state = cls(rig, rig_path, pose if pose is not None else Pose.rest(len(rig.skeleton)), OrbitCamera(),
-                    mesh=mesh)
+                    mesh=mesh, view_insets=insets)
         state.resolve()
         heads, tails = heads_tails(rig.skeleton, state.world)
         points = [heads, tails] if mesh is None else [heads, tails, mesh.skinned_positions(state.world)]
@@ -144,12 +147,13 @@ class AppState:
         return state
 
     @classmethod
-    def for_document(cls, document, pose=None, size=None, animation=None, source=None):
+    def for_document(cls, document, pose=None, size=None, animation=None, source=None, insets=DEFAULT_INSETS):
         """State for a rig opened from a file (a ``rig.formats.document.RigDocument``, fingerprinted
         as ``source``): its mesh, its animation clips (``animation``, else
-        ``Animation.of(document)``), and ``pose`` or else the pose the file holds."""
+        ``Animation.of(document)``), and ``pose`` or else the pose the file holds; framed as
+        ``for_rig`` frames it."""
         state = cls.for_rig(document.rig, document.path, document.pose if pose is None else pose,
-                            mesh=document.mesh, size=size)
+                            mesh=document.mesh, size=size, insets=insets)
         state.animation = animation if animation is not None else Animation.of(document)
         state.skins, state.skin = document.skins, document.skin
         state.source = source
@@ -177,6 +181,23 @@ class AppState:
         self.resolve()
         self.stats.solve_us = (time.perf_counter() - start) * 1e6
         self.solve_pending = False
+
+    def free_pixels(self, width, height):
+        """The viewport part no panel covers, as (left, top, right, bottom) window pixels."""
+        left, top, right, bottom = self.view_insets
+        return left, top, width - right, height - bottom
+
+    def set_free_pixels(self, rect, width, height):
+        """The panels now leave ``rect`` (left, top, right, bottom window pixels) free: framing
+        fills it from now on and the view stays centred in it, as Blender's viewport keeps its
+        view centred when a panel beside it is resized."""
+        left, top, right, bottom = rect
+        self.view_insets = (left, top, width - right, height - bottom)
+        self.camera.centre_in(self.free_rect(width, height))
+
+    def report_error(self, text):
+        """An error: the status bar's message, and a toast until the user dismisses it."""
+        self.message = self.error = text
 
     def resolve(self):
         """Evaluate constraints on the current channels, with the active drag's temporary Auto

@@ -93,6 +93,12 @@ menu_item = _located(imgui.menu_item)
 selectable = _located(imgui.selectable)
 
 
+def tab_item(label, flags=0):
+    """imgui.begin_tab_item with no close button: whether the tab is the selected one (then end it
+    with imgui.end_tab_item), noted in ``drawn()``."""
+    return _noting(label, "tab_item", lambda: imgui.begin_tab_item_simple(label, flags))
+
+
 def _combo_list(label, current, items):
     """What imgui.combo draws, its rows drawn here so that each is noted."""
     changed = False

@@ -11,6 +11,7 @@ frame (a drag, an orbit) it is drawn without multisampling, which keeps a softwa
 within a frame; once it holds still for a frame it is drawn once 4x multisampled and that
 picture is reused until something changes.
 """
+import sys
 import time
 
 from imgui_bundle import imgui
@@ -21,12 +22,14 @@ from render.capture import OffscreenTarget
 from render.context import context_for_window
 from render.rig_renderer import RigRenderer
 from ui import widgets
+from ui.docked import docked_panels
 from ui.editor import Editor
 from ui.gizmo import gizmo_frame
 from ui.input import ViewportInput
+from ui.layout import DockLayout, layout_path
 from ui.overlay import draw_overlay
-from ui.panels import main_panel
 from ui.solver_state import solver_overlay
+from ui.status import status_bar
 from ui.viewport import active_chain, cancel_drag, constraint_line
 
 FIXED_DT = 1.0 / 60.0
@@ -35,8 +38,9 @@ FIXED_DT = 1.0 / 60.0
 class PosekitWindow:
     """Owns the GL and ImGui resources of one pyglet window and runs frames for ``state``.
 
-    With ``state.deterministic`` ImGui's clock advances by exactly 1/60 s a frame, so headless
-    frames are repeatable byte for byte. ``ctx`` reuses the window's existing moderngl context.
+    With ``state.deterministic`` ImGui's clock advances by exactly 1/60 s a frame and the layout
+    is the default one, never read from or written to the state directory, so headless frames are
+    repeatable byte for byte. ``ctx`` reuses the window's existing moderngl context.
     """
 
     def __init__(self, window, state, ctx=None):
@@ -44,8 +48,11 @@ class PosekitWindow:
         self.ctx = ctx or context_for_window(window)
         self.renderer = RigRenderer(self.ctx)
         self.imgui_context = imgui.create_context()
-        imgui.get_io().set_ini_filename("")
+        self.layout = DockLayout(None if state.deterministic else layout_path())
         imgui.style_colors_dark()
+        style = imgui.get_style()  # opaque panels: the scene is drawn under the whole window
+        background = style.color_(imgui.Col_.window_bg)
+        style.set_color_(imgui.Col_.window_bg, imgui.ImVec4(background.x, background.y, background.z, 1.0))
         self.imgui = pyglet_backend.create_renderer(window)
         self.live_target = self.scene_target = self.still_target = self.frame_target = None
         self.last_scene = self.still_scene = None
@@ -130,8 +137,11 @@ class PosekitWindow:
         imgui.new_frame()
         widgets.begin_frame()
         self.editor.draw()
-        if main_panel(self.state):
+        status_bar(self.state)
+        dirty, free = docked_panels(self.state, self.layout)
+        if dirty:
             self.state.mark_dirty()
+        self.state.set_free_pixels(free, width, height)
         gizmo_frame(self.state, *imgui.get_io().display_size)
         self.state.solve_if_pending()  # once, after every input of the frame, before anything reads the world
         self.state.view.active_chain = active_chain(self.state)
@@ -139,6 +149,9 @@ class PosekitWindow:
         self.state.view.solver_overlay = solver_overlay(self.state)
         draw_overlay(self.state, self.input.pointer, width, height)
         self.editor.end_frame()
+        problem = self.layout.save_if_changed()
+        if problem:
+            self.state.report_error(problem)
         imgui.render()
         self._draw_scene(width, height)
         self.frame_target.use()
@@ -158,6 +171,10 @@ class PosekitWindow:
         return self.frame_target.read_rgb()
 
     def release(self):
+        """Keep the layout for the next run, then free the window's GL and ImGui resources."""
+        problem = self.layout.save()
+        if problem:  # the window is closing: nowhere left to show it
+            print(f"posekit: warning: {problem}", file=sys.stderr)
         self.window.remove_handlers(self.input)
         self.window.remove_handlers(self)
         self._remove_imgui_handlers()

@@ -104,3 +104,18 @@ def driver(posekit_window):
     """The app on the default rig in its rest pose, its panel laid out as a screenshot has it."""
     start_app(posekit_window, humanoid_state())
     return Driver(posekit_window)
+
+
+def resize(app, width, height):
+    """What the OS does to a resized window. pyglet's headless window has no OS behind it: its size
+    is set and on_resize sent as pyglet's event loop would."""
+    app.window._width, app.window._height = width, height
+    app.window.dispatch_event("on_resize", width, height)
+    app.window.dispatch_events()
+
+
+@pytest.fixture
+def restore_size(posekit_window):
+    """Put the session's window back to SIZE after a test that resizes it: it serves every test."""
+    yield
+    resize(posekit_window, *SIZE)

@@ -1,5 +1,6 @@
 """Screenshots of the whole app (viewport and panels) against goldens: the rest pose, a pose made
-by replayed drags, and each solver on the tail chain driven to one target."""
+by replayed drags, each solver on the tail chain driven to one target, and the docked layout at
+the usual window sizes."""
 import numpy as np
 import pytest
 
@@ -8,7 +9,10 @@ from rig.formats.rigfile import load_rig
 from tests.golden import assert_matches_golden
 from ui.state import AppState
 
-from .conftest import SIZE, start_app
+from rig.formats.reader import open_rig
+from tests.ui.animated import write_animated_glb
+
+from .conftest import SIZE, Driver, resize, start_app
 from .test_editing import drag_hand
 
 TAIL_TARGET = np.array([1.0, 0.6, 0.3])
@@ -56,4 +60,28 @@ def tail_state(solver):
 def test_each_solver_on_the_tail(posekit_window, solver):
     start_app(posekit_window, tail_state(solver))
     assert posekit_window.state.reports[0].solver == solver
+    driver = Driver(posekit_window)
+    driver.click_item("Solver")  # the picture shows the method that ran too
+    driver.click_item("Chains")
     assert_matches_golden(posekit_window.read_rgb(), f"app_tail_{solver}")
+
+
+@pytest.mark.parametrize("size, tab, sections", [((1280, 720), "IK constraint", ()),
+                                                 ((1920, 1080), "Solver", ("Chains",))])
+def test_the_docked_layout_at_common_sizes(posekit_window, restore_size, tmp_path, size, tab, sections):
+    """The skinned humanoid with an animation clip (the timeline shows it), a bone selected, a
+    properties tab open; at 1920x1080 an error's toast and red status message too."""
+    resize(posekit_window, *size)
+    state = AppState.for_document(open_rig(write_animated_glb(tmp_path / "animated.glb")), size=size)
+    state.deterministic = True
+    start_app(posekit_window, state)
+    driver = Driver(posekit_window)
+    driver.click_item("Frame")  # the middle of the slider: frame 1 of 0-2
+    driver.click_item("forearm.L")  # in the outliner: its arm IK constraint shows
+    for label in (tab, *sections):
+        driver.click_item(label)
+    if size == (1920, 1080):
+        state.report_error("Cannot save /read-only/pose.json: the folder /read-only does not exist")
+    driver.move(size[0] // 3, size[1] - 160)  # over the viewport, on no bone
+    driver.frames(2)
+    assert_matches_golden(posekit_window.read_rgb(), f"layout_{size[0]}x{size[1]}")

@@ -42,6 +42,7 @@ def test_a_frame_with_nothing_asked_does_not_solve(driver, monkeypatch):
 def test_a_panel_edit_is_solved_in_its_own_frame(driver, monkeypatch):
     state = driver.state
     driver.click(*driver.pixel_along("forearm.L", 0.5))
+    driver.click_item("IK constraint")
     calls = count_solves(state, monkeypatch)
     driver.set_value("Chain length", 3)
     assert len(calls) >= 1 and not state.solve_pending

@@ -1,5 +1,6 @@
 """The docked panels driven by clicks on widgets found by their labels: outliner selection, adding
-and removing an IK constraint, Copy Rotation settings, view toggles and buttons."""
+and removing an IK constraint, Copy Rotation settings, view toggles and buttons, each in its
+properties tab."""
 import numpy as np
 import pytest
 
@@ -18,6 +19,7 @@ def test_add_then_remove_an_ik_constraint_on_the_active_bone(driver):
     state = driver.state
     before = state.pose.copy()
     driver.click_item("neck")
+    driver.click_item("IK constraint")
     driver.click_item("Add IK constraint to neck")
     added = [c for c in state.rig.ik if c.bone == "neck"]
     assert len(added) == 1 and added[0].target is None
@@ -46,6 +48,7 @@ def test_copy_rotation_section_sets_axes_and_influence_and_leaves_the_pose_chann
 
 def test_view_toggles_and_buttons(driver):
     state = driver.state
+    driver.click_item("View")
     driver.click_item("Bones")
     driver.click_item("Names")
     assert not state.view.show_bones and state.view.show_names
@@ -59,6 +62,7 @@ def test_view_toggles_and_buttons(driver):
 
 
 def test_hidden_bones_cannot_be_picked(driver):
+    driver.click_item("View")
     driver.click_item("Bones")
     driver.click(*driver.pixel_along("shin.L", 0.5))
     assert driver.state.view.selected == set()

@@ -193,13 +193,13 @@ def test_the_locked_axis_is_drawn_in_its_colour(driver):
         driver.frames(2)  # the still, multisampled picture
         point = bone_world(state, "head")[:3, 3] + (0.4, 0.0, 0.0)
         x, y = np.round(state.camera.world_to_window(point[None], *driver.app.window.get_size())[0]).astype(int)
-        patch = driver.app.read_rgb()[y - 1:y + 2, x - 1:x + 2].reshape(-1, 3) / 255.0
+        patch = driver.app.read_rgb()[y - 3:y + 4, x - 1:x + 2].reshape(-1, 3) / 255.0
         return np.max(patch[:, 0] - patch[:, 1:].max(axis=1))
 
     start(driver, "head", key.R)
     assert reddest_beside_the_head() < 0.05
     type_keys(driver, "X")
-    assert reddest_beside_the_head() > 0.3
+    assert reddest_beside_the_head() > 0.2  # a 1 px line: its shade depends on where it falls in the pixels
 
 
 def test_g_moves_every_selected_handle_by_the_same_offset(driver):

@@ -9,20 +9,21 @@ from tests.shared_data import CMU_EXCERPT
 from tests.ui.conftest import Driver, humanoid_state, start_app
 from ui import widgets
 from ui.autosave import STATE_DIR_ENV
+from ui.layout import PROPERTIES
 
 
 def with_test_window(monkeypatch, draw):
     """Draw ``draw()`` in a window of its own over the viewport, each frame, before the panels."""
-    main_panel = ui.window.main_panel
+    docked_panels = ui.window.docked_panels
 
-    def panels(state):
-        imgui.set_next_window_pos(imgui.ImVec2(400.0, 300.0))
+    def panels(state, layout):
+        imgui.set_next_window_pos(imgui.ImVec2(200.0, 300.0))
         imgui.begin("ID test##test")
         draw()
         imgui.end()
-        return main_panel(state)
+        return docked_panels(state, layout)
 
-    monkeypatch.setattr(ui.window, "main_panel", panels)
+    monkeypatch.setattr(ui.window, "docked_panels", panels)
 
 
 def test_imgui_reports_two_hovered_buttons_with_one_label(driver, monkeypatch):
@@ -69,7 +70,7 @@ def hover_the_panel_through(driver, pages=3):
     """Hover every widget, then scroll the panel down a page at a time and hover again; returns
     the labels hovered."""
     hovered = hover_every_widget(driver)
-    panel = imgui.internal.find_window_by_name("Posekit")
+    panel = imgui.internal.find_window_by_name(PROPERTIES)
     middle = panel.pos.x + panel.size.x / 2, panel.pos.y + panel.size.y / 2
     for _ in range(pages):
         driver.move(*middle)  # the wheel scrolls the window under the pointer
@@ -84,11 +85,18 @@ def open_sections(driver, *labels):
         driver.frames(1)
 
 
-def test_every_section_of_the_panels_has_distinct_ids(driver):
+@pytest.mark.parametrize("tab, sections, expected", [
+    ("IK constraint", (), {"Iterations##ik", "Pole angle", "Influence"}),
+    ("Bone IK", (), {"IK stretch"}),
+    ("Copy rotation", (), {"Influence"}),
+    ("Solver", ("Chains",), {"Iterations", "Chains"}),
+    ("View", (), {"Solver state##show_solver", "Front"}),
+])
+def test_every_tab_of_the_properties_has_distinct_ids(driver, tab, sections, expected):
     driver.click(*driver.pixel_along("shin.L", 0.5))  # an IK constraint and an active bone to show
-    open_sections(driver, "Copy rotation", "Chains", "Bone IK", "Solver")  # bottom up: each header still in view
+    open_sections(driver, tab, *sections)
     shown = {item.label for item in widgets.drawn()}
-    assert {"Iterations", "Iterations##ik", "Pole angle", "IK stretch", "Chains", "Influence", "pelvis"} <= shown
+    assert expected | {tab, "pelvis", "Auto IK"} <= shown  # the outliner and the timeline's tools too
     assert hover_the_panel_through(driver) == shown
 
 
@@ -105,7 +113,7 @@ def test_the_auto_ik_set_up_and_animation_sections_have_distinct_ids(posekit_win
 
 
 def test_the_menus_have_distinct_ids(driver):
-    for menu in ("File", "Edit", "Help"):
+    for menu in ("File", "Edit", "Window", "Help"):
         driver.click_item(menu)
         driver.frames(1)
         items = {item.label for item in widgets.drawn() if item.kind == "menu_item"}

@@ -25,16 +25,19 @@ def set_value(label, value, index=None):
 
 
 def test_click_item_toggles_a_checkbox_found_by_its_label(driver):
-    play(driver, click("Names"))
+    play(driver, click("View"), click("Names"))
     assert driver.state.view.show_names
     play(driver, click("Names"))
     assert not driver.state.view.show_names
 
 
-def test_a_label_finds_its_widget_after_a_section_above_it_opened(driver):
-    header = widgets.find("Copy rotation").centre
-    play(driver, click("Solver"), {"type": "frame"})  # the panel grows a frame later
-    assert widgets.find("Copy rotation").centre[1] > header[1] + 50  # the Solver's settings pushed it down
+def test_a_label_finds_its_widget_after_the_panels_were_resized(driver):
+    tab = widgets.find("Copy rotation").centre
+    splitter = driver.state.free_pixels(*driver.app.window.get_size())[2] + 1.0  # right of the viewport
+    y = tab[1] + 100.0
+    play(driver, {"type": "move", "x": splitter, "y": y}, {"type": "press", "x": splitter, "y": y},
+         {"type": "drag", "x": splitter - 60, "y": y}, {"type": "release", "x": splitter - 60, "y": y})
+    assert widgets.find("Copy rotation").centre[0] == pytest.approx(tab[0] - 60, abs=1.0)  # the column widened
     play(driver, click("Copy rotation"), set_value("Enabled", False, index=1))
     hand_l, foot_l = driver.state.rig.copy_rotation[:2]
     assert hand_l.enabled and not foot_l.enabled
@@ -56,7 +59,7 @@ def test_set_value_out_of_range_ends_in_range(driver, typed, kept):
 
 def test_set_value_on_a_float_slider_goes_through_the_panels_clamp(driver):
     driver.click(*driver.pixel_along("shin.L", 0.5))  # its IK constraint's settings show
-    play(driver, set_value("Influence", 0.25))
+    play(driver, click("IK constraint"), set_value("Influence", 0.25))
     constraint = driver.state.selected_constraint()
     assert constraint.bone == "shin.L" and constraint.influence == pytest.approx(0.25)
     play(driver, set_value("Weight position", 7.5))

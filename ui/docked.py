@@ -1,0 +1,110 @@
+"""The docked windows around the viewport (``ui.layout`` places them): the outliner, the
+properties with one tab per panel, the timeline strip with the pose tools, and the error toast
+over the viewport. The status bar is ``ui.status``'s."""
+from imgui_bundle import imgui
+
+from ui import widgets
+from ui.auto_setup import should_offer, show_auto_setup
+from ui.layout import OUTLINER, PROPERTIES, TIMELINE
+from ui.outliner import outliner_panel
+from ui.panels import animation_panel, auto_setup_panel, bone_ik_panel, copy_rotation_panel, help_marker, \
+    ik_constraint_panel, solver_panel, stats_panel, view_panel, wrapped
+from ui.state import GIZMO_MODES
+from ui.status import error_toast
+
+LABEL_ROOM = 150.0  # pixels right of a property's slider or field: its label and help marker
+GIZMO_LABELS = dict(zip(GIZMO_MODES, ("Select", "Move", "Rotate")))
+NO_KEYS = "Keys will come here. Until then, save poses as files (File menu)."
+
+
+def pose_panel(state):
+    """The selection, and automatic IK set-up for the limbs of rigs it recognises."""
+    view = state.view
+    if view.active is None:
+        wrapped("No active bone: click one in the viewport or the outliner.")
+    else:
+        imgui.text(f"Active bone: {view.active}   ({len(view.selected)} selected)")
+    if view.hidden:
+        imgui.text_disabled(f"{len(view.hidden)} hidden (Alt+H reveals)")
+    if show_auto_setup(state):
+        offer = imgui.TreeNodeFlags_.default_open if should_offer(state) else 0
+        if widgets.collapsing_header("Auto IK setup", offer):
+            auto_setup_panel(state)
+    return False  # the set-up solves the rig it changes itself
+
+
+def solver_tab(state):
+    """The solver's settings and what its last solve did."""
+    dirty = solver_panel(state)
+    imgui.separator_text("Stats")
+    stats_panel(state)
+    return dirty
+
+
+PROPERTY_TABS = (("Pose", pose_panel), ("IK constraint", ik_constraint_panel), ("Bone IK", bone_ik_panel),
+                 ("Copy rotation", copy_rotation_panel), ("Solver", solver_tab), ("View", view_panel))
+
+
+def properties_window(state):
+    """Blender's properties editor: one tab per panel; returns whether the pose needs a solve."""
+    dirty = False
+    if imgui.begin(PROPERTIES)[0] and imgui.begin_tab_bar("properties_tabs"):
+        for label, panel in PROPERTY_TABS:
+            if widgets.tab_item(label):
+                imgui.push_item_width(-LABEL_ROOM)
+                dirty |= bool(panel(state))
+                imgui.pop_item_width()
+                imgui.end_tab_item()
+        imgui.end_tab_bar()
+    imgui.end()
+    return dirty
+
+
+def outliner_window(state):
+    if imgui.begin(OUTLINER)[0]:
+        outliner_panel(state)
+    imgui.end()
+
+
+def _gizmo_choice(state):
+    """Blender's tool choice as a gizmo: none, move the selected handle, rotate the active bone."""
+    for mode, label in GIZMO_LABELS.items():
+        if widgets.radio_button(label, state.gizmo.mode == mode) and state.drag is None:
+            state.gizmo.mode = mode
+        imgui.same_line()
+    help_marker("Move: a gizmo on the selected IK handle or pole target.\nRotate: a gizmo on the active bone.\n"
+                "Escape or a right click during a gizmo drag puts the pose back.")
+
+
+def tools_row(state):
+    """The pose tools' options, as Blender's tool settings: Auto IK and its chain length, the gizmo."""
+    _, state.auto_ik = widgets.checkbox("Auto IK", state.auto_ik)
+    help_marker("Drag a bone: its tip follows the pointer and its connected parents follow it.\n"
+                "During the drag Ctrl+wheel down / PageUp lengthens the chain, Ctrl+wheel up / "
+                "PageDown shortens it (with or without Ctrl); 0 = the whole connected chain.")
+    imgui.same_line()
+    imgui.text_disabled(f"chain length {state.auto_ik_length}  |")
+    imgui.same_line()
+    _gizmo_choice(state)
+
+
+def timeline_window(state):
+    """The strip under the viewport: the tools, then the file's animation (the timeline's place)."""
+    if imgui.begin(TIMELINE)[0]:
+        tools_row(state)
+        if state.animation is not None:
+            animation_panel(state)
+        else:
+            imgui.text_disabled(NO_KEYS)  # the strip stays: the timeline's place
+    imgui.end()
+
+
+def docked_panels(state, layout):
+    """The dock space and its windows, then the error toast over the viewport; returns (whether
+    the pose needs a solve, the viewport's free (left, top, right, bottom) window pixels)."""
+    free = layout.begin()
+    outliner_window(state)
+    dirty = properties_window(state)
+    timeline_window(state)
+    error_toast(state, free)
+    return dirty, free
