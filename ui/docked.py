@@ -51,9 +51,12 @@ def properties_window(state):
     if imgui.begin(PROPERTIES)[0] and imgui.begin_tab_bar("properties_tabs"):
         for label, panel in PROPERTY_TABS:
             if widgets.tab_item(label):
+                # The tab's body scrolls on its own, under tabs that stay put (and keep their width).
+                imgui.begin_child(f"{label}##tab_body")
                 imgui.push_item_width(-LABEL_ROOM)
                 dirty |= bool(panel(state))
                 imgui.pop_item_width()
+                imgui.end_child()
                 imgui.end_tab_item()
         imgui.end_tab_bar()
     imgui.end()

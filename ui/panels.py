@@ -6,7 +6,9 @@ import math
 
 from imgui_bundle import imgui
 
-from rig.constraints import RANGES, SOLVE_MODES, SOLVER_TYPES, IKConstraint, clamp_setting
+from rig.constraints import IK_TYPES, LIMIT_MODES, RANGES, REFERENCE_AXES, SOLVE_MODES, SOLVER_TYPES, IKConstraint, \
+    clamp_setting
+from solvers.methods import FEATURES
 from ui import widgets
 from ui.animation import choose_frame
 from ui.auto_setup import LIMB_ROLES, apply_auto_setup, choose_limb_end, current_setup, limbs_to_set_up
@@ -22,6 +24,35 @@ def help_marker(text):
     imgui.text_disabled("(?)")
     if imgui.is_item_hovered():
         imgui.set_tooltip(text)
+
+
+def dropped_settings(reports):
+    """{feature: [reasons]} of the settings ``reports`` (ChainReports) say were not honoured; a
+    note reads "feature: method does not hold it" (``solvers.methods``)."""
+    dropped = {}
+    for report in reports:
+        for note in report.notes:
+            feature, _, reason = note.partition(": ")
+            dropped.setdefault(feature, []).append(f"{report.bone}: {reason or note}")
+    return dropped
+
+
+def not_honoured_marker(dropped, *features):
+    """After a setting's widget: an orange "(not honoured)" with the reasons as its tooltip, when
+    the solve that ran dropped any of ``features``."""
+    reasons = [reason for feature in features for reason in dropped.get(feature, ())]
+    if reasons:
+        imgui.same_line()
+        widgets.text_colored("(not honoured)", WARNING_COLOUR)
+        if imgui.is_item_hovered():
+            imgui.set_tooltip("\n".join(reasons))
+
+
+def _reports_moving(state, bone):
+    """The reports of the IK constraints whose chains move ``bone`` (a name)."""
+    rig, index = state.rig, state.rig.skeleton.index.get(bone)
+    moving = {c.bone for c in rig.ik if index is not None and index in rig.ik_chain(c)}
+    return [r for r in state.reports if r.bone in moving]
 
 
 # Sliders keep to the settings' ranges even when a value is typed (Ctrl+click), so every value a
@@ -51,7 +82,9 @@ def solver_panel(state):
     dirty = False
     changed, settings.type = _combo("Solver##solver_type", settings.type, SOLVER_TYPES)
     dirty |= changed
-    help_marker("auto: one-bone for chains of 1, two-bone for 2, FABRIK for longer chains.")
+    help_marker("auto: for each chain, the fastest methods that honour every setting it holds\n"
+                "(one-bone, two-bone, FABRIK, CCD, DLS), the next taking over when one falls short.\n"
+                "A forced solver runs as asked; the IK constraint tab marks what it does not honour.")
     changed, settings.iterations = widgets.slider_int("Iterations", settings.iterations, *RANGES["iterations"],
                                                     flags=CLAMP)
     dirty |= changed
@@ -65,6 +98,12 @@ def solver_panel(state):
     changed, settings.use_target_rotations = widgets.checkbox("Target rotations", settings.use_target_rotations)
     dirty |= changed
     help_marker("Every chain's last bone also takes its target's rotation, as if each constraint had Rotation on.")
+    changed, damping = widgets.slider_float("Damping", settings.damping, 0.0, 1.0, "%.3f", CLAMP)
+    if changed and math.isfinite(damping):
+        settings.damping = clamp_setting("damping", damping)
+        dirty = True
+    help_marker("DLS and SDLS only: how much each step is damped near unreachable targets and\n"
+                "straight chains (more: steadier, slower to converge). Ctrl+click to type up to 100.")
     return dirty
 
 
@@ -121,22 +160,80 @@ def ik_constraint_panel(state):
     changed, constraint.iterations = widgets.slider_int("Iterations##ik", constraint.iterations, *RANGES["iterations"],
                                                       flags=CLAMP)
     dirty |= changed
-    for k, (label, attribute) in enumerate((("Use tail", "use_tail"), ("Stretch", "use_stretch"),
-                                            ("Position", "use_location"), ("Rotation", "use_rotation"))):
+    dropped = dropped_settings([r for r in state.reports if r.bone == constraint.bone])
+    dirty |= _constraint_solver(constraint, dropped)
+    for k, (label, attribute, feature) in enumerate(CONSTRAINT_SWITCHES):
         if k % 2:  # two a row, as Blender lays them out
             imgui.same_line(CHECKBOX_COLUMN)
         changed, value = widgets.checkbox(label, getattr(constraint, attribute))
+        not_honoured_marker(dropped, feature)
         if changed:
             setattr(constraint, attribute, value)
             dirty = True
-    for label, attribute in (("Weight position", "weight"), ("Weight rotation", "orient_weight"),
-                             ("Influence", "influence")):
+    for label, attribute, feature in (("Weight position", "weight", "weights"),
+                                      ("Weight rotation", "orient_weight", None), ("Influence", "influence", None)):
         changed, value = widgets.slider_float(label, getattr(constraint, attribute), *RANGES[attribute], flags=CLAMP)
+        not_honoured_marker(dropped, feature)
         if changed:
             setattr(constraint, attribute, clamp_setting(attribute, value))
             dirty = True
     help_marker("Influence blends the chain's FK pose (0) with the IK result (1).")
+    changed, soft = widgets.slider_float("Soft reach", constraint.soft_reach, 0.0, 0.5, "%.3f m", CLAMP)
+    not_honoured_marker(dropped, "soft reach")
+    if changed and math.isfinite(soft):
+        constraint.soft_reach = clamp_setting("soft_reach", soft)
+        dirty = True
+    help_marker("Game engines' soft IK (two-bone chains): the reach eases in over this distance before\n"
+                "full extension, so a knee or elbow never snaps straight. 0: off.")
+    if widgets.collapsing_header("iTaSC (DLS, SDLS)"):
+        dirty |= _itasc_fields(constraint, dropped)
     return dirty
+
+
+# The IK constraint's checkboxes: label, field, the solver feature it asks for (solvers.methods).
+CONSTRAINT_SWITCHES = (("Use tail", "use_tail", None), ("Stretch", "use_stretch", "stretch"),
+                       ("Position", "use_location", "location off"), ("Rotation", "use_rotation", "target rotation"))
+
+
+def _constraint_solver(constraint, dropped):
+    """The constraint's own solver (auto: the Solver tab's), and what the one that ran could not do."""
+    changed, constraint.solver = _combo("Solver##constraint_solver", constraint.solver, SOLVER_TYPES)
+    help_marker("The method for this chain; auto takes the Solver tab's choice. A method that cannot take\n"
+                "the chain, or drops a setting, is named here and beside the setting.")
+    for feature, reasons in dropped.items():
+        if feature not in FEATURES:  # the method itself gave way ("two_bone takes chains of 2 bones, ...")
+            for reason in reasons:
+                wrapped(f"{feature}: {reason.partition(': ')[2]}", WARNING_COLOUR)
+    return changed
+
+
+def _itasc_fields(constraint, dropped):
+    """Blender's iTaSC settings: copy pose or distance, the distance and its limit mode, position and
+    rotation locks and the axes they are in."""
+    dirty = False
+    changed, constraint.ik_type = _combo("Type##ik_type", constraint.ik_type, IK_TYPES)
+    not_honoured_marker(dropped, "distance")
+    help_marker("copy_pose: the tip goes to the target. distance: it keeps a distance from it.")
+    dirty |= changed
+    if constraint.ik_type == "distance":
+        changed, distance = widgets.slider_float("Distance", constraint.distance, 0.0, 5.0, "%.3f m", CLAMP)
+        if changed and math.isfinite(distance):
+            constraint.distance = clamp_setting("distance", distance)
+            dirty = True
+        changed, constraint.limit_mode = _combo("Limit mode", constraint.limit_mode, LIMIT_MODES)
+        help_marker("inside: at most the distance; outside: at least; on_surface: exactly.")
+        dirty |= changed
+    changed, constraint.lock_location = _per_axis("Lock location", constraint.lock_location, widgets.checkbox)
+    not_honoured_marker(dropped, "location locks")
+    help_marker("The tip may move freely along a locked axis (of the bone or the target, below).")
+    dirty |= changed
+    changed, constraint.lock_rotation = _per_axis("Lock rotation", constraint.lock_rotation, widgets.checkbox)
+    not_honoured_marker(dropped, "rotation locks")
+    help_marker("With Rotation on: a locked axis of the last bone is left free to turn.")
+    dirty |= changed
+    changed, constraint.reference_axis = _combo("Reference axis", constraint.reference_axis, REFERENCE_AXES)
+    help_marker("The axes the location locks are in: the bone's own, or the target's.")
+    return dirty | changed
 
 
 def _per_axis(label, values, widget):
@@ -162,32 +259,48 @@ def _degrees_slider(axis, radians):
 
 
 def bone_ik_panel(state):
-    """Blender's bone IK panel for the active bone: lock, stiffness and limits per axis, stretch."""
+    """Blender's bone IK panel for the active bone: lock, stiffness and limits per axis, stretch,
+    Control Rotation; settings the solve of a chain moving the bone did not honour are marked."""
     name = state.view.active
     if name is None:
         imgui.text_disabled("no active bone")
         return False
     settings = state.rig.ik_settings(name)
+    dropped = dropped_settings(_reports_moving(state, name))
     imgui.text(name)
     fields = {}
     changed, fields["lock"] = _per_axis("Lock", settings.lock, widgets.checkbox)
+    not_honoured_marker(dropped, "locks")
     help_marker("A locked axis never rotates under IK.")
     hit, fields["stiffness"] = _per_axis("Stiffness", settings.stiffness,
                                          lambda axis, v: widgets.slider_float(axis, v, *RANGES["stiffness"], "%.2f", CLAMP))
     changed |= hit
-    help_marker("How much the bone resists rotating about this axis (0 = free, used by solvers that weigh joints).")
+    not_honoured_marker(dropped, "stiffness")
+    help_marker("How much the bone resists rotating about this axis (0 = free): a stiff joint turns less and\n"
+                "the others take up the move (CCD, DLS, SDLS).")
     hit, fields["use_limit"] = _per_axis("Limit", settings.use_limit, widgets.checkbox)
     changed |= hit
+    not_honoured_marker(dropped, "limits")
     hit, fields["limit_min"] = _per_axis("Min", settings.limit_min, _degrees_slider)
     changed |= hit
     hit, fields["limit_max"] = _per_axis("Max", settings.limit_max, _degrees_slider)
     changed |= hit
-    help_marker("Per-axis rotation range in degrees, honoured by FABRIK and CCD where Limit is on.")
+    help_marker("Per-axis rotation range in degrees (Euler XYZ) where Limit is on; every solver holds it.")
     hit, fields["stretch"] = widgets.slider_float("IK stretch", settings.stretch, *RANGES["stretch"], flags=CLAMP)
     changed |= hit
+    not_honoured_marker(dropped, "stretch")
     help_marker("How much the bone may stretch to reach the target (with the constraint's Stretch on).")
+    hit, fields["use_rotation_control"] = widgets.checkbox("Control rotation", settings.use_rotation_control)
+    changed |= hit
+    not_honoured_marker(dropped, "rotation control")
+    help_marker("iTaSC's joint rotation: the solve also pulls the bone toward the rotation it has now\n"
+                "(DLS, SDLS), with the weight below.")
+    hit, fields["rotation_weight"] = widgets.slider_float("Rotation weight", settings.rotation_weight,
+                                                          *RANGES["rotation_weight"], flags=CLAMP)
+    changed |= hit
     if changed:
         fields["stretch"] = clamp_setting("stretch", fields["stretch"])
+        fields["rotation_weight"] = clamp_setting("rotation_weight", fields["rotation_weight"])
         state.rig.bone_ik[name] = dataclasses.replace(settings, **fields)
     return changed
 

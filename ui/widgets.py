@@ -93,6 +93,11 @@ menu_item = _located(imgui.menu_item)
 selectable = _located(imgui.selectable)
 
 
+def text_colored(text, colour):
+    """imgui.text_colored, noted in ``drawn()`` (as a "text" item, so tests can see a warning)."""
+    return _noting(text, "text", lambda: imgui.text_colored(colour, text))
+
+
 def tab_item(label, flags=0):
     """imgui.begin_tab_item with no close button: whether the tab is the selected one (then end it
     with imgui.end_tab_item), noted in ``drawn()``."""
@@ -155,6 +160,8 @@ def id_conflicts():
     their clicks and state)."""
     seen, conflicts = set(), []
     for item in _drawn:
+        if item.id == 0:  # plain text takes no input and has no ID to mix up
+            continue
         if item.id in seen:
             conflicts.append(item.label)
         seen.add(item.id)

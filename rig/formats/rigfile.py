@@ -136,7 +136,7 @@ def _read_solver(r):
         tolerance=s.number("tolerance", d.tolerance, 0.0),
         mode=s.string("mode", d.mode, SOLVE_MODES),
         use_target_rotations=s.boolean("use_target_rotations", d.use_target_rotations),
-        damping=s.number("damping", d.damping, 0.0),
+        damping=s.number("damping", d.damping, *RANGES["damping"]),
     )
 
 
