@@ -15,8 +15,8 @@ from rig.formats.atomic import save_bytes_atomic
 class OffscreenTarget:
     """A ``width`` x ``height`` framebuffer with ``samples``-times multisampling (RGBA8, plus depth
     unless ``depth`` is False), resolved into a single-sample one for reading or for blitting to a
-    window. Blit to a window's framebuffer only from a target without depth: moderngl blits depth
-    too, and a window's depth format differs (GL_INVALID_OPERATION)."""
+    window. Blits copy the colour alone (``colour_fbo``): moderngl blits every attachment, and a
+    window's depth format differs from ours (GL_INVALID_OPERATION)."""
 
     def __init__(self, ctx, width, height, samples=4, depth=True):
         self.ctx = ctx
@@ -25,6 +25,7 @@ class OffscreenTarget:
         self.colour = ctx.renderbuffer((width, height), components=4, samples=samples)
         self.depth = ctx.depth_renderbuffer((width, height), samples=samples) if depth else None
         self.fbo = ctx.framebuffer(color_attachments=[self.colour], depth_attachment=self.depth)
+        self.colour_fbo = self.fbo if self.depth is None else ctx.framebuffer(color_attachments=[self.colour])
         self.resolved = ctx.renderbuffer((width, height), components=4)
         self.resolved_fbo = ctx.framebuffer(color_attachments=[self.resolved])
 
@@ -36,7 +37,7 @@ class OffscreenTarget:
     def blit(self, destination):
         """Resolve the samples into ``destination`` (a framebuffer of the same size, such as
         ``ctx.screen`` for the app's window)."""
-        self.ctx.copy_framebuffer(destination, self.fbo)
+        self.ctx.copy_framebuffer(destination, self.colour_fbo)
 
     def read_rgb(self):
         """The resolved picture, shape (height, width, 3) uint8, top row first."""
@@ -48,9 +49,9 @@ class OffscreenTarget:
     def release(self):
         """Free the GPU objects; if this target is bound, the window's framebuffer is bound instead
         (moderngl would otherwise go on restoring a deleted framebuffer)."""
-        if self.ctx.fbo in (self.fbo, self.resolved_fbo):
+        if self.ctx.fbo in (self.fbo, self.colour_fbo, self.resolved_fbo):
             self.ctx.screen.use()
-        for obj in (self.fbo, self.resolved_fbo, self.colour, self.depth, self.resolved):
+        for obj in {self.fbo, self.colour_fbo, self.resolved_fbo, self.colour, self.depth, self.resolved} - {None}:
             if obj is not None:
                 obj.release()
 

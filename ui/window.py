@@ -54,7 +54,7 @@ class PosekitWindow:
         background = style.color_(imgui.Col_.window_bg)
         style.set_color_(imgui.Col_.window_bg, imgui.ImVec4(background.x, background.y, background.z, 1.0))
         self.imgui = pyglet_backend.create_renderer(window)
-        self.live_target = self.scene_target = self.still_target = self.frame_target = None
+        self.scene_target = self.still_target = self.frame_target = None
         self.last_scene = self.still_scene = None
         self.editor = Editor(self)
         window.push_handlers(self)
@@ -83,7 +83,7 @@ class PosekitWindow:
         self.frame_target.blit(self.ctx.screen)
 
     def _targets(self):
-        return (self.live_target, self.scene_target, self.still_target, self.frame_target)
+        return (self.scene_target, self.still_target, self.frame_target)
 
     def _ensure_targets(self, width, height):
         if self.frame_target is not None and self.frame_target.size == (width, height):
@@ -91,10 +91,9 @@ class PosekitWindow:
         for target in self._targets():
             if target is not None:
                 target.release()
-        self.live_target = OffscreenTarget(self.ctx, width, height, samples=0)
         self.scene_target = OffscreenTarget(self.ctx, width, height, samples=4)
         self.still_target = OffscreenTarget(self.ctx, width, height, samples=0, depth=False)
-        self.frame_target = OffscreenTarget(self.ctx, width, height, samples=0, depth=False)
+        self.frame_target = OffscreenTarget(self.ctx, width, height, samples=0)  # depth: moving scenes draw here
         self.last_scene = self.still_scene = None
 
     def _scene_key(self, width, height):
@@ -112,18 +111,17 @@ class PosekitWindow:
         key = self._scene_key(width, height)
         draw = lambda: self.renderer.draw(self.state.rig, self.state.world, self.state.view, self.state.camera,
                                           width, height, mesh=self.state.mesh)
-        if key != self.last_scene:
+        if key != self.last_scene:  # drawn straight into the frame: a copy of 1280x720 costs a software renderer ms
             self.last_scene, self.still_scene = key, None
-            self.live_target.use()
+            self.frame_target.use()
             draw()
-            self.live_target.blit(self.frame_target.fbo)
             return
         if key != self.still_scene:
             self.scene_target.use()
             draw()
             self.scene_target.blit(self.still_target.fbo)
             self.still_scene = key
-        self.still_target.blit(self.frame_target.fbo)
+        self.still_target.blit(self.frame_target.colour_fbo)
 
     def frame(self):
         """Run one frame into the frame target; returns nothing, updates state.stats.frame_ms."""
