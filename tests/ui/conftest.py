@@ -35,6 +35,7 @@ class Driver(InputSender):
         self.move(x, y)
         self.press(x, y, button, mods)
         self.release(x, y, button, mods)
+        self.frames(1)  # ImGui takes queued input a frame at a time: let it see the release before what comes next
 
     def pixel_of(self, bone):
         head = self.state.world[self.state.rig.skeleton.index[bone], :3, 3]
