@@ -8,7 +8,7 @@ from ui.auto_setup import should_offer, show_auto_setup
 from ui.layout import OUTLINER, PROPERTIES, TIMELINE
 from ui.outliner import outliner_panel
 from ui.panels import animation_panel, auto_setup_panel, bone_ik_panel, copy_rotation_panel, help_marker, \
-    ik_constraint_panel, solver_panel, stats_panel, view_panel, wrapped
+    ik_constraint_panel, solver_panel, stats_panel, transform_panel, view_panel, wrapped
 from ui.state import GIZMO_MODES
 from ui.status import error_toast
 
@@ -18,7 +18,8 @@ NO_KEYS = "Keys will come here. Until then, save poses as files (File menu)."
 
 
 def pose_panel(state):
-    """The selection, and automatic IK set-up for the limbs of rigs it recognises."""
+    """The selection, the active bone's pose channels, and automatic IK set-up for the limbs of
+    rigs it recognises; returns whether a channel changed."""
     view = state.view
     if view.active is None:
         wrapped("No active bone: click one in the viewport or the outliner.")
@@ -26,11 +27,12 @@ def pose_panel(state):
         imgui.text(f"Active bone: {view.active}   ({len(view.selected)} selected)")
     if view.hidden:
         imgui.text_disabled(f"{len(view.hidden)} hidden (Alt+H reveals)")
+    dirty = transform_panel(state)
     if show_auto_setup(state):
         offer = imgui.TreeNodeFlags_.default_open if should_offer(state) else 0
         if widgets.collapsing_header("Auto IK setup", offer):
-            auto_setup_panel(state)
-    return False  # the set-up solves the rig it changes itself
+            auto_setup_panel(state)  # the set-up asks for its own solve
+    return dirty
 
 
 def solver_tab(state):

@@ -4,11 +4,15 @@ around the viewport, so a press in one is always the panel's, never the viewport
 import dataclasses
 import math
 
+import numpy as np
+
 from imgui_bundle import imgui
 
 from rig.constraints import IK_TYPES, LIMIT_MODES, RANGES, REFERENCE_AXES, SOLVE_MODES, SOLVER_TYPES, IKConstraint, \
     clamp_setting
+from rig.ranges import MAX_COORDINATE, MAX_SCALE
 from solvers.methods import FEATURES
+from solvers.transforms import euler_xyz_from_quat, quat_from_euler_xyz
 from ui import widgets
 from ui.animation import choose_frame
 from ui.auto_setup import LIMB_ROLES, apply_auto_setup, choose_limb_end, current_setup, limbs_to_set_up
@@ -250,6 +254,37 @@ def _per_axis(label, values, widget):
     imgui.same_line()
     imgui.text(label)
     return changed, tuple(out)
+
+
+def _clamped_drag(bound, speed, fmt):
+    """A per-axis drag field held within +-``bound`` (the loaders' range for the channel)."""
+    def drag(axis, value):
+        changed, value = widgets.drag_float(axis, value, speed, -bound, bound, fmt, CLAMP)
+        return changed and math.isfinite(value), min(max(value, -bound), bound)
+    return drag
+
+
+def transform_panel(state):
+    """The active bone's pose channels, as Blender's Transform panel shows them: location (metres,
+    in the bone's rest frame), rotation (Euler XYZ degrees) and scale; returns whether one changed."""
+    name = state.view.active
+    if name is None:
+        return False
+    bone = state.rig.skeleton.index[name]
+    pose = state.pose
+    changed, location = _per_axis("Location", tuple(pose.locations[bone]), _clamped_drag(MAX_COORDINATE, 0.005, "%.3f"))
+    hit, degrees = _per_axis("Rotation", tuple(np.degrees(euler_xyz_from_quat(pose.rotations[bone])) + 0.0),  # no -0.0
+                             _clamped_drag(180.0, 0.5, "%.1f"))
+    help_marker("Euler XYZ, degrees, relative to the rest pose. A bone in an IK chain is posed by its IK;\n"
+                "its channels here are where that solve starts.")
+    scaled, scale = _per_axis("Scale", tuple(pose.scales[bone]), _clamped_drag(MAX_SCALE, 0.005, "%.3f"))
+    if changed:
+        pose.locations[bone] = location
+    if hit:
+        pose.rotations[bone] = quat_from_euler_xyz(np.radians(degrees))
+    if scaled:
+        pose.scales[bone] = scale
+    return changed or hit or scaled
 
 
 def _degrees_slider(axis, radians):

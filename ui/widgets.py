@@ -83,6 +83,7 @@ checkbox = _located(imgui.checkbox)
 radio_button = _located(imgui.radio_button)
 slider_int = _located(imgui.slider_int)
 slider_float = _located(imgui.slider_float)
+drag_float = _located(imgui.drag_float)
 input_float = _located(imgui.input_float)
 input_text = _located(imgui.input_text)
 collapsing_header = _located(imgui.collapsing_header)
@@ -126,8 +127,8 @@ def combo(label, current, items):
     return _noting(label, "combo", lambda: _combo_list(label, current, list(items)))
 
 
-TEXT_KINDS = ("slider_int", "slider_float", "input_float", "input_text")
-"""Widgets that take a typed value: Ctrl+click turns a slider into a text field."""
+TEXT_KINDS = ("slider_int", "slider_float", "drag_float", "input_float", "input_text")
+"""Widgets that take a typed value: Ctrl+click turns a slider or drag field into a text field."""
 
 
 class LocateError(LookupError):

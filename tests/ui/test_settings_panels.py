@@ -61,3 +61,21 @@ def test_a_setting_the_forced_solver_drops_is_marked_beside_it(driver):
     marks = [i for i in widgets.drawn() if i.label == "(not honoured)" and i.visible]
     assert len(marks) == 1
     assert [r.notes for r in driver.state.reports if r.bone == "forearm.L"] == [("stiffness: fabrik does not hold it",)]
+
+
+def test_the_pose_tab_edits_the_active_bones_channels(driver):
+    import numpy as np
+    state = driver.state
+    driver.click(*driver.pixel_of("hand_ik.L"))
+    driver.click_item("Pose")
+    hand = state.rig.skeleton.index["hand_ik.L"]
+    before = state.world[state.rig.skeleton.index["hand.L"], :3, 3].copy()
+    driver.set_value("X", 0.1, index=0)  # Location X
+    assert state.pose.locations[hand][0] == pytest.approx(0.1, abs=1e-3)
+    after = state.world[state.rig.skeleton.index["hand.L"], :3, 3]
+    assert np.linalg.norm(after - before) > 0.05  # the arm's IK followed the handle
+    driver.set_value("Z", 30.0, index=1)  # Rotation Z, degrees
+    from solvers.transforms import euler_xyz_from_quat
+    assert np.degrees(euler_xyz_from_quat(state.pose.rotations[hand]))[2] == pytest.approx(30.0, abs=0.1)
+    driver.set_value("Y", 1e9, index=2)  # Scale Y: held to what the loaders take
+    assert state.pose.scales[hand][1] == 1000.0
