@@ -23,7 +23,12 @@ def dump_path():
 def widget_rows():
     """The last frame's widgets as JSON rows, in drawing order."""
     return [{"label": item.label, "kind": item.kind, "rect": [float(v) for v in item.rect],
-             "visible": item.visible} for item in widgets.drawn()]
+             "visible": item.visible, "value": _plain(item.value)} for item in widgets.drawn()]
+
+
+def _plain(value):
+    """A widget's value as JSON holds it: text, a number or a flag as they are, None otherwise."""
+    return value if isinstance(value, (str, bool, int, float)) else None
 
 
 def frame_dict(number, state, width, height):

@@ -29,6 +29,7 @@ def test_each_frame_writes_the_widgets_and_the_bones_where_they_are_drawn(driver
     rows = {row["label"]: row for row in data["widgets"]}
     pose_tab = widgets.find("Pose")
     assert rows["Pose"]["rect"] == pytest.approx(pose_tab.rect) and rows["Pose"]["visible"]
+    assert rows["Auto IK"]["value"] is driver.state.auto_ik  # what a checkbox or field shows
     hand = driver.state.world[driver.state.rig.skeleton.index["hand_ik.L"], :3, 3]
     expected = driver.state.camera.world_to_window(hand[None], *SIZE)[0]
     assert np.allclose(data["scene"]["handles"]["hand_ik.L"]["px"], expected)
