@@ -115,6 +115,9 @@ class RealApp:
         last = {"frame": None, "since": time.monotonic()}
 
         def ready():
+            if self.process.poll() is not None:
+                raise AssertionError(f"the app exited ({self.process.returncode}) while a test waited for {what}: "
+                                     f"{self.process.communicate()[1][-500:]}")
             frame = self.frame()
             if frame is None:
                 return None
