@@ -24,6 +24,7 @@ from render.rig_renderer import RigRenderer
 from ui import widgets
 from ui.docked import docked_panels
 from ui.editor import Editor
+from ui.frame_dump import FrameDump, dump_path
 from ui.gizmo import gizmo_frame
 from ui.input import ViewportInput
 from ui.layout import DockLayout, layout_path
@@ -57,6 +58,7 @@ class PosekitWindow:
         self.scene_target = self.still_target = self.frame_target = None
         self.last_scene = self.still_scene = None
         self.editor = Editor(self)
+        self.dump = FrameDump(dump_path())  # POSEKIT_WIDGETS: where widgets and bones are, for tests/xvfb
         window.push_handlers(self)
         self.input = ViewportInput(self)
         window.push_handlers(self.input)
@@ -155,6 +157,7 @@ class PosekitWindow:
         self.frame_target.use()
         self.imgui.render(imgui.get_draw_data())
         self.ctx.finish()
+        self.dump.write(self.state, self.window.width, self.window.height)  # ImGui's pixels, not the framebuffer's
         self.state.stats.frame_ms = (time.perf_counter() - start) * 1e3
 
     # The ImGui backend pushes these on the window and leaves them there on shutdown.

@@ -2,6 +2,9 @@
 an autosave waits or a message awaits an answer; never when left alone."""
 from types import SimpleNamespace
 
+from pyglet.window import key
+
+from ui import widgets
 from ui.pacing import SETTLE_S, FramePacer
 
 
@@ -30,7 +33,8 @@ class Window:
 
 def idle_app():
     return SimpleNamespace(window=Window(), state=SimpleNamespace(drag=None, solve_pending=False),
-                           editor=SimpleNamespace(autosaver=None, recovery=None, unsaved=None, quit_requested=False))
+                           editor=SimpleNamespace(autosaver=None, recovery=None, unsaved=None, quit_requested=False),
+                           imgui_context=SimpleNamespace(input_events_queue=[]))
 
 
 def frames(pacer, clock, seconds):
@@ -70,7 +74,9 @@ def test_a_drag_a_pending_solve_a_pending_autosave_and_an_open_question_keep_it_
                         lambda: setattr(app.state, "solve_pending", False)),
                        (lambda: setattr(app.editor, "autosaver", SimpleNamespace(changed_at=1.0)),
                         lambda: setattr(app.editor, "autosaver", SimpleNamespace(changed_at=None))),
-                       (lambda: setattr(app.editor, "recovery", object()), lambda: setattr(app.editor, "recovery", None))):
+                       (lambda: setattr(app.editor, "recovery", object()), lambda: setattr(app.editor, "recovery", None)),
+                       (lambda: app.imgui_context.input_events_queue.append("key"),
+                        lambda: app.imgui_context.input_events_queue.clear())):
         busy()
         assert frames(pacer, clock, 3.0) == 180
         idle()
@@ -82,3 +88,26 @@ def test_released_it_leaves_no_handlers():
     pacer = FramePacer(app, Clock())
     pacer.release()
     assert app.window.handlers == {}
+
+
+def test_text_typed_faster_than_the_frames_keeps_it_drawing_until_imgui_has_taken_it_all(driver):
+    """ImGui takes one key and its character a frame: ten typed between two frames take ten
+    frames, and the pacer must not settle in between (the field would stay half typed)."""
+    app, clock = driver.app, Clock()
+    pacer = FramePacer(app, clock)
+    app.editor.save_pose_as()
+    for _ in range(3):
+        app.frame()  # the question opens with its path field taking the keys
+    for char in "abcdefghij":
+        symbol = getattr(key, char.upper())
+        app.imgui.on_key_press(symbol, 0)
+        app.imgui.on_text(char)
+        app.imgui.on_key_release(symbol, 0)
+    clock.now = SETTLE_S + 1.0  # long after the keys woke it
+    frames = 0
+    while pacer.busy() and frames < 100:
+        app.frame()
+        frames += 1
+    assert frames > 1
+    assert widgets.find("##path").value.endswith("abcdefghij")
+    pacer.release()
