@@ -151,19 +151,17 @@ def draw_browser(browser):
     if not _begin(browser):
         return None
     asking = browser.overwrite is not None
-    imgui.begin_disabled(asking)
+    imgui.begin_disabled(asking)  # while the overwrite question is up, only it answers
     _folder_bar(browser)
-    answer = _entry_list(browser)
+    listed = _entry_list(browser)
     imgui.end_disabled()
-    if asking:
-        answer = _overwrite_line(browser)
-    else:
-        answer = _name_line(browser) or answer
+    answer = _overwrite_line(browser) if asking else _name_line(browser) or listed
     imgui.begin_disabled(asking)
-    cancelled = _options_line(browser)
+    if _options_line(browser):
+        answer = CANCEL
     imgui.end_disabled()
-    if not asking:
-        answer = CANCEL if cancelled else answer or _keys(browser)
+    if answer is None and not asking:
+        answer = _keys(browser)
     if answer is not None:
         imgui.close_current_popup()
     imgui.end_popup()
