@@ -1,5 +1,5 @@
-"""Asking the user for a file path: the desktop's own dialog where there is one, else an ImGui
-popup with a path field.
+"""Asking the user for a file path: the desktop's own dialog where there is one, else the in-app
+file browser (``ui.file_browser``).
 
 imgui-bundle's portable_file_dialogs runs zenity/kdialog/qarma/matedialog as a child process;
 without a display or any of those it returns an empty answer at once, indistinguishable from
@@ -8,9 +8,9 @@ without a display or any of those it returns an empty answer at once, indistingu
 import os
 import shutil
 
-from imgui_bundle import imgui, portable_file_dialogs
+from imgui_bundle import portable_file_dialogs
 
-from ui import widgets
+from ui.file_browser import FileBrowser, draw_browser
 
 DIALOG_PROGRAMS = ("zenity", "kdialog", "qarma", "matedialog")
 POSE_FILTERS = ["Pose files (*.json)", "*.json", "All files", "*"]
@@ -25,63 +25,48 @@ def native_dialogs_available():
 
 class FileAsker:
     """One question at a time: ``ask`` starts it, ``draw`` (once per frame, inside an ImGui frame)
-    shows or polls it and calls ``on_done(path)`` when the user picks a path."""
+    shows or polls it and calls ``on_done(path)`` when the user picks a path. The in-app dialog
+    starts where the last one left off, else in the default path's folder, else the working
+    directory."""
 
     def __init__(self, native):
         self.native = native
-        self.pending = None  # (title, saving, on_done)
-        self.dialog = None
-        self.path = ""
-        self.opened = False
+        self.on_done = None
+        self.dialog = None  # the native dialog being polled
+        self.browser = None  # the in-app dialog shown
+        self.folder = ""  # where the last in-app dialog was, this session
 
     @property
     def active(self):
-        return self.pending is not None
+        return self.on_done is not None
 
     def ask(self, title, saving, default_path, on_done, filters=POSE_FILTERS):
-        self.pending = (title, saving, on_done)
-        self.path = default_path
-        self.opened = False
+        self.on_done = on_done
         if self.native:
             kind = portable_file_dialogs.save_file if saving else portable_file_dialogs.open_file
             self.dialog = kind(title, default_path, filters)
+        else:
+            self.browser = FileBrowser(title, saving, default_path, filters, self._start_folder(default_path))
+
+    def _start_folder(self, default_path):
+        folder = os.path.dirname(os.path.abspath(default_path)) if default_path else ""
+        return next((f for f in (self.folder, folder) if f and os.path.isdir(f)), os.getcwd())
 
     def _finish(self, path):
-        on_done = self.pending[2]
-        self.pending, self.dialog = None, None
+        on_done = self.on_done
+        self.on_done, self.dialog, self.browser = None, None, None
         if path:
             on_done(path)
 
     def draw(self):
-        if self.pending is None:
+        if self.on_done is None:
             return
         if self.dialog is not None:
             if self.dialog.ready(0):
                 result = self.dialog.result()
                 self._finish(result if isinstance(result, str) else (result[0] if result else ""))
             return
-        self._draw_popup()
-
-    def _draw_popup(self):
-        title = self.pending[0]
-        if not self.opened:
-            imgui.open_popup(title)
-            self.opened = True
-        centre = imgui.get_main_viewport().get_center()
-        imgui.set_next_window_pos(centre, imgui.Cond_.appearing, imgui.ImVec2(0.5, 0.5))
-        if not imgui.begin_popup_modal(title, None, imgui.WindowFlags_.always_auto_resize)[0]:
-            return
-        imgui.text("Path:")
-        if imgui.is_window_appearing():
-            imgui.set_keyboard_focus_here()
-        imgui.set_next_item_width(420)
-        entered, self.path = widgets.input_text("##path", self.path, imgui.InputTextFlags_.enter_returns_true)
-        # The field takes Escape for itself (it stops editing); it still means "cancel" here.
-        escaped = imgui.is_item_deactivated() and imgui.is_key_down(imgui.Key.escape)
-        done = entered or widgets.button("OK") or imgui.is_key_pressed(imgui.Key.enter)
-        imgui.same_line()
-        cancelled = widgets.button("Cancel") or escaped or imgui.is_key_pressed(imgui.Key.escape)
-        if done or cancelled:
-            imgui.close_current_popup()
-            self._finish(self.path.strip() if done else "")
-        imgui.end_popup()
+        answer = draw_browser(self.browser)
+        if answer is not None:
+            self.folder = os.path.dirname(answer) if answer else self.browser.folder  # a typed path may lead elsewhere
+            self._finish(answer)

@@ -1,5 +1,7 @@
 """Editing through the keyboard and menus of the real (headless) window: undo / redo of drags,
-copy / paste (flipped), mirror, clear, pose files and export through the path popup."""
+copy / paste (flipped), mirror, clear, pose files and export through the file dialog."""
+import os
+
 import numpy as np
 
 from rig.formats.reader import open_rig
@@ -88,7 +90,7 @@ def test_clear_rotation_of_everything_keeps_the_hand_on_its_handle(driver):
     np.testing.assert_allclose(hand_and_lengths(state)[0], hand, atol=1e-6)
 
 
-def test_save_then_open_a_pose_through_the_path_popup(driver, tmp_path):
+def test_save_then_open_a_pose_through_the_file_dialog(driver, tmp_path):
     state = driver.state
     drag_hand(driver)
     posed = state.pose.copy()
@@ -128,30 +130,31 @@ def test_shortcuts_wait_while_dragging(driver):
     driver.release(start[0] - 30, start[1])
 
 
-def test_escape_cancels_the_path_popup_without_touching_the_pose(driver, tmp_path):
+def test_escape_cancels_the_file_dialog_without_touching_the_pose(driver, tmp_path):
     state = driver.state
     drag_hand(driver)
     posed = state.pose.copy()
     driver.key("S", ["ctrl", "shift"])
     assert driver.app.editor.files.active
-    driver.frames(1)  # the popup opens during a frame; ImGui claims the keyboard from the next
+    driver.frames(1)  # the dialog opens during a frame; ImGui claims the keyboard from the next
     driver.key("ESCAPE")
     driver.frames(1)
     assert not driver.app.editor.files.active
     assert state.pose == posed and driver.app.editor.pose_path == ""
 
 
-def test_export_writes_the_posed_rig_through_the_path_popup(driver, tmp_path):
+def test_export_writes_the_posed_rig_through_the_file_dialog(driver, tmp_path):
     """Ctrl+E asks for a path (prefilled with a .glb beside the rig); the file written reads
     back with the dragged pose's bones as shown (the hand turned by Copy Rotation too, which
     is not in its pose channel). A .json export writes the rig alone and says so."""
     state = driver.state
     drag_hand(driver)
     driver.key("E", ["ctrl"])
+    driver.frames(1)  # the dialog settles where it is shown a frame after it opens
     files = driver.app.editor.files
-    assert files.active and files.path.endswith("_posed.glb")
-    files.path = str(tmp_path / "posed.glb")
-    driver.key("ENTER")
+    assert files.active and files.browser.name.endswith("_posed.glb")
+    assert files.browser.folder == os.path.abspath(os.path.dirname(state.rig_path))
+    driver.set_value("##name", str(tmp_path / "posed.glb"))  # Enter in the name field takes it
     driver.frames(2)
     assert state.message.startswith(f"Exported {tmp_path / 'posed.glb'}")
     assert_valid(tmp_path / "posed.glb")
@@ -159,7 +162,8 @@ def test_export_writes_the_posed_rig_through_the_path_popup(driver, tmp_path):
     index = [back.rig.skeleton.index[n] for n in state.rig.skeleton.names]
     np.testing.assert_allclose(world_matrices(back.rig.skeleton, back.pose)[index], state.world, atol=1e-6)
     driver.key("E", ["ctrl"])
-    files.path = str(tmp_path / "rig.json")
-    driver.key("ENTER")
+    driver.frames(1)
+    assert files.browser.folder == str(tmp_path)  # where the last dialog was
+    driver.set_value("##name", "rig.json")
     driver.frames(2)
     assert "the rig; .json holds no pose" in state.message and (tmp_path / "rig.json").exists()

@@ -1,5 +1,6 @@
-"""Opening rigs in the app: File > Open Rig (path popup), a dropped file, File > Open Recent."""
+"""Opening rigs in the app: File > Open Rig (the in-app file dialog), a dropped file, File > Open Recent."""
 import json
+import os
 
 import numpy as np
 import pytest
@@ -22,12 +23,15 @@ def app(posekit_window, tmp_path, monkeypatch):
     return posekit_window
 
 
-def open_through_popup(driver, path):
+def open_through_dialog(driver, path):
+    """File > Open Rig (Ctrl+Shift+O) in the in-app file dialog: type the folder, Enter, click the
+    file, Open."""
     driver.key("O", ["ctrl", "shift"])
     assert driver.app.editor.files.active
-    driver.app.editor.files.path = str(path)  # what typing into the path field leaves there
-    driver.frames(1)
-    driver.key("ENTER")
+    driver.frames(1)  # the dialog settles where it is shown a frame after it opens
+    driver.set_value("##folder", os.path.dirname(path))
+    driver.click_item(os.path.basename(path))
+    driver.click_item("Open##accept")
     driver.frames(2)
     assert not driver.app.editor.files.active
 
@@ -48,10 +52,10 @@ def assert_shows(app, path):
 
 
 @pytest.mark.parametrize("path", [BVH, GLB])
-def test_open_rig_through_the_path_popup_replaces_the_scene(app, path):
-    driver = Driver(app)
+def test_open_rig_through_the_file_dialog_replaces_the_scene(app, path):
+    driver, path = Driver(app), os.path.abspath(path)  # the dialog answers with whole paths
     app.state.history.commit(app.state)
-    open_through_popup(driver, path)
+    open_through_dialog(driver, path)
     assert_shows(app, path)
     assert (app.state.mesh is not None) == path.endswith(".glb")
 
@@ -60,7 +64,7 @@ def test_a_broken_file_leaves_the_scene_and_says_why(app, tmp_path):
     broken = tmp_path / "broken.bvh"
     broken.write_text("HIERARCHY\nROOT hips\n{\n")
     before, pose = app.state, app.state.pose.copy()
-    open_through_popup(Driver(app), broken)
+    open_through_dialog(Driver(app), str(broken))
     assert app.state is before and app.state.pose == pose
     assert "broken.bvh" in app.state.message and "Opened" not in app.state.message
     assert RecentFiles().paths == []
