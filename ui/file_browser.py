@@ -87,6 +87,7 @@ class FileBrowser:
         self.scroll_to_selected = False
         self.overwrite = None  # the existing file Save would replace, while asking about it
         self.opened = False
+        self.focus_name = True  # the name field takes the keys when the question opens, as before
         self._listing, self._listing_for = None, None
 
     @property
@@ -243,6 +244,9 @@ def _name_line(browser):
     imgui.text("File name")
     imgui.same_line()
     imgui.set_next_item_width(-button_width - imgui.get_style().item_spacing.x)
+    if browser.focus_name:  # typing a path straight away works, as in a desktop dialog
+        imgui.set_keyboard_focus_here()
+        browser.focus_name = False
     entered, name = widgets.input_text("##name", browser.name, imgui.InputTextFlags_.enter_returns_true)
     if name != browser.name:
         browser.name, browser.selected = name, -1  # Enter now takes what was typed

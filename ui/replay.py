@@ -77,11 +77,16 @@ class InputSender:
         """Queue the event as the OS would, with the modifier keys ``mods`` held down around it (as a
         user holds Ctrl for Ctrl+wheel: pyglet's scroll and motion events carry no modifiers, so the
         app reads held keys), let the window dispatch it, then run a frame."""
+        self._send_all([(event, args)], mods)
+
+    def _send_all(self, events, mods=()):
+        """``_send`` for several events (name, args) in a row, the modifiers held around them all."""
         bits = _modifier_bits(mods)
         held = [symbol for bit, symbol in MODIFIER_KEYS.items() if bits & bit]
         for symbol in held:
             self.app.window.dispatch_event("on_key_press", symbol, bits)
-        self.app.window.dispatch_event(event, *args)
+        for event, args in events:
+            self.app.window.dispatch_event(event, *args)
         for symbol in held:
             self.app.window.dispatch_event("on_key_release", symbol, bits)
         self.app.window.dispatch_events()
@@ -117,8 +122,8 @@ class InputSender:
         """Press and release a key (by name, "Z", or pyglet symbol) with modifiers held, then run
         a frame."""
         symbol, bits = key_symbol(name) if isinstance(name, str) else name, _modifier_bits(mods)
-        self.app.window.dispatch_event("on_key_press", symbol, bits)
-        self._send("on_key_release", symbol, bits)
+        # The modifiers go down before the key and up after it, so ImGui sees Ctrl+A, not A then Ctrl.
+        self._send_all([("on_key_press", (symbol, bits)), ("on_key_release", (symbol, bits))], mods)
 
     def text(self, text):
         """Type ``text`` as the keyboard's characters arrive (into the focused text field)."""
@@ -165,7 +170,7 @@ class InputSender:
             self.key("A", ["ctrl"])
             self.text(str(value))
             self.key("RETURN")
-            self.frames(1)  # the field lets go of the keyboard: the next key is the app's again
+            self.frames(2)  # ImGui takes Enter's release a frame later; then the field lets go of the keyboard
         elif item.kind == "combo" and isinstance(value, str):
             self.click_item(label, index)
             self.click_item(value, kinds=("selectable",))

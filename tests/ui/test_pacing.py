@@ -109,5 +109,5 @@ def test_text_typed_faster_than_the_frames_keeps_it_drawing_until_imgui_has_take
         app.frame()
         frames += 1
     assert frames > 1
-    assert widgets.find("##path").value.endswith("abcdefghij")
+    assert widgets.find("##name").value.endswith("abcdefghij")
     pacer.release()

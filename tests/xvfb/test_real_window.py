@@ -160,8 +160,9 @@ class RealApp:
         self.xdotool("key", "--window", self.window, *keys)
 
     def answer_path(self, path):
-        """Type ``path`` into the in-app file question (its field has the keyboard) and press Enter."""
-        self.wait(lambda f: self.widget(f, "##path"), "the file question")
+        """Type ``path`` into the in-app file browser's name field (it has the keyboard; a whole path
+        is taken as it is) and press Enter."""
+        self.wait(lambda f: self.widget(f, "##name"), "the file question")
         self.key("ctrl+a")
         self.xdotool("type", "--window", self.window, "--delay", "2", str(path))
         self.key("Return")
