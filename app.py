@@ -134,19 +134,22 @@ def load_state(args):
     try:
         opened = open_source(args.rig, import_options(args))
         document = opened.document
-        for warning in document.warnings:
-            print(f"posekit: warning: {warning}", file=sys.stderr)
+        warnings = list(document.warnings)
         pose = None
         if args.pose:
-            pose, warnings = load_pose(args.pose, document.rig.skeleton)
-            for warning in warnings:
-                print(f"posekit: warning: {warning}", file=sys.stderr)
+            pose, pose_warnings = load_pose(args.pose, document.rig.skeleton)
+            warnings += pose_warnings
     except FileFormatError as error:
         raise UsageError(str(error)) from None
+    for warning in warnings:
+        print(f"posekit: warning: {warning}", file=sys.stderr)
     animation = Animation.of(document)
     if args.clip is not None or args.frame is not None:
         pose = start_frame(args, animation)
-    return AppState.for_document(document, pose, size=args.size, animation=animation, source=opened.source)
+    state = AppState.for_document(document, pose, size=args.size, animation=animation, source=opened.source)
+    # In the status bar too (a window's user never sees stderr), naming the file without its folders.
+    state.message = "; ".join(warning.replace(str(args.rig), os.path.basename(str(args.rig)), 1) for warning in warnings)
+    return state
 
 
 def start_frame(args, animation):

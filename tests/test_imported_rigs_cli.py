@@ -82,3 +82,10 @@ def test_headless_run_takes_the_bvh_import_options(tmp_path):
     up = np.subtract(bones["Head"]["head"], bones["LeftFoot"]["head"])
     assert up[2] < -15 and abs(up[1]) < 5
     assert shot.exists()
+
+
+def test_a_files_warnings_reach_the_status_bar_as_well_as_stderr(capsys):
+    import app
+    from tests.shared_data import CMU_EXCERPT
+    state = app.load_state(app.parse_args([str(CMU_EXCERPT)]))
+    assert "units guessed" in state.message and "units guessed" in capsys.readouterr().err

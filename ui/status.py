@@ -38,14 +38,27 @@ def status_bar(state):
     imgui.pop_style_color()
     imgui.pop_style_var()
     if shown:
-        imgui.text_disabled(tool_keys(state))
-        if state.message:
+        keys, message = tool_keys(state), state.message
+        fits = imgui.calc_text_size(keys).x + MESSAGE_GAP + imgui.calc_text_size(message).x \
+            <= imgui.get_content_region_avail().x
+        if message and not fits:  # a message the keys would push out of sight goes first
+            _message(state)
             imgui.same_line(0.0, MESSAGE_GAP)
-            if state.message == state.error:
-                imgui.text_colored(ERROR_COLOUR, state.message)
-            else:
-                imgui.text_unformatted(state.message)
+        imgui.text_disabled(keys)
+        if message and fits:
+            imgui.same_line(0.0, MESSAGE_GAP)
+            _message(state)
     imgui.end()
+
+
+def _message(state):
+    """The last message, red when it is an error; hovered, the whole of it."""
+    if state.message == state.error:
+        imgui.text_colored(ERROR_COLOUR, state.message)
+    else:
+        imgui.text_unformatted(state.message)
+    if imgui.is_item_hovered():
+        imgui.set_tooltip(state.message)
 
 
 TOAST_FLAGS = (imgui.WindowFlags_.no_decoration | imgui.WindowFlags_.always_auto_resize
