@@ -262,6 +262,9 @@ def _fingerprint(rig, goals, bones):
     return rig.solver.type, constraints, tuple(rig.bone_ik.get(names[b]) for b in bones)
 
 
+MAX_PLANS = 256  # cached group plans per rig: far more groups than a rig has, far fewer than a day of drags
+
+
 def group_plan(rig, goals, bones):
     """The GroupPlan of ``goals`` over ``bones``, kept in ``rig.solve_plans`` per group (keyed by
     its bones and constraints, which the entry keeps alive so their ids stay theirs) and built
@@ -277,6 +280,8 @@ def group_plan(rig, goals, bones):
                      choose_methods(requested_method(goals, rig), features, len(bones), not lone),
                      bone_limits(rig, bones), _stretch(rig, goals[0].constraint, bones) if lone else None,
                      _stiffness(rig, bones) if lone else None)
+    if len(rig.solve_plans) >= MAX_PLANS:  # Auto IK makes a constraint per drag: keep the cache bounded
+        rig.solve_plans.clear()
     rig.solve_plans[key] = ([g.constraint for g in goals], plan)
     return plan
 

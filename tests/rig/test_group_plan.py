@@ -43,3 +43,15 @@ def test_a_solver_chosen_in_place_runs_in_the_next_solve():
 def test_bone_settings_cannot_change_behind_the_cache():
     with pytest.raises(dataclasses.FrozenInstanceError):
         BoneIKSettings().stretch = 0.5
+
+
+def test_the_plan_cache_stays_bounded_when_every_solve_brings_new_constraints():
+    from rig.constraints import IKConstraint
+    from rig.ik import MAX_PLANS, IKGoal, solve_groups
+    rig = load_rig("assets/humanoid.json")
+    target = rig.skeleton.rest_tails[rig.skeleton.index["forearm.L"]]
+    for _ in range(MAX_PLANS + 10):  # as Auto IK makes a constraint for every drag
+        constraint = IKConstraint("forearm.L", chain_count=2)
+        pose, world = Pose.rest(len(rig.skeleton)), rig.skeleton.rest_world.copy()
+        solve_groups(rig, pose, world, [constraint], lambda c, _: IKGoal(c, target))
+    assert len(rig.solve_plans) <= MAX_PLANS
