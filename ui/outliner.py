@@ -48,9 +48,14 @@ def _row(state, bone, depth, has_children):
         flags |= imgui.TreeNodeFlags_.selected
     imgui.set_cursor_pos_x(imgui.get_cursor_pos_x() + depth * OUTLINER_INDENT)
     imgui.set_next_item_open(bone not in state.outliner.collapsed)
+    hidden = name in state.view.hidden
+    if hidden:  # still listed, as in Blender's outliner, but dimmed: the viewport neither draws nor picks it
+        imgui.push_style_color(imgui.Col_.text, imgui.get_style_color_vec4(imgui.Col_.text_disabled))
     imgui.push_id(int(bone))
     widgets.tree_node_ex(name, flags)
     imgui.pop_id()
+    if hidden:
+        imgui.pop_style_color()
     if imgui.is_item_toggled_open():
         state.outliner.collapsed ^= {bone}
     elif imgui.is_item_clicked():

@@ -149,6 +149,7 @@ class InputSender:
         self.move(x, y)
         self.press(x, y, "left", mods)
         self.release(x, y, "left", mods)
+        self.frames(1)  # ImGui takes the release a frame later; until then the widget holds the keyboard
 
     def hover_item(self, label, index=None, mods=()):
         self.move(*self._find(label, index).centre, mods)
