@@ -19,7 +19,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from rig.constraints import BoneIKSettings, IKConstraint  # noqa: E402
 from rig.formats.rigfile import load_rig, rig_from_dict  # noqa: E402
-from rig.ik import IKGoal, bone_limits  # noqa: E402
+from rig.ik import IKGoal  # noqa: E402
+from rig.ik_plan import bone_limits  # noqa: E402
 from rig.pose import Pose, heads_tails, world_matrices  # noqa: E402
 from rig.scripted_solve import solve_case  # noqa: E402
 from solvers.limits import limit_violation  # noqa: E402

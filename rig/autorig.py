@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from rig.constraints import CopyRotationConstraint, IKConstraint
-from rig.ik import chain_arrays
+from rig.solver_views import chain_arrays
 from rig.pose import Pose, location_for_head, world_matrices
 from rig.rig import Rig
 from rig.skeleton import Skeleton, bone_frame

@@ -4,7 +4,8 @@ and the solver calls that turn world-space goals into pose rotations.
 An ``IKGoal`` is an IK constraint with its target, target rotation and pole resolved to world
 space, so the same code serves the app (targets are handle bones) and scripted solves (targets
 are points from a file). Constraints whose chains share bones are solved together as one tree,
-as Blender does; ``solvers.methods`` says which methods honour what the group holds. The Jacobian
+as Blender does; ``rig.ik_plan`` derives what each group asks (``solvers.methods`` says which
+methods honour it) and ``rig.solver_views`` gives the solvers their view of the bones. The Jacobian
 solvers (``dls``, ``sdls``) take chains and trees alike, with every iTaSC setting: position and
 lockable rotation goals, distance constraints, per-axis lock / stiffness / limits, Control
 Rotation and stretch.
@@ -14,17 +15,16 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from rig.constraints import IKConstraint
+from rig.ik_plan import JACOBIAN_SOLVERS, bone_limits, group_plan
 from rig.pose import Pose, update_world
+from rig.solver_views import chain_arrays, tree_arrays
 from solvers.ccd import solve_ccd_chain
-from solvers.chain import Chain, SolveResult, chain_pose, face_pole, rotation_error
+from solvers.chain import SolveResult, chain_pose, face_pole
 from solvers.dls import dls_plan, solve_dls
 from solvers.fabrik import Effector, fabrik_plan, solve_fabrik, solve_fabrik_chain
 from solvers.goals import BoneDofs, DistanceGoal, JointRotationGoal, PositionGoal, RotationGoal
-from solvers.limits import EulerLimit, Hinge
-from solvers.methods import choose_methods
 from solvers.one_bone import solve_one_bone
-from solvers.transforms import matrix3_to_quat, normalize, quat_from_euler_xyz, quat_slerp, quat_to_matrix3, safe_acos
-from solvers.tree import Tree
+from solvers.transforms import matrix3_to_quat, normalize, quat_from_euler_xyz, quat_slerp, safe_acos
 from solvers.two_bone import solve_two_bone
 
 
@@ -73,71 +73,6 @@ def goal_from_handles(rig, constraint, world):
     return IKGoal(constraint, target[:3, 3].copy(), frame if use_rotation else None, pole, frame)
 
 
-def _rigid(matrix):
-    """``matrix`` with the scale taken out of its rotation: solvers hang chains from rigid frames,
-    and a stretched parent's scale is not the chain's business."""
-    rigid = matrix.copy()
-    if rotation_error(matrix) <= 1e-12:  # rigid already
-        return rigid
-    basis = matrix[:3, :3] / np.sqrt(np.einsum("ij,ij->j", matrix[:3, :3], matrix[:3, :3]))
-    if rotation_error(basis) > 1e-9:  # sheared by an inherited stretch
-        basis = quat_to_matrix3(matrix3_to_quat(basis))
-    rigid[:3, :3] = basis
-    return rigid
-
-
-def _base(skeleton, world, bone):
-    """The rigid frame ``bone`` hangs from: its parent's in ``world``, or the armature's."""
-    parent = skeleton.parents[bone]
-    return _rigid(world[parent]) if parent >= 0 else np.eye(4)
-
-
-def _hanging_arrays(skeleton, pose, world, bones):
-    """Base frame (the first bone's parent, rigid), head offsets, rest rotations and lengths of
-    ``bones`` (ascending indices) as the solvers see them."""
-    rest = skeleton.rest_local[bones]
-    offsets = rest[:, :3, 3] + np.einsum("nij,nj->ni", rest[:, :3, :3], pose.locations[bones])
-    return _base(skeleton, world, bones[0]), offsets, skeleton.rest_local_rotations[bones], skeleton.lengths[bones]
-
-
-@dataclass
-class _CachedChain:
-    """A chain as built for its bones' pose ``locations`` (bytes), and the last base it hung from
-    (bytes of the parent's world matrix) with the chain rebased there."""
-    locations: bytes
-    chain: Chain
-    parent_world: bytes = b""
-    rebased: Chain = None
-
-
-def chain_arrays(skeleton, pose, world, chain):
-    """The solver's view of bones ``chain`` (root first): a Chain hanging from the root's parent.
-    The chain is built and checked once (again when its bones' pose locations change) and kept
-    in ``skeleton.solver_chains``; later solves only rebase it on the parent's frame, and reuse
-    the last rebased chain (with what solvers cached on it) while that frame stays put, as it
-    does for a dragged hand on a still body and in every case of a scripted solve."""
-    key, locations = tuple(chain), pose.locations[chain].tobytes()
-    cached = skeleton.solver_chains.get(key)
-    if cached is None or cached.locations != locations:
-        cached = skeleton.solver_chains[key] = _CachedChain(locations, Chain(*_hanging_arrays(skeleton, pose, world,
-                                                                                               chain)))
-    parent = skeleton.parents[chain[0]]
-    parent_world = world[parent].tobytes() if parent >= 0 else b"root"
-    if cached.parent_world != parent_world:
-        cached.rebased = cached.chain.rebased(_base(skeleton, world, chain[0]))
-        cached.parent_world = parent_world
-    return cached.rebased
-
-
-def tree_arrays(skeleton, pose, world, bones):
-    """The solver's view of ``bones`` (ascending, one connected subtree such as a union of
-    overlapping chains, which always has a single top bone): a Tree hanging from its parent."""
-    position = {bone: i for i, bone in enumerate(bones)}
-    parents = [position.get(int(skeleton.parents[b]), -1) for b in bones]
-    base, offsets, rest_rotations, lengths = _hanging_arrays(skeleton, pose, world, bones)
-    return Tree(base, parents, offsets, rest_rotations, lengths)
-
-
 def constraint_groups(rig, constraints):
     """Split ``constraints`` into groups whose chains share bones (transitively); each group is
     (constraints, bones ascending). Groups come parents first, so a chain hanging from another
@@ -156,134 +91,10 @@ def constraint_groups(rig, constraints):
 
 
 DISTANCE_MODES = {"inside": "inside", "outside": "outside", "on_surface": "on"}
-JACOBIAN_SOLVERS = ("dls", "sdls")
-
-
-def requested_method(goals, rig):
-    """The method a group asks for: a Jacobian one when any constraint (or the rig) asks for it,
-    else the first forced one, else "auto"."""
-    asked = [g.constraint.solver if g.constraint.solver != "auto" else rig.solver.type for g in goals]
-    return next((m for m in asked if m in JACOBIAN_SOLVERS), next((m for m in asked if m != "auto"), "auto"))
-
-
-def problem_features(rig, goals, bones):
-    """The settings (``solvers.methods.FEATURES``) the goals and the bones they move hold."""
-    features = set()
-    for bone in bones:
-        settings = rig.ik_settings(rig.skeleton.names[bone])
-        if any(settings.lock):
-            features.add("locks")
-        if any(settings.use_limit):
-            features.add("limits")
-        if any(settings.stiffness):
-            features.add("stiffness")
-        if settings.use_rotation_control:
-            features.add("rotation control")
-    for goal in goals:
-        c = goal.constraint
-        if _stretch(rig, c, rig.ik_chain(c)) is not None:
-            features.add("stretch")
-        if goal.rotation is not None and not all(c.lock_rotation):
-            features.add("target rotation")
-            if any(c.lock_rotation):
-                features.add("rotation locks")
-        if c.soft_reach > 0.0:
-            features.add("soft reach")
-        if c.ik_type == "distance":
-            features.add("distance")
-        elif not c.use_location or all(c.lock_location):
-            features.add("location off")
-        elif any(c.lock_location):
-            features.add("location locks")
-    if len({g.constraint.weight for g in goals}) > 1:
-        features.add("weights")
-    return features
-
-
-def bone_limits(rig, bones):
-    """Per-bone limits from the bone IK panel (locks and limits), None for free bones: a bone
-    with two axes locked is a Hinge about the third (the same rotations as its Euler limits, but
-    the solvers then turn it about that axis directly rather than clamp a turn onto it)."""
-    limits = []
-    for i in bones:
-        settings = rig.ik_settings(rig.skeleton.names[i])
-        if not (any(settings.lock) or any(settings.use_limit)):
-            limits.append(None)
-            continue
-        low = [lo if on else -np.pi for lo, on in zip(settings.limit_min, settings.use_limit)]
-        high = [hi if on else np.pi for hi, on in zip(settings.limit_max, settings.use_limit)]
-        if sum(settings.lock) == 2:
-            axis = settings.lock.index(False)
-            limits.append(Hinge(tuple(float(a == axis) for a in range(3)), low[axis], high[axis]))
-        else:
-            limits.append(EulerLimit(tuple(low), tuple(high), tuple(settings.lock)))
-    return limits if any(limits) else None
-
-
-def _stretch(rig, constraint, chain):
-    if not constraint.use_stretch:
-        return None
-    amounts = np.array([rig.ik_settings(rig.skeleton.names[i]).stretch for i in chain])
-    return amounts if amounts.any() else None
-
-
-def _stiffness(rig, chain):
-    """Per-bone stiffness (n, 3) from the bone IK panel, or None when no axis is stiff."""
-    rows = [rig.ik_settings(rig.skeleton.names[i]).stiffness for i in chain]
-    return np.array(rows, dtype=float) if any(map(any, rows)) else None
 
 
 def _iterations(rig, constraint):
     return min(constraint.iterations, rig.solver.iterations)
-
-
-@dataclass
-class GroupPlan:
-    """What one group's solve derives from its settings: the problem's ``features``, the
-    ``choice`` of methods, per-bone ``limits`` (``bone_limits``), and for a lone chain its
-    ``stretch`` amounts and ``stiffness`` (None when there are none). ``fingerprint`` is what it
-    was built from; ``group_plan`` builds it again when that differs."""
-    fingerprint: tuple
-    features: frozenset
-    choice: object
-    limits: list
-    stretch: np.ndarray
-    stiffness: np.ndarray
-
-
-def _fingerprint(rig, goals, bones):
-    """Everything a GroupPlan depends on, compared by value (settings objects by their fields):
-    the panels edit constraints in place and replace bone settings."""
-    constraints = tuple((c.solver, c.use_stretch, c.ik_type, c.use_location, c.lock_rotation, c.lock_location,
-                         c.soft_reach > 0.0, c.weight,
-                         c.chain_count, c.use_tail, g.rotation is None)
-                        for g in goals for c in (g.constraint,))
-    names = rig.skeleton.names
-    return rig.solver.type, constraints, tuple(rig.bone_ik.get(names[b]) for b in bones)
-
-
-MAX_PLANS = 256  # cached group plans per rig: far more groups than a rig has, far fewer than a day of drags
-
-
-def group_plan(rig, goals, bones):
-    """The GroupPlan of ``goals`` over ``bones``, kept in ``rig.solve_plans`` per group (keyed by
-    its bones and constraints, which the entry keeps alive so their ids stay theirs) and built
-    again only when a setting it depends on changed."""
-    key = (tuple(bones), tuple(id(g.constraint) for g in goals))
-    fingerprint = _fingerprint(rig, goals, bones)
-    entry = rig.solve_plans.get(key)
-    if entry is not None and entry[1].fingerprint == fingerprint:
-        return entry[1]
-    features = problem_features(rig, goals, bones)
-    lone = len(goals) == 1
-    plan = GroupPlan(fingerprint, frozenset(features),
-                     choose_methods(requested_method(goals, rig), features, len(bones), not lone),
-                     bone_limits(rig, bones), _stretch(rig, goals[0].constraint, bones) if lone else None,
-                     _stiffness(rig, bones) if lone else None)
-    if len(rig.solve_plans) >= MAX_PLANS:  # Auto IK makes a constraint per drag: keep the cache bounded
-        rig.solve_plans.clear()
-    rig.solve_plans[key] = ([g.constraint for g in goals], plan)
-    return plan
 
 
 ANALYTIC_SOLVERS = ("one_bone", "two_bone")  # they take the pole themselves

@@ -22,7 +22,8 @@ import numpy as np
 import pytest
 
 from rig.constraints import IKConstraint
-from rig.ik import IKGoal, chain_arrays, solve_goals
+from rig.ik import IKGoal, solve_goals
+from rig.solver_views import chain_arrays
 from rig.pose import Pose, heads_tails, world_matrices
 from solvers.transforms import quat_from_axis_angle, quat_to_matrix3, signed_angle
 from solvers.two_bone import TwoBoneLimbs, solve_two_bone, solve_two_bone_batch

@@ -47,7 +47,8 @@ def test_bone_settings_cannot_change_behind_the_cache():
 
 def test_the_plan_cache_stays_bounded_when_every_solve_brings_new_constraints():
     from rig.constraints import IKConstraint
-    from rig.ik import MAX_PLANS, IKGoal, solve_groups
+    from rig.ik import IKGoal, solve_groups
+    from rig.ik_plan import MAX_PLANS
     rig = load_rig("assets/humanoid.json")
     target = rig.skeleton.rest_tails[rig.skeleton.index["forearm.L"]]
     for _ in range(MAX_PLANS + 10):  # as Auto IK makes a constraint for every drag

@@ -6,7 +6,8 @@ from hypothesis import given, settings, strategies as st
 
 from rig.constraints import BoneIKSettings, IKConstraint
 from rig.formats.rigfile import load_rig
-from rig.ik import IKGoal, bone_limits, solve_groups
+from rig.ik import IKGoal, solve_groups
+from rig.ik_plan import bone_limits
 from rig.pose import Pose, heads_tails, world_matrices
 from solvers.limits import limit_violation
 from solvers.transforms import quat_from_euler_xyz

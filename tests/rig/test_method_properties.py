@@ -6,7 +6,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from rig.formats.rigfile import load_rig
-from rig.ik import IKGoal, bone_limits, solve_groups
+from rig.ik import IKGoal, solve_groups
+from rig.ik_plan import bone_limits
 from rig.pose import Pose, heads_tails
 from solvers.limits import limit_violation
 

@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 
 from rig.formats.rigfile import load_rig
-from rig.ik import IKGoal, bone_limits, solve_groups
+from rig.ik import IKGoal, solve_groups
+from rig.ik_plan import bone_limits
 from rig.pose import Pose, heads_tails
 from solvers.limits import limit_violation
 
