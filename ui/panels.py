@@ -16,10 +16,10 @@ from solvers.transforms import euler_xyz_from_quat, quat_from_euler_xyz
 from ui import widgets
 from ui.animation import choose_frame
 from ui.auto_setup import LIMB_ROLES, apply_auto_setup, choose_limb_end, current_setup, limbs_to_set_up
+from ui.honoured import WARNING_COLOUR, dropped_settings, not_honoured_marker, reports_moving
 from ui.navigation import frame_bones
 
 AXES = "XYZ"
-WARNING_COLOUR = imgui.ImVec4(1.0, 0.75, 0.3, 1.0)  # a setting the solve did not honour
 
 
 def help_marker(text):
@@ -28,35 +28,6 @@ def help_marker(text):
     imgui.text_disabled("(?)")
     if imgui.is_item_hovered():
         imgui.set_tooltip(text)
-
-
-def dropped_settings(reports):
-    """{feature: [reasons]} of the settings ``reports`` (ChainReports) say were not honoured; a
-    note reads "feature: method does not hold it" (``solvers.methods``)."""
-    dropped = {}
-    for report in reports:
-        for note in report.notes:
-            feature, _, reason = note.partition(": ")
-            dropped.setdefault(feature, []).append(f"{report.bone}: {reason or note}")
-    return dropped
-
-
-def not_honoured_marker(dropped, *features):
-    """After a setting's widget: an orange "(not honoured)" with the reasons as its tooltip, when
-    the solve that ran dropped any of ``features``."""
-    reasons = [reason for feature in features for reason in dropped.get(feature, ())]
-    if reasons:
-        imgui.same_line()
-        widgets.text_colored("(not honoured)", WARNING_COLOUR)
-        if imgui.is_item_hovered():
-            imgui.set_tooltip("\n".join(reasons))
-
-
-def _reports_moving(state, bone):
-    """The reports of the IK constraints whose chains move ``bone`` (a name)."""
-    rig, index = state.rig, state.rig.skeleton.index.get(bone)
-    moving = {c.bone for c in rig.ik if index is not None and index in rig.ik_chain(c)}
-    return [r for r in state.reports if r.bone in moving]
 
 
 # Sliders keep to the settings' ranges even when a value is typed (Ctrl+click), so every value a
@@ -301,7 +272,7 @@ def bone_ik_panel(state):
         imgui.text_disabled("no active bone")
         return False
     settings = state.rig.ik_settings(name)
-    dropped = dropped_settings(_reports_moving(state, name))
+    dropped = dropped_settings(reports_moving(state, name))
     imgui.text(name)
     fields = {}
     changed, fields["lock"] = _per_axis("Lock", settings.lock, widgets.checkbox)
