@@ -66,6 +66,8 @@ VIEWPORT_KEYS = (
                when="transform"),
     KeyBinding("Pose tools", "Grab / rotate: lock to an axis (again: local, again: none)",
                tuple((symbol, 0) for symbol in LOCK_AXES), "lock_axis", when="transform", takes_key=True),
+    KeyBinding("Pose tools", "Grab: lock to the plane across an axis (again: local, again: none)",
+               tuple((symbol, SHIFT) for symbol in LOCK_AXES), "lock_plane", when="transform", takes_key=True),
     KeyBinding("Pose tools", "Grab / rotate: type metres or degrees (- flips)",
                TYPED_KEYS, "type_value", when="transform", keys="0-9 / . / - / Backspace", takes_key=True),
     # Blender's own keys for the Auto IK chain length are Ctrl+PageUp/PageDown; PageUp/PageDown
@@ -243,6 +245,9 @@ class ViewportInput:
 
     def lock_axis(self, symbol):
         viewport.lock_axis(self.state, LOCK_AXES[symbol], *self.pointer, *self._size())
+
+    def lock_plane(self, symbol):
+        viewport.lock_axis(self.state, LOCK_AXES[symbol], *self.pointer, *self._size(), plane=True)
 
     def type_value(self, symbol):
         viewport.type_value(self.state, TYPED_CHARACTERS[symbol], *self.pointer, *self._size())

@@ -87,7 +87,7 @@ def grab_text(drag):
     """"Move 0.1| m along global Z": the typed distance and its axis, else the offset moved and
     the axis it is locked to."""
     if drag.typed:
-        return f"Move {drag.bone}: {_typed(drag)} m along {(drag.lock or AxisLock(0)).label()}"
+        return f"Move {drag.bone}: {_typed(drag)} m along {(drag.lock or AxisLock(0)).first_free_axis().label()}"
     x, y, z = drag.moved if drag.moved is not None else np.zeros(3)
     along = f" along {drag.lock.label()}" if drag.lock is not None else ""
     return f"Move {drag.bone}: D {x:.3f} {y:.3f} {z:.3f} m{along}"

@@ -1,5 +1,6 @@
 """What a running G or R reads besides the pointer, as Blender's modal transforms do: the axis
-lock (X / Y / Z; pressing the same axis again goes global -> local -> none) and a typed value
+lock (X / Y / Z; pressing the same axis again goes global -> local -> none; with Shift, G keeps
+to the plane across that axis instead) and a typed value
 (digits, '.', '-' to flip the sign, Backspace), which overrides the pointer while any is typed."""
 from dataclasses import dataclass
 
@@ -11,12 +12,21 @@ AXIS_NAMES = "XYZ"
 @dataclass(frozen=True)
 class AxisLock:
     """The transform is held to ``axis`` (0, 1, 2 for X, Y, Z): the world's, or with ``local``
-    the bone's own."""
+    the bone's own; with ``plane``, to the plane across that axis (a grab moves along the other
+    two, Blender's Shift+X / Y / Z)."""
     axis: int
     local: bool = False
+    plane: bool = False
 
     def label(self):
-        return f"{'local' if self.local else 'global'} {AXIS_NAMES[self.axis]}"
+        frame = "local" if self.local else "global"
+        if self.plane:
+            return f"{frame} {''.join(a for k, a in enumerate(AXIS_NAMES) if k != self.axis)} plane"
+        return f"{frame} {AXIS_NAMES[self.axis]}"
+
+    def first_free_axis(self):
+        """The axis a typed value moves along: the lock's own, or the plane's first."""
+        return AxisLock(min(k for k in range(3) if k != self.axis), self.local) if self.plane else self
 
     def direction(self, bone_world):
         """The unit world direction of the lock for a bone whose world matrix is ``bone_world``."""
@@ -26,12 +36,12 @@ class AxisLock:
         return column / np.linalg.norm(column)
 
 
-def next_lock(lock, axis):
-    """The lock after pressing ``axis``: a new axis locks it globally, the same one goes from
-    global to local, then off."""
-    if lock is None or lock.axis != axis:
-        return AxisLock(axis)
-    return AxisLock(axis, True) if not lock.local else None
+def next_lock(lock, axis, plane=False):
+    """The lock after pressing ``axis`` (with Shift: ``plane``): a new axis or kind locks it
+    globally, the same one goes from global to local, then off."""
+    if lock is None or lock.axis != axis or lock.plane != plane:
+        return AxisLock(axis, plane=plane)
+    return AxisLock(axis, True, plane) if not lock.local else None
 
 
 def type_into(text, char):

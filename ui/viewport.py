@@ -91,7 +91,12 @@ def _grab_point(state, x, y, width, height):
     drag = state.drag
     value = typed_value(drag.typed)
     if value is not None:
-        return drag.plane_point + value * _lock_direction(state, drag.lock or AxisLock(0))
+        return drag.plane_point + value * _lock_direction(state, (drag.lock or AxisLock(0)).first_free_axis())
+    if drag.lock is not None and drag.lock.plane:  # the pointer's ray meets the locked plane
+        normal = _lock_direction(state, drag.lock)
+        hit = _plane_hit(state, x, y, width, height, drag.plane_point, normal)
+        offset = drag.grab_offset - np.dot(drag.grab_offset, normal) * normal
+        return None if hit is None else hit + offset
     hit = _plane_hit(state, x, y, width, height, drag.plane_point, drag.plane_normal)
     if hit is None:
         return None
@@ -247,10 +252,11 @@ def _rotation_amount(state, axis, x, y):
     return angle if np.dot(axis, state.camera.rotation()[:, 2]) >= 0.0 else -angle
 
 
-def lock_axis(state, axis, x, y, width, height):
+def lock_axis(state, axis, x, y, width, height, plane=False):
     """X / Y / Z during G or R: lock to ``axis`` (0, 1, 2) or step its lock (global, local, none),
-    and apply at once from the pointer at ``x``, ``y`` or the typed value."""
-    state.drag.lock = next_lock(state.drag.lock, axis)
+    and apply at once from the pointer at ``x``, ``y`` or the typed value. Shift (``plane``)
+    locks a grab to the plane across the axis; a rotation turns about the axis either way."""
+    state.drag.lock = next_lock(state.drag.lock, axis, plane and state.drag.kind != "rotate")
     update_drag(state, x, y, width, height)
 
 
@@ -265,7 +271,7 @@ def constraint_line(state):
     """The locked axis' line for the renderer, through the grabbed point (where it was) or the
     turned bone's head; None when nothing is locked."""
     drag = state.drag
-    if drag is None or drag.lock is None:
+    if drag is None or drag.lock is None or drag.lock.plane:  # a plane is named in the overlay's text
         return None
     through = drag.plane_point if drag.kind != "rotate" else \
         drag.world_before[state.rig.skeleton.index[drag.bone], :3, 3]

@@ -223,3 +223,33 @@ def test_g_leaves_out_bones_whose_parent_it_moves():
     state.drag = None
     state.view.active = "root"  # the handles are the root's children: they follow it
     assert begin_grab(state, 400.0, 300.0, *SIZE) and state.drag.followers == ()
+
+
+def test_shift_z_keeps_a_grab_in_the_plane_across_z(driver):
+    """Blender's Shift+Z: the handle follows the pointer in world X and Y, its Z stays."""
+    state = driver.state
+    before = bone_world(state, "hand_ik.L")[:3, 3]
+    start(driver, "hand_ik.L", key.G)
+    driver.key(key.Z, ["shift"])
+    assert state.drag.lock == AxisLock(2, plane=True) and state.view.constraint_line is None
+    driver.move(*(driver.pixel_of("hand_ik.L") + (90.0, -50.0)))
+    moved = bone_world(state, "hand_ik.L")[:3, 3] - before
+    assert abs(moved[2]) < 1e-9 and np.linalg.norm(moved[:2]) > 0.01
+    assert "global XY plane" in tool_text(state)
+    type_keys(driver, "0.1")  # a typed value goes along the plane's first axis, X
+    driver.key(key.ENTER)
+    np.testing.assert_allclose(bone_world(state, "hand_ik.L")[:3, 3], before + (0.1, 0.0, 0.0), atol=1e-9)
+
+
+def test_shift_axis_during_r_turns_about_the_axis(driver):
+    start(driver, "head", key.R)
+    driver.key(key.X, ["shift"])
+    assert driver.state.drag.lock == AxisLock(0)  # a rotation has no plane to keep to
+
+
+def test_shift_axis_presses_cycle_the_plane_lock_global_local_none():
+    from ui.transform_input import next_lock
+    assert next_lock(None, 0, plane=True) == AxisLock(0, plane=True)
+    assert next_lock(AxisLock(0, plane=True), 0, plane=True) == AxisLock(0, True, True)
+    assert next_lock(AxisLock(0, True, True), 0, plane=True) is None
+    assert next_lock(AxisLock(0), 0, plane=True) == AxisLock(0, plane=True)  # switching kind starts global
