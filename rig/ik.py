@@ -298,8 +298,7 @@ def _out_of_reach(rig, pose, world, goals, bones, features):
     if len(goals) > 1 or "stretch" in features or "distance" in features:
         return False
     arrays = chain_arrays(rig.skeleton, pose, world, bones)
-    root = arrays.base[:3, :3] @ arrays.offsets[0] + arrays.base[:3, 3]
-    return bool(np.linalg.norm(goals[0].target - root) > np.linalg.norm(arrays.segments, axis=1).sum())
+    return bool(np.linalg.norm(goals[0].target - arrays.root) > arrays.reach)
 
 
 @dataclass

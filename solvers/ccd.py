@@ -95,7 +95,7 @@ def solve_ccd_chain(chain: Chain, rotations, target, limits=None, max_step=None,
                                  stiffness=stiffness)
         result.stretch = grown.factors
         return result
-    reach = np.linalg.norm(chain.segments, axis=1).sum()
+    reach = chain.reach
     start = tuple(map(tuple, rotations.tolist()))
     target = tuple(target.tolist())
     tip = _pose_floats(chain, start)[2][-1]

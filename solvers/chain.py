@@ -109,13 +109,23 @@ class Chain:
         return tuple(np.linalg.norm(self.segments, axis=1).tolist())
 
     @cached_property
+    def reach(self):
+        """The chain's longest head-to-tail distance: its segments laid straight (metres)."""
+        return float(sum(self.float_spans))
+
+    @cached_property
+    def root(self):
+        """The first bone's head in the world (3,), where the chain's reach is measured from."""
+        return self.base[:3, :3] @ self.offsets[0] + self.base[:3, 3]
+
+    @cached_property
     def float_rest_points(self):
         """``chain_points`` of the rest pose as (x, y, z) float tuples."""
         return tuple(map(tuple, chain_points(self, np.tile([0.0, 0.0, 0.0, 1.0], (len(self), 1))).tolist()))
 
 
 # Cached properties that depend on the base (``rebased`` drops them).
-BASE_CACHES = ("floats", "float_rest_points", "base_memo")
+BASE_CACHES = ("floats", "float_rest_points", "base_memo", "root")
 
 
 def rotation_error(matrix):
@@ -210,11 +220,9 @@ def stretch_to_reach(chain, target, amounts):
     if amounts is None:
         return None
     rates = scalar.stretch_share(np.asarray(amounts, dtype=float)) / np.maximum(chain.lengths, EPS)
-    root = chain.base[:3, :3] @ chain.offsets[0] + chain.base[:3, 3]
-    segments = chain.segments
+    segments, reach = chain.segments, chain.reach
     give = float(rates @ np.abs(segments[:, 1]))  # a bone's Y scale lengthens its segment's Y part
-    distance = float(np.linalg.norm(np.asarray(target, dtype=float) - root))
-    reach = float(np.linalg.norm(segments, axis=1).sum())
+    distance = float(np.linalg.norm(np.asarray(target, dtype=float) - chain.root))
     if give <= EPS or not distance > reach:  # NaN: no stretch
         return None
     wanted = distance * (1.0 - STRETCH_SHORT)

@@ -3,6 +3,7 @@ their stretch amounts, a target within reach grows nothing; the bones share the 
 Blender does."""
 import numpy as np
 import pytest
+import pytest
 from hypothesis import assume, given, settings, strategies as st
 
 from solvers.ccd import solve_ccd_chain
@@ -67,3 +68,12 @@ def test_bones_share_the_extra_length_as_blender_does(solve):
         result = solve(chain, rest, np.array([0.0, 0.76, 0.0]), max_iterations=100, tolerance=1e-9,
                        stretch=np.array([1.0, 0.5]))
     np.testing.assert_allclose((result.stretch - 1.0) * chain.lengths, [0.16, 0.02], atol=1e-6)
+
+
+def test_a_rebased_chain_measures_its_reach_from_its_new_root():
+    chain = straight_chain([0.3, 0.25, 0.2, 0.15])
+    assert chain.reach == pytest.approx(0.9) and np.allclose(chain.root, 0.0)
+    base = np.eye(4)
+    base[:3, 3] = [1.0, 2.0, 3.0]
+    moved = chain.rebased(base)
+    assert np.allclose(moved.root, [1.0, 2.0, 3.0]) and moved.reach == chain.reach
