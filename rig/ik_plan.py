@@ -90,9 +90,7 @@ def _stiffness(rig, chain):
 class GroupPlan:
     """What one group's solve derives from its settings: the problem's ``features``, the
     ``choice`` of methods, per-bone ``limits`` (``bone_limits``), and for a lone chain its
-    ``stretch`` amounts and ``stiffness`` (None when there are none). ``fingerprint`` is what it
-    was built from; ``group_plan`` builds it again when that differs."""
-    fingerprint: tuple
+    ``stretch`` amounts and ``stiffness`` (None when there are none)."""
     features: frozenset
     choice: object
     limits: list
@@ -101,8 +99,8 @@ class GroupPlan:
 
 
 def _fingerprint(rig, goals, bones):
-    """Everything a GroupPlan depends on, compared by value (settings objects by their fields):
-    the panels edit constraints in place and replace bone settings."""
+    """Everything a GroupPlan depends on, by value and hashable (bone settings are frozen): the
+    panels edit constraints in place and replace bone settings, so a changed setting is a new key."""
     constraints = tuple((c.solver, c.use_stretch, c.ik_type, c.use_location, c.lock_rotation, c.lock_location,
                          c.soft_reach > 0.0, c.weight,
                          c.chain_count, c.use_tail, g.rotation is None)
@@ -111,25 +109,23 @@ def _fingerprint(rig, goals, bones):
     return rig.solver.type, constraints, tuple(rig.bone_ik.get(names[b]) for b in bones)
 
 
-MAX_PLANS = 256  # cached group plans per rig: far more groups than a rig has, far fewer than a day of drags
+MAX_PLANS = 256  # cached group plans per rig: far more groups and settings than a session's edits need
 
 
 def group_plan(rig, goals, bones):
-    """The GroupPlan of ``goals`` over ``bones``, kept in ``rig.solve_plans`` per group (keyed by
-    its bones and constraints, which the entry keeps alive so their ids stay theirs) and built
-    again only when a setting it depends on changed."""
-    key = (tuple(bones), tuple(id(g.constraint) for g in goals))
-    fingerprint = _fingerprint(rig, goals, bones)
-    entry = rig.solve_plans.get(key)
-    if entry is not None and entry[1].fingerprint == fingerprint:
-        return entry[1]
+    """The GroupPlan of ``goals`` over ``bones``, kept in ``rig.solve_plans`` under its bones and
+    the fingerprint of the settings it came from: an edit makes a new key, and constraints made
+    afresh with the same settings (each case of a goals file, each Auto IK drag) share a plan."""
+    key = (tuple(bones), _fingerprint(rig, goals, bones))
+    plan = rig.solve_plans.get(key)
+    if plan is not None:
+        return plan
     features = problem_features(rig, goals, bones)
     lone = len(goals) == 1
-    plan = GroupPlan(fingerprint, frozenset(features),
-                     choose_methods(requested_method(goals, rig), features, len(bones), not lone),
+    plan = GroupPlan(frozenset(features), choose_methods(requested_method(goals, rig), features, len(bones), not lone),
                      bone_limits(rig, bones), _stretch(rig, goals[0].constraint, bones) if lone else None,
                      _stiffness(rig, bones) if lone else None)
-    if len(rig.solve_plans) >= MAX_PLANS:  # Auto IK makes a constraint per drag: keep the cache bounded
+    if len(rig.solve_plans) >= MAX_PLANS:  # settings edited many times over: keep the cache bounded
         rig.solve_plans.clear()
-    rig.solve_plans[key] = ([g.constraint for g in goals], plan)
+    rig.solve_plans[key] = plan
     return plan

@@ -10,7 +10,7 @@ class Rig:
     """Everything loaded from a rig file. ``bone_ik`` maps bone name -> BoneIKSettings (missing
     bones use the defaults); ``ik`` and ``copy_rotation`` are lists of constraints. ``solve_plans``
     holds what the IK evaluation derives from the settings once per constraint group
-    (``rig.ik.group_plan``); it checks its entries against the settings, so edits need no call."""
+    (``rig.ik_plan.group_plan``), keyed by the settings themselves, so edits need no call."""
     name: str
     skeleton: Skeleton
     ik: list = field(default_factory=list)
