@@ -16,7 +16,7 @@ import numpy as np
 
 from rig.constraints import IKConstraint
 from rig.ik_plan import JACOBIAN_SOLVERS, bone_limits, group_plan
-from rig.pose import Pose, update_world
+from rig.pose import identity_rotations, update_world
 from rig.solver_views import chain_arrays, tree_arrays
 from solvers.ccd import solve_ccd_chain
 from solvers.chain import SolveResult, chain_pose, face_pole
@@ -77,6 +77,8 @@ def constraint_groups(rig, constraints):
     """Split ``constraints`` into groups whose chains share bones (transitively); each group is
     (constraints, bones ascending). Groups come parents first, so a chain hanging from another
     group's bones is solved after them."""
+    if len(constraints) == 1:  # one chain: one group (every drag and most scripted cases)
+        return [(list(constraints), sorted(rig.ik_chain(constraints[0])))]
     groups = []
     for constraint in constraints:
         bones = set(rig.ik_chain(constraint))
@@ -115,7 +117,7 @@ CHAIN_SOLVERS = {
 
 def _start(rig, pose, bones):
     """Where an iterative solve starts: the current pose, or the rest pose in original-pose mode."""
-    return pose.rotations[bones] if rig.solver.mode == "continuous" else Pose.rest(len(bones)).rotations
+    return pose.rotations[bones] if rig.solver.mode == "continuous" else identity_rotations(len(bones))
 
 
 def _chain_start(rig, pose, goal, arrays, chain, limits):
@@ -129,10 +131,21 @@ def _chain_start(rig, pose, goal, arrays, chain, limits):
                      (first,) if first is not None else ())
 
 
-def _held_bones(rig, bones, at_limit, chain):
-    """Names of ``chain``'s bones that ``at_limit`` (per bone of ``bones``, by axis) says a limit held."""
-    held = {bone for bone, axes in zip(bones, at_limit) if axes.any()}
-    return tuple(rig.skeleton.names[bone] for bone in chain if bone in held)
+@dataclass(frozen=True)
+class _Held:
+    """What a result's ``at_limit`` says: how many of its bones a lock or limit held, and the
+    names of a chain's bones among them, root first."""
+    count: int = 0
+    names: tuple = ()
+
+
+def _held(rig, bones, at_limit, chain):
+    """``_Held`` for ``at_limit`` (per bone of ``bones``, by axis) and ``chain``."""
+    if not at_limit.any():  # the common case, answered without a walk over the bones
+        return _Held()
+    rows = at_limit.any(axis=1).tolist()
+    held = {bone for bone, row in zip(bones, rows) if row}
+    return _Held(sum(rows), tuple(rig.skeleton.names[bone] for bone in chain if bone in held))
 
 
 def _held_by_limits(result, limits, arrays, goal, method, tolerance):
@@ -164,10 +177,10 @@ def _solve_chain(rig, pose, world, goals, bones, method, start, iterations, plan
     result = CHAIN_SOLVERS[method](rig, goal, arrays, start, iterations, plan)
     if method in ANALYTIC_SOLVERS and plan.limits is not None:
         result = _held_by_limits(result, plan.limits, arrays, goal, method, rig.solver.tolerance)
+    held = _held(rig, chain, result.at_limit, chain)
     return result, [ChainReport(goal.constraint.bone, method, result.iterations, float(result.errors[0]),
-                                result.converged, int(result.at_limit.any(axis=1).sum()),
-                                "rad" if method == "one_bone" else "m",
-                                at_limit_bones=_held_bones(rig, chain, result.at_limit, chain))]
+                                result.converged, held.count, "rad" if method == "one_bone" else "m",
+                                at_limit_bones=held.names)]
 
 
 def _solve_tree(rig, pose, world, goals, bones, method, start, iterations, plan):
@@ -254,16 +267,14 @@ def _group_reports(rig, goals, per_goal, result: SolveResult, solver, bones):
     """One ChainReport per constraint, ``per_goal`` holding the solver goals (or effectors) each
     one added: its first goal's residual (position, or rotation); ``bones`` are the group's, in
     ``result``'s order."""
-    at_limit = int(result.at_limit.any(axis=1).sum())
     reports, k = [], 0
     for goal, own in zip(goals, per_goal):
         error = float(result.errors[k]) if own else 0.0
         unit = "rad" if own and isinstance(own[0], (RotationGoal, JointRotationGoal)) else "m"
         k += len(own)
+        held = _held(rig, bones, result.at_limit, rig.ik_chain(goal.constraint))
         reports.append(ChainReport(goal.constraint.bone, solver, result.iterations, error,
-                                   error <= rig.solver.tolerance, at_limit, unit,
-                                   at_limit_bones=_held_bones(rig, bones, result.at_limit,
-                                                              rig.ik_chain(goal.constraint))))
+                                   error <= rig.solver.tolerance, held.count, unit, at_limit_bones=held.names))
     return reports
 
 

@@ -3,7 +3,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from solvers.transforms import compose, matrix3_to_quat
+from solvers import kinematics
+from solvers.transforms import matrix3_to_quat
+
+
+def identity_rotations(count):
+    """(count, 4) identity quaternions, xyzw."""
+    rotations = np.zeros((count, 4))
+    rotations[:, 3] = 1.0
+    return rotations
 
 
 @dataclass
@@ -23,9 +31,7 @@ class Pose:
 
     @classmethod
     def rest(cls, bone_count):
-        rotations = np.zeros((bone_count, 4))
-        rotations[:, 3] = 1.0
-        return cls(rotations, np.zeros((bone_count, 3)), np.ones((bone_count, 3)))
+        return cls(identity_rotations(bone_count), np.zeros((bone_count, 3)), np.ones((bone_count, 3)))
 
     def copy(self):
         return Pose(self.rotations.copy(), self.locations.copy(), self.scales.copy())
@@ -39,19 +45,6 @@ class Pose:
                     and np.isfinite(self.scales).all())
 
 
-def local_matrices(skeleton, pose, bones=slice(None)):
-    """Each of ``bones``' matrix relative to its parent's world matrix, (n, 4, 4): its basis rows
-    divided by the parent's scale, which then cancels, leaving the parent's scale on the head only."""
-    parents = skeleton.parents[bones]
-    local = skeleton.rest_local[bones] @ compose(pose.locations[bones], pose.rotations[bones], pose.scales[bones])
-    scaled = parents >= 0
-    if scaled.any():
-        parent_scales = pose.scales[parents[scaled]]
-        if (parent_scales != 1.0).any():  # a zero scale collapses the children's axes, never NaN
-            local[scaled, :3, :3] /= np.where(np.abs(parent_scales) < 1e-12, 1.0, parent_scales)[:, :, None]
-    return local
-
-
 def world_matrices(skeleton, pose):
     """Forward kinematics: every bone's armature-space matrix (N, 4, 4)."""
     world = np.empty((len(skeleton), 4, 4))
@@ -61,22 +54,14 @@ def world_matrices(skeleton, pose):
 
 def update_world(skeleton, pose, world, changed):
     """Recompute ``world`` (N, 4, 4) in place for the bones ``changed`` and all bones below
-    them, the rest as they are; for solvers that move a few chains of a large rig.
-
-    Local matrices are built in one batch; the walk down the hierarchy is a plain loop, which
-    beats batching per depth level on rigs of tens of bones.
-    """
+    them, the rest as they are; for solvers that move a few chains of a large rig."""
     changed = list(changed)
     if not changed:
         return
     bones = skeleton.subtree(changed[0]) if len(changed) == 1 else \
         np.unique(np.concatenate([skeleton.subtree(i) for i in changed]))
-    local = local_matrices(skeleton, pose, bones)
-    for bone, parent, matrix in zip(bones.tolist(), skeleton.parents[bones].tolist(), local):
-        if parent >= 0:
-            np.matmul(world[parent], matrix, out=world[bone])
-        else:
-            world[bone] = matrix
+    kinematics.update_world(skeleton.rest_local, skeleton.parents, bones, pose.locations, pose.rotations,
+                            pose.scales, world)
 
 
 def heads_tails(skeleton, world):

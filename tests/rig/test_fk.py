@@ -3,7 +3,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from rig.pose import Pose, heads_tails, local_matrices, world_matrices
+from rig.pose import Pose, heads_tails, world_matrices
+from solvers.transforms import compose
 from rig.formats.rigfile import load_rig
 from rig.skeleton import Skeleton, bone_frame, roll_from_frame
 from solvers.transforms import quat_from_axis_angle
@@ -109,9 +110,13 @@ def test_fk_properties_on_the_humanoid(humanoid, data):
     world = world_matrices(skel, pose)
     heads, tails = heads_tails(skel, world)
     np.testing.assert_allclose(np.linalg.norm(tails - heads, axis=1), skel.lengths, rtol=1e-9, atol=1e-12)
-    local = local_matrices(skel, pose)
-    for i, p in enumerate(skel.parents):
-        expected = world[p] @ local[i] if p >= 0 else local[i]
+    pose.scales = np.array(data.draw(st.lists(st.floats(0.5, 2.0), min_size=3 * n, max_size=3 * n))).reshape(n, 3)
+    world = world_matrices(skel, pose)
+    local = skel.rest_local @ compose(pose.locations, pose.rotations, pose.scales)
+    for i, p in enumerate(skel.parents):  # the textbook product; the parent's scale moves the head only
+        expected = world[p] @ local[i] if p >= 0 else local[i].copy()
+        if p >= 0:
+            expected[:3, :3] = world[p, :3, :3] / pose.scales[p] @ local[i, :3, :3]
         np.testing.assert_allclose(world[i], expected, atol=1e-12)
 
 
