@@ -1,31 +1,26 @@
 """IK goals on a skeleton: which bones each constraint moves, which constraints solve together,
-and the solver calls that turn world-space goals into pose rotations.
+and the problems they become.
 
 An ``IKGoal`` is an IK constraint with its target, target rotation and pole resolved to world
 space, so the same code serves the app (targets are handle bones) and scripted solves (targets
 are points from a file). Constraints whose chains share bones are solved together as one tree,
-as Blender does; ``rig.ik_plan`` derives what each group asks (``solvers.methods`` says which
-methods honour it) and ``rig.solver_views`` gives the solvers their view of the bones. The Jacobian
-solvers (``dls``, ``sdls``) take chains and trees alike, with every iTaSC setting: position and
-lockable rotation goals, distance constraints, per-axis lock / stiffness / limits, Control
-Rotation and stretch.
+as Blender does. Each group becomes one ``solvers.problem.Problem`` (the bones as
+``rig.solver_views`` sees them, the goals in ``solvers.goals``' vocabulary, the bones' freedoms
+from ``rig.ik_plan``), and ``solvers.problem.solve`` runs the methods ``solvers.methods`` chose:
+this module knows no method's quirks, only which to try in what order and from where.
 """
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 
 from rig.constraints import IKConstraint
-from rig.ik_plan import JACOBIAN_SOLVERS, bone_limits, group_plan
+from rig.ik_plan import group_plan
 from rig.pose import identity_rotations, update_world
 from rig.solver_views import chain_arrays, tree_arrays
-from solvers.ccd import solve_ccd_chain
-from solvers.chain import SolveResult, chain_pose, face_pole
-from solvers.dls import dls_plan, solve_dls
-from solvers.fabrik import Effector, fabrik_plan, solve_fabrik, solve_fabrik_chain
-from solvers.goals import BoneDofs, DistanceGoal, JointRotationGoal, PositionGoal, RotationGoal
-from solvers.one_bone import solve_one_bone
-from solvers.transforms import matrix3_to_quat, normalize, quat_from_euler_xyz, quat_slerp, safe_acos
-from solvers.two_bone import solve_two_bone
+from solvers.chain import SolveResult
+from solvers.goals import DistanceGoal, JointRotationGoal, PositionGoal, RotationGoal
+from solvers.problem import ANALYTIC, Problem, Settings, solve
+from solvers.transforms import matrix3_to_quat, quat_from_euler_xyz, quat_slerp
 
 
 @dataclass
@@ -99,36 +94,9 @@ def _iterations(rig, constraint):
     return min(constraint.iterations, rig.solver.iterations)
 
 
-ANALYTIC_SOLVERS = ("one_bone", "two_bone")  # they take the pole themselves
-CHAIN_SOLVERS = {
-    "one_bone": lambda rig, goal, arrays, start, iterations, plan: solve_one_bone(
-        arrays, start, goal.target, goal.pole, goal.constraint.pole_angle),
-    "two_bone": lambda rig, goal, arrays, start, iterations, plan: solve_two_bone(
-        arrays, start, goal.target, goal.pole, goal.constraint.pole_angle, stretch=plan.stretch,
-        soft=goal.constraint.soft_reach, end_rotation=goal.rotation, end_weight=goal.constraint.orient_weight),
-    "fabrik": lambda rig, goal, arrays, start, iterations, plan: solve_fabrik_chain(
-        arrays, start, goal.target, plan.limits, target_rotation=goal.rotation,
-        max_iterations=iterations, tolerance=rig.solver.tolerance, stretch=plan.stretch),
-    "ccd": lambda rig, goal, arrays, start, iterations, plan: solve_ccd_chain(
-        arrays, start, goal.target, plan.limits, max_iterations=iterations, tolerance=rig.solver.tolerance,
-        stretch=plan.stretch, target_rotation=goal.rotation, stiffness=plan.stiffness),
-}
-
-
 def _start(rig, pose, bones):
     """Where an iterative solve starts: the current pose, or the rest pose in original-pose mode."""
     return pose.rotations[bones] if rig.solver.mode == "continuous" else identity_rotations(len(bones))
-
-
-def _chain_start(rig, pose, goal, arrays, chain, limits):
-    """``_start`` for a lone chain, turned to face its pole first as Blender's IK does, as far
-    as the first bone's locks and limits let it (the analytic solvers take the pole themselves)."""
-    start = _start(rig, pose, chain)
-    if goal.pole is None:
-        return start
-    first = limits[0] if limits else None
-    return face_pole(arrays, start, goal.target, goal.pole, goal.constraint.pole_angle,
-                     (first,) if first is not None else ())
 
 
 @dataclass(frozen=True)
@@ -148,55 +116,55 @@ def _held(rig, bones, at_limit, chain):
     return _Held(sum(rows), tuple(rig.skeleton.names[bone] for bone in chain if bone in held))
 
 
-def _held_by_limits(result, limits, arrays, goal, method, tolerance):
-    """An analytic answer clamped to the bones' locks and limits, its residual measured again
-    (an angle for one bone, which aims; the tip's distance otherwise)."""
-    rotations = result.rotations.copy()
-    at_limit = np.zeros((len(rotations), 3), dtype=bool)
-    for i, limit in enumerate(limits):
-        if limit is not None:
-            rotations[i], at_limit[i] = limit.clamp(rotations[i])
-    frames, points = chain_pose(arrays, rotations, result.stretch)
-    if method == "one_bone":
-        aim = normalize(goal.target - points[0])
-        error = float(safe_acos(frames[0][:, 1] @ aim))
-    else:
-        error = float(np.linalg.norm(points[-1] - goal.target))
-    errors = result.errors.copy()
-    errors[0] = error
-    return SolveResult(rotations, result.iterations, errors, error <= tolerance, result.stretch, at_limit)
+def _constraint_goals(rig, pose, goal, position, controlled):
+    """The solver goals one constraint asks for, bones indexed by ``position``: its reach (a
+    position, with the pole, or a distance) and its rotation at the chain's tip, plus Control
+    Rotation on the ``controlled`` bones ({bone: weight}). Non-finite targets raise ValueError."""
+    c = goal.constraint
+    chain = rig.ik_chain(c)
+    tip = position[chain[-1]]
+    goals = []
+    if c.ik_type == "distance":
+        goals.append(DistanceGoal(tip, goal.target, c.distance, DISTANCE_MODES[c.limit_mode], c.weight))
+    elif c.use_location and not all(c.lock_location):
+        frame = None if c.reference_axis == "bone" else \
+            (goal.target_frame if goal.target_frame is not None else (0.0, 0.0, 0.0, 1.0))
+        goals.append(PositionGoal(tip, goal.target, c.weight, lock_axes=c.lock_location, frame=frame,
+                                  chain_length=len(chain), pole=goal.pole, pole_angle=c.pole_angle,
+                                  soft_reach=c.soft_reach))
+    if goal.rotation is not None and not all(c.lock_rotation):
+        goals.append(RotationGoal(tip, goal.rotation, c.orient_weight, c.lock_rotation))
+    if controlled:
+        goals += [JointRotationGoal(position[bone], pose.rotations[bone], controlled[bone])
+                  for bone in chain if bone in controlled]
+    return goals
 
 
-def _solve_chain(rig, pose, world, goals, bones, method, start, iterations, plan):
-    """A lone chain with ``method``; ``start`` None starts from the pose (pole faced)."""
-    goal, chain = goals[0], bones
-    arrays = chain_arrays(rig.skeleton, pose, world, chain)
-    if start is None:
-        start = _start(rig, pose, chain) if method in ANALYTIC_SOLVERS else \
-            _chain_start(rig, pose, goal, arrays, chain, plan.limits)
-    result = CHAIN_SOLVERS[method](rig, goal, arrays, start, iterations, plan)
-    if method in ANALYTIC_SOLVERS and plan.limits is not None:
-        result = _held_by_limits(result, plan.limits, arrays, goal, method, rig.solver.tolerance)
-    held = _held(rig, chain, result.at_limit, chain)
-    return result, [ChainReport(goal.constraint.bone, method, result.iterations, float(result.errors[0]),
-                                result.converged, held.count, "rad" if method == "one_bone" else "m",
-                                at_limit_bones=held.names)]
-
-
-def _solve_tree(rig, pose, world, goals, bones, method, start, iterations, plan):
-    """FABRIK on the union of the goals' chains, one effector per goal weighted by its weight."""
+def _problem(rig, pose, world, goals, bones, plan):
+    """The group as one ``Problem`` and, per goal, how many of its goals each constraint added;
+    (None, None) when a target is not finite."""
     position = {bone: i for i, bone in enumerate(bones)}
-    effectors, rotations = [], []
-    for goal in goals:
-        chain = rig.ik_chain(goal.constraint)
-        use_rotation = goal.rotation is not None
-        effectors.append(Effector(position[chain[-1]], len(chain), max(goal.constraint.weight, 1e-3), use_rotation))
-        rotations.append(goal.rotation if use_rotation else [0.0, 0.0, 0.0, 1.0])
-    fabrik = fabrik_plan(tree_arrays(rig.skeleton, pose, world, bones), effectors, plan.limits)
-    result = solve_fabrik(fabrik, _start(rig, pose, bones) if start is None else start,
-                          np.array([g.target for g in goals]), np.array(rotations),
-                          iterations, rig.solver.tolerance)
-    return result, _group_reports(rig, goals, [[effector] for effector in effectors], result, method, bones)
+    try:
+        per_goal = [_constraint_goals(rig, pose, g, position, plan.controlled) for g in goals]
+    except ValueError:
+        return None, None
+    shape = chain_arrays(rig.skeleton, pose, world, bones) if len(goals) == 1 else \
+        tree_arrays(rig.skeleton, pose, world, bones)
+    return Problem(shape, tuple(g for own in per_goal for g in own), plan.freedoms), [len(own) for own in per_goal]
+
+
+def _reports(rig, goals, counts, result, method, bones, limited):
+    """One ChainReport per constraint: the residual of its first goal in that goal's unit;
+    ``limited``: whether any bone has a lock or limit that could have held it."""
+    reports, k = [], 0
+    for goal, count in zip(goals, counts):
+        error = float(result.errors[k]) if count else 0.0
+        unit = result.units[k] if count else "m"
+        k += count
+        held = _held(rig, bones, result.at_limit, rig.ik_chain(goal.constraint)) if limited else _Held()
+        reports.append(ChainReport(goal.constraint.bone, method, result.iterations, error,
+                                   error <= rig.solver.tolerance, held.count, unit, at_limit_bones=held.names))
+    return reports
 
 
 def _rows(bones):
@@ -212,84 +180,6 @@ def _write(pose, bones, rotations, stretch, influence):
         rotations = quat_slerp(pose.rotations[rows], rotations, influence)
     pose.rotations[rows] = rotations
     pose.scales[rows, 1] = stretch
-
-
-def _bone_dofs(rig, stretchy, bone):
-    """The bone IK panel's settings of ``bone`` as the Jacobian solver's BoneDofs (stretch only
-    when a constraint moving it allows it); (BoneDofs or None, note or None): settings it cannot
-    take leave the bone free, and the note says so."""
-    settings = rig.ik_settings(rig.skeleton.names[bone])
-    try:
-        return BoneDofs(settings.lock, settings.stiffness, settings.use_limit, settings.limit_min,
-                        settings.limit_max, settings.stretch if stretchy else 0.0), None
-    except ValueError as error:
-        return None, f"{rig.skeleton.names[bone]}: its IK settings were not used ({error})"
-
-
-def _jacobian_goals(rig, pose, goal, position):
-    """The solver goals one constraint asks for: position (or distance) and rotation at the
-    chain's tip, plus Control Rotation on bones that have it. Non-finite targets raise ValueError."""
-    c = goal.constraint
-    tip = position[rig.ik_chain(c)[-1]]
-    goals = []
-    if c.ik_type == "distance":
-        goals.append(DistanceGoal(tip, goal.target, c.distance, DISTANCE_MODES[c.limit_mode], c.weight))
-    elif c.use_location and not all(c.lock_location):
-        frame = None if c.reference_axis == "bone" else \
-            (goal.target_frame if goal.target_frame is not None else (0.0, 0.0, 0.0, 1.0))
-        goals.append(PositionGoal(tip, goal.target, c.weight, lock_axes=c.lock_location, frame=frame))
-    if goal.rotation is not None and not all(c.lock_rotation):
-        goals.append(RotationGoal(tip, goal.rotation, c.orient_weight, c.lock_rotation))
-    for bone in rig.ik_chain(c):
-        settings = rig.ik_settings(rig.skeleton.names[bone])
-        if settings.use_rotation_control:
-            goals.append(JointRotationGoal(position[bone], pose.rotations[bone], settings.rotation_weight))
-    return goals
-
-
-def _solve_jacobian(rig, pose, world, goals, bones, method, start, iterations, plan):
-    """DLS / SDLS on the group's bones as one tree, every goal at once."""
-    position = {bone: i for i, bone in enumerate(bones)}
-    try:
-        per_goal = [_jacobian_goals(rig, pose, g, position) for g in goals]
-    except ValueError:  # a non-finite target: leave the pose as it is
-        return None, [ChainReport(g.constraint.bone, method, 0, float("inf"), False) for g in goals]
-    stretchy = {bone for g in goals if g.constraint.use_stretch for bone in rig.ik_chain(g.constraint)}
-    dofs, notes = [None] * len(bones), []
-    for bone in {bone for g in goals for bone in rig.ik_chain(g.constraint)}:
-        dofs[position[bone]], note = _bone_dofs(rig, bone in stretchy, bone)
-        notes += [note] if note else []
-    flat = [g for group in per_goal for g in group]
-    if not flat:
-        return None, []
-    dls = dls_plan(tree_arrays(rig.skeleton, pose, world, bones), flat, dofs)
-    if start is None:  # like Blender, a pole holds a lone chain only: in a tree the goals' poles would fight
-        start = _chain_start(rig, pose, goals[0], chain_arrays(rig.skeleton, pose, world, bones), bones, plan.limits) \
-            if len(goals) == 1 else _start(rig, pose, bones)
-    result = solve_dls(dls, start, iterations, rig.solver.tolerance, rig.solver.damping, method)
-    reports = _group_reports(rig, goals, per_goal, result, method, bones)
-    return result, [replace(r, notes=tuple(notes)) for r in reports]
-
-
-def _group_reports(rig, goals, per_goal, result: SolveResult, solver, bones):
-    """One ChainReport per constraint, ``per_goal`` holding the solver goals (or effectors) each
-    one added: its first goal's residual (position, or rotation); ``bones`` are the group's, in
-    ``result``'s order."""
-    reports, k = [], 0
-    for goal, own in zip(goals, per_goal):
-        error = float(result.errors[k]) if own else 0.0
-        unit = "rad" if own and isinstance(own[0], (RotationGoal, JointRotationGoal)) else "m"
-        k += len(own)
-        held = _held(rig, bones, result.at_limit, rig.ik_chain(goal.constraint))
-        reports.append(ChainReport(goal.constraint.bone, solver, result.iterations, error,
-                                   error <= rig.solver.tolerance, held.count, unit, at_limit_bones=held.names))
-    return reports
-
-
-def _runner(method, tree):
-    if method in JACOBIAN_SOLVERS:
-        return _solve_jacobian
-    return _solve_tree if tree else _solve_chain
 
 
 SHARES = 4  # a method with others after it may spend 1/SHARES of the budget: one that crawls
@@ -350,17 +240,20 @@ def solve_goals(rig, pose, world, goals, bones):
     and every setting the user asked for that was not honoured. The result blends with the pose
     by the group's strongest influence, so a goal at full influence is met."""
     plan = group_plan(rig, goals, bones)
-    choice, tree = plan.choice, len(goals) > 1
+    choice = plan.choice
     search = _Search(max(_iterations(rig, g.constraint) for g in goals))
     share = search.budget // SHARES
     restart_share = search.budget // RESTART_SHARES
+    problem, counts = _problem(rig, pose, world, goals, bones, plan)
+    if problem is None:  # a non-finite target: the pose stays as it is
+        return [ChainReport(g.constraint.bone, choice.methods[0], 0, float("inf"), False) for g in goals]
 
     def run(method, start, iterations):
-        result, reports = _runner(method, tree)(rig, pose, world, goals, bones, method, start, max(iterations, 1), plan)
-        if result is None:  # a goal it cannot take (a non-finite target): nothing to search
-            search.reports = reports
-            return False
-        search.offer(method, result, reports)
+        fresh = start is None
+        settings = Settings(max(iterations, 1), rig.solver.tolerance, rig.solver.damping)
+        result = solve(method, problem, _start(rig, pose, bones) if fresh else start, settings, fresh)
+        search.offer(method, result, _reports(rig, goals, counts, result, method, bones,
+                                              plan.freedoms.limits is not None))
         return not (search.best.converged or _out_of_reach(rig, pose, world, goals, bones, plan.features))
 
     start, going = None, True
@@ -370,7 +263,7 @@ def solve_goals(rig, pose, world, goals, bones):
         if not going or search.remaining() <= 0:
             break
         # An analytic answer clamped to limits is a poor start; an iterative one a good one.
-        start = None if method in ANALYTIC_SOLVERS else search.best.rotations
+        start = None if method in ANALYTIC else search.best.rotations
     if going and choice.restarts is not None:
         for restart in _restart_poses(rig, bones):
             if search.remaining() <= share:
@@ -380,11 +273,10 @@ def solve_goals(rig, pose, world, goals, bones):
                 break
         if going and search.remaining() > 0:
             run(choice.methods[-1], search.best.rotations, search.remaining())
-    reports = [replace(r, solver="+".join(search.ran or [r.solver]), iterations=search.iterations,
-                       notes=choice.notes + r.notes) for r in search.reports or []]
-    if search.best is not None:  # a lone chain's bones, ascending, are its chain root first
-        _write(pose, bones, search.best.rotations, search.best.stretch,
-               _group_influence([g.constraint for g in goals]))
+    reports = search.reports  # made by this solve: finished in place
+    for report in reports:
+        report.solver, report.iterations, report.notes = "+".join(search.ran), search.iterations, choice.notes + plan.notes
+    _write(pose, bones, search.best.rotations, search.best.stretch, _group_influence([g.constraint for g in goals]))
     return reports
 
 

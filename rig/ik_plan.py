@@ -1,13 +1,12 @@
 """What one group of IK constraints asks of the solve, derived from its settings once: the
-problem's features (``solvers.methods.FEATURES``), the methods chosen, per-bone limits, stretch
-and stiffness. ``group_plan`` keeps a plan per group in ``rig.solve_plans`` and builds it again
+problem's features (``solvers.methods.FEATURES``), the methods chosen and the bones' freedoms
+(``solvers.problem.Freedoms``: locks, limits, stiffness, stretch). ``group_plan`` keeps a plan per group in ``rig.solve_plans`` and builds it again
 only when a setting it depends on changed."""
 from dataclasses import dataclass
 
-import numpy as np
-
-from solvers.limits import EulerLimit, Hinge
+from solvers.goals import BoneDofs
 from solvers.methods import choose_methods
+from solvers.problem import Freedoms
 
 JACOBIAN_SOLVERS = ("dls", "sdls")
 
@@ -34,7 +33,7 @@ def problem_features(rig, goals, bones):
             features.add("rotation control")
     for goal in goals:
         c = goal.constraint
-        if _stretch(rig, c, rig.ik_chain(c)) is not None:
+        if c.use_stretch and any(rig.ik_settings(rig.skeleton.names[i]).stretch for i in rig.ik_chain(c)):
             features.add("stretch")
         if goal.rotation is not None and not all(c.lock_rotation):
             features.add("target rotation")
@@ -53,49 +52,59 @@ def problem_features(rig, goals, bones):
     return features
 
 
+def bone_dofs(rig, bone, stretchy=False):
+    """The bone IK panel's settings of ``bone`` as ``BoneDofs`` (stretch only when a constraint
+    moving it allows it), or None for a free bone: (BoneDofs or None, note or None); settings
+    the solvers cannot take leave the bone free, and the note says so."""
+    settings = rig.ik_settings(rig.skeleton.names[bone])
+    stretch = settings.stretch if stretchy else 0.0
+    if not (any(settings.lock) or any(settings.use_limit) or any(settings.stiffness) or stretch):
+        return None, None
+    try:
+        return BoneDofs(settings.lock, settings.stiffness, settings.use_limit, settings.limit_min,
+                        settings.limit_max, stretch), None
+    except ValueError as error:
+        return None, f"{rig.skeleton.names[bone]}: its IK settings were not used ({error})"
+
+
+def group_freedoms(rig, goals, bones):
+    """``Freedoms`` of ``bones`` (the group's, ascending) from the bone IK panel, with the notes
+    of settings that could not be used. A bone stretches when a constraint whose chain holds it
+    allows stretch."""
+    stretchy = {bone for g in goals if g.constraint.use_stretch for bone in rig.ik_chain(g.constraint)}
+    dofs, notes = [], []
+    for bone in bones:
+        bone_dof, note = bone_dofs(rig, bone, bone in stretchy)
+        dofs.append(bone_dof)
+        notes += [note] if note else []
+    return Freedoms(tuple(dofs)), tuple(notes)
+
+
+def _controlled(rig, bones):
+    """{bone: weight} for ``bones`` with Control Rotation (Blender's iTaSC joint rotation) on."""
+    controlled = {}
+    for bone in bones:
+        settings = rig.ik_settings(rig.skeleton.names[bone])
+        if settings.use_rotation_control and settings.rotation_weight > 0.0:
+            controlled[bone] = settings.rotation_weight
+    return controlled
+
+
 def bone_limits(rig, bones):
-    """Per-bone limits from the bone IK panel (locks and limits), None for free bones: a bone
-    with two axes locked is a Hinge about the third (the same rotations as its Euler limits, but
-    the solvers then turn it about that axis directly rather than clamp a turn onto it)."""
-    limits = []
-    for i in bones:
-        settings = rig.ik_settings(rig.skeleton.names[i])
-        if not (any(settings.lock) or any(settings.use_limit)):
-            limits.append(None)
-            continue
-        low = [lo if on else -np.pi for lo, on in zip(settings.limit_min, settings.use_limit)]
-        high = [hi if on else np.pi for hi, on in zip(settings.limit_max, settings.use_limit)]
-        if sum(settings.lock) == 2:
-            axis = settings.lock.index(False)
-            limits.append(Hinge(tuple(float(a == axis) for a in range(3)), low[axis], high[axis]))
-        else:
-            limits.append(EulerLimit(tuple(low), tuple(high), tuple(settings.lock)))
-    return limits if any(limits) else None
-
-
-def _stretch(rig, constraint, chain):
-    if not constraint.use_stretch:
-        return None
-    amounts = np.array([rig.ik_settings(rig.skeleton.names[i]).stretch for i in chain])
-    return amounts if amounts.any() else None
-
-
-def _stiffness(rig, chain):
-    """Per-bone stiffness (n, 3) from the bone IK panel, or None when no axis is stiff."""
-    rows = [rig.ik_settings(rig.skeleton.names[i]).stiffness for i in chain]
-    return np.array(rows, dtype=float) if any(map(any, rows)) else None
+    """Per-bone joint limits from the bone IK panel (``Freedoms.limits``), None when none has any."""
+    return Freedoms(tuple(bone_dofs(rig, bone)[0] for bone in bones)).limits
 
 
 @dataclass
 class GroupPlan:
     """What one group's solve derives from its settings: the problem's ``features``, the
-    ``choice`` of methods, per-bone ``limits`` (``bone_limits``), and for a lone chain its
-    ``stretch`` amounts and ``stiffness`` (None when there are none)."""
+    ``choice`` of methods, the bones' ``freedoms``, ``notes`` naming bone settings that could
+    not be used, and ``controlled``: the bones with Control Rotation, each with its weight."""
     features: frozenset
     choice: object
-    limits: list
-    stretch: np.ndarray
-    stiffness: np.ndarray
+    freedoms: Freedoms
+    notes: tuple
+    controlled: dict
 
 
 def _fingerprint(rig, goals, bones):
@@ -121,10 +130,8 @@ def group_plan(rig, goals, bones):
     if plan is not None:
         return plan
     features = problem_features(rig, goals, bones)
-    lone = len(goals) == 1
-    plan = GroupPlan(frozenset(features), choose_methods(requested_method(goals, rig), features, len(bones), not lone),
-                     bone_limits(rig, bones), _stretch(rig, goals[0].constraint, bones) if lone else None,
-                     _stiffness(rig, bones) if lone else None)
+    choice = choose_methods(requested_method(goals, rig), features, len(bones), len(goals) > 1)
+    plan = GroupPlan(frozenset(features), choice, *group_freedoms(rig, goals, bones), _controlled(rig, bones))
     if len(rig.solve_plans) >= MAX_PLANS:  # settings edited many times over: keep the cache bounded
         rig.solve_plans.clear()
     rig.solve_plans[key] = plan

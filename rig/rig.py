@@ -5,6 +5,9 @@ from rig.constraints import BoneIKSettings, SolverSettings
 from rig.skeleton import Skeleton
 
 
+DEFAULT_IK_SETTINGS = BoneIKSettings()  # frozen: one shared instance for every bone without settings
+
+
 @dataclass
 class Rig:
     """Everything loaded from a rig file. ``bone_ik`` maps bone name -> BoneIKSettings (missing
@@ -20,7 +23,7 @@ class Rig:
     solve_plans: dict = field(default_factory=dict, repr=False, compare=False)
 
     def ik_settings(self, bone_name):
-        return self.bone_ik.get(bone_name, BoneIKSettings())
+        return self.bone_ik.get(bone_name, DEFAULT_IK_SETTINGS)
 
     def ik_chain(self, constraint):
         """Bone indices an IK constraint rotates, root first (chain_count 0 = up to the root).
@@ -32,10 +35,7 @@ class Rig:
         tip = skel.index[constraint.bone]
         if not constraint.use_tail and skel.parents[tip] >= 0:
             tip = int(skel.parents[tip])
-        chain = [tip] + skel.ancestors(tip)
-        if constraint.chain_count > 0:
-            chain = chain[:constraint.chain_count]
-        return chain[::-1]
+        return skel.chain(tip, constraint.chain_count)
 
     def handle_bones(self):
         """Names of bones that IK constraints use as targets, and as pole targets."""

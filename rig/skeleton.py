@@ -70,6 +70,7 @@ class Skeleton:
     rest_local_rotations: np.ndarray = field(init=False)
     solver_chains: dict = field(init=False, default_factory=dict, repr=False, compare=False)
     _subtrees: dict = field(init=False, default_factory=dict, repr=False, compare=False)
+    _chains: dict = field(init=False, default_factory=dict, repr=False, compare=False)
     _preorder: object = field(init=False, default=None, repr=False, compare=False)
 
     def __post_init__(self):
@@ -139,6 +140,15 @@ class Skeleton:
                 found.append(frontier)
             cached = self._subtrees[i] = np.sort(np.concatenate(found))
         return cached
+
+    def chain(self, tip, count):
+        """The ``count`` bones ending at ``tip`` (0: up to the root), root first, as a new list.
+        Kept once asked for: IK asks for the same chains every solve."""
+        cached = self._chains.get((tip, count))
+        if cached is None:
+            up = [tip] + self.ancestors(tip)
+            cached = self._chains[(tip, count)] = tuple(up[:count] if count > 0 else up)[::-1]
+        return list(cached)
 
     def ancestors(self, i):
         """Indices from ``i``'s parent up to the root."""

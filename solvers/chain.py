@@ -272,13 +272,15 @@ class SolveResult:
     """What every solve returns. ``rotations`` (n, 4) are the chain's new pose rotations,
     ``stretch`` (n,) the Y scale per bone (ones without stretch), ``errors`` the residual per goal
     (metres for positions, radians for rotations), ``at_limit`` (n, 3) booleans per bone and local
-    axis. Left out, ``stretch`` and ``at_limit`` are shared read-only arrays of ones and False."""
+    axis; ``units`` each residual's unit ("m" or "rad") where ``solvers.problem.solve`` ran it. Left out,
+    ``stretch`` and ``at_limit`` are shared read-only arrays of ones and False."""
     rotations: np.ndarray
     iterations: int
     errors: np.ndarray
     converged: bool
     stretch: np.ndarray = None
     at_limit: np.ndarray = field(default=None)
+    units: tuple = ()
 
     def __post_init__(self):
         if self.stretch is None or self.at_limit is None:

@@ -5,6 +5,7 @@ conflict the solver minimises sum(weight * error**2). Targets are world position
 rotations unit quaternions (x, y, z, w). Goals and ``BoneDofs`` check their values when they are
 built (a NaN target raises ValueError there), so a solve never meets bad settings.
 """
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -15,10 +16,14 @@ MAX_STIFFNESS = 0.99
 
 
 def _finite(value, size, what):
-    array = np.asarray(value, dtype=float)
-    if array.shape != (size,) or not np.isfinite(array).all():
+    """``value`` as a tuple of ``size`` finite floats; plain floats, since goals are made per solve."""
+    try:
+        numbers = tuple(map(float, value.tolist() if isinstance(value, np.ndarray) else value))
+    except (TypeError, ValueError):
+        numbers = ()
+    if len(numbers) != size or not all(map(math.isfinite, numbers)):
         raise ValueError(f"{what} must be {size} finite numbers, got {value!r}")
-    return tuple(float(x) for x in array)
+    return numbers
 
 
 def _unit_quaternion(value, what):
@@ -38,7 +43,7 @@ def _flags(value, what):
 def _check_bone_and_weight(goal):
     if isinstance(goal.bone, bool) or not isinstance(goal.bone, (int, np.integer)) or goal.bone < 0:
         raise ValueError(f"{type(goal).__name__}: bone must be a bone index >= 0, got {goal.bone!r}")
-    if not (np.isfinite(goal.weight) and goal.weight > 0):
+    if not (math.isfinite(goal.weight) and goal.weight > 0):
         raise ValueError(f"{type(goal).__name__}: weight must be finite and > 0, got {goal.weight!r}")
 
 
@@ -47,22 +52,38 @@ class PositionGoal:
     """Bring the tail (``use_tail``, Blender's Use Tail) or the head of ``bone`` to ``target`` (3,).
     ``lock_axes`` (3,) leave the position along those axes free (iTaSC's location locking): the
     axes of ``frame`` (a world rotation (4,), the target's for Blender's reference axis "Target"),
-    or of the bone itself when ``frame`` is None (reference axis "Bone")."""
+    or of the bone itself when ``frame`` is None (reference axis "Bone").
+
+    ``chain_length`` bones above the tip move for it (0: all of the problem's); ``pole`` (3,), a
+    world point the chain's bend faces, turned by ``pole_angle`` radians (Blender's Pole Target
+    and Pole Angle); ``soft_reach`` (metres): the distance before full extension over which a
+    limb's reach eases in."""
     bone: int
     target: tuple
     weight: float = 1.0
     use_tail: bool = True
     lock_axes: tuple = (False, False, False)
     frame: tuple = None
+    chain_length: int = 0
+    pole: tuple = None
+    pole_angle: float = 0.0
+    soft_reach: float = 0.0
 
     def __post_init__(self):
         _check_bone_and_weight(self)
         object.__setattr__(self, "target", _finite(self.target, 3, "a position goal's target"))
-        object.__setattr__(self, "lock_axes", _flags(self.lock_axes, "a position goal's lock_axes"))
+        if self.lock_axes != (False, False, False):
+            object.__setattr__(self, "lock_axes", _flags(self.lock_axes, "a position goal's lock_axes"))
         if all(self.lock_axes):
             raise ValueError("a position goal that locks all three axes constrains nothing")
         if self.frame is not None:
             object.__setattr__(self, "frame", _unit_quaternion(self.frame, "a position goal's frame"))
+        if self.pole is not None:
+            object.__setattr__(self, "pole", _finite(self.pole, 3, "a position goal's pole"))
+        if not (math.isfinite(self.pole_angle) and math.isfinite(self.soft_reach) and self.soft_reach >= 0
+                and self.chain_length >= 0):
+            raise ValueError(f"a position goal needs a finite pole angle, soft reach >= 0 and chain length >= 0, "
+                             f"got {self.pole_angle!r}, {self.soft_reach!r}, {self.chain_length!r}")
 
 
 @dataclass(frozen=True)

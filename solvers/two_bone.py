@@ -352,6 +352,8 @@ def _floats(values):
     directly: ``asarray`` first would more than double the cost."""
     if type(values) is np.ndarray and values.dtype is FLOAT64:
         return values.tolist()
+    if type(values) is tuple:  # a goal's target: floats already
+        return values
     return values if values is None else np.asarray(values, dtype=float).tolist()
 
 
