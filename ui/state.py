@@ -14,6 +14,7 @@ from rig.pose import Pose, heads_tails, world_matrices
 from ui.animation import Animation
 from ui.history import History
 from ui.outliner import OutlinerState
+from ui.transform_input import TypedInput
 
 
 DRAG_KINDS = ("translate", "auto_ik", "rotate", "gizmo")
@@ -38,7 +39,8 @@ class DragState:
 
     A ``modal`` one was started by a key (G, R) rather than a press: it follows the pointer with
     no button held, a click or Enter confirms it, and it takes an axis ``lock``
-    (``ui.transform_input.AxisLock``) and a ``typed`` value, which replaces the pointer's.
+    (``ui.transform_input.AxisLock``) and ``typed`` values (a ``TypedInput``), which replace the
+    pointer's.
     ``angle`` (radians, "rotate") and ``moved`` (the moved point's world offset, the others)
     are what was last applied, for the overlay to show. ``followers``: other bones a G moves by
     the head, by the same world offset.
@@ -56,7 +58,7 @@ class DragState:
     start_px: np.ndarray = None
     modal: bool = False
     lock: object = None
-    typed: str = ""
+    typed: TypedInput = field(default_factory=TypedInput)
     angle: float = 0.0
     moved: np.ndarray = None
     followers: tuple = ()
