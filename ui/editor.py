@@ -132,7 +132,7 @@ class Editor:
             self._answer_unsaved(self.unsaved.draw())
 
     def has_unsaved_changes(self):
-        return not self.saved.matches(self.state)
+        return not self.saved.holds_work_of(self.state)
 
     def guard(self, what, proceed):
         """``proceed()`` now, or once the user has answered the unsaved-changes question."""
