@@ -13,7 +13,7 @@ A step may also swap the rig itself (automatic IK set-up adds bones): snapshots 
 to their rig, whose skeleton is never edited in place, so undo puts the earlier rig back.
 """
 import copy
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -35,6 +35,7 @@ class Snapshot:
     bone_ik: dict
     solver: object
     hidden: frozenset = frozenset()
+    memo: dict = field(default_factory=dict, compare=False, repr=False)  # what writers derived from it (it never changes)
 
     @classmethod
     def of(cls, state):
@@ -87,10 +88,12 @@ class History:
         self.version = 0
         self.reset(state)
 
-    def reset(self, state):
-        """Forget every step; ``state`` becomes the base (after opening a rig or a recovery)."""
+    def reset(self, state, undo=(), redo=()):
+        """Forget every step but ``undo`` and ``redo`` (Snapshots, each stack's next step last; the
+        last ``limit`` of each are kept); ``state`` becomes the current one (after opening a rig,
+        or a recovery, which brings its steps back)."""
         self.current = Snapshot.of(state)
-        self.undo_stack, self.redo_stack = [], []
+        self.undo_stack, self.redo_stack = list(undo)[-self.limit:], list(redo)[-self.limit:]
         self.version += 1
 
     def commit(self, state):
