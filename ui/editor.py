@@ -368,7 +368,8 @@ class Editor:
             return False
         old, document = self.state, opened.document
         state = AppState.for_document(document, size=(self.app.window.width, self.app.window.height),
-                                      source=opened.source, insets=old.view_insets)  # framed into the viewport as laid out now
+                                      source=opened.source, insets=old.view_insets,
+                                      floating=old.floating)  # framed into the viewport as laid out now
         state.deterministic = old.deterministic
         self.app.state = state
         self.pose_path = ""
