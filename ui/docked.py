@@ -47,10 +47,18 @@ PROPERTY_TABS = (("Pose", pose_panel), ("IK constraint", ik_constraint_panel), (
                  ("Copy rotation", copy_rotation_panel), ("Solver", solver_tab), ("View", view_panel))
 
 
-def properties_window(state):
+def _begin_panel(name, layout):
+    """imgui.begin for one of the docked panels' windows; ``layout`` notes it if it floats."""
+    shown = imgui.begin(name)[0]
+    if shown:
+        layout.note_window()
+    return shown
+
+
+def properties_window(state, layout):
     """Blender's properties editor: one tab per panel; returns whether the pose needs a solve."""
     dirty = False
-    if imgui.begin(PROPERTIES)[0] and imgui.begin_tab_bar("properties_tabs"):
+    if _begin_panel(PROPERTIES, layout) and imgui.begin_tab_bar("properties_tabs"):
         for label, panel in PROPERTY_TABS:
             if widgets.tab_item(label):
                 # The tab's body scrolls on its own, under tabs that stay put (and keep their width).
@@ -65,8 +73,8 @@ def properties_window(state):
     return dirty
 
 
-def outliner_window(state):
-    if imgui.begin(OUTLINER)[0]:
+def outliner_window(state, layout):
+    if _begin_panel(OUTLINER, layout):
         outliner_panel(state)
     imgui.end()
 
@@ -93,9 +101,9 @@ def tools_row(state):
     _gizmo_choice(state)
 
 
-def timeline_window(state):
+def timeline_window(state, layout):
     """The strip under the viewport: the tools, then the file's animation (the timeline's place)."""
-    if imgui.begin(TIMELINE)[0]:
+    if _begin_panel(TIMELINE, layout):
         tools_row(state)
         if state.animation is not None:
             animation_panel(state)
@@ -106,10 +114,11 @@ def timeline_window(state):
 
 def docked_panels(state, layout):
     """The dock space and its windows, then the error toast over the viewport; returns (whether
-    the pose needs a solve, the viewport's free (left, top, right, bottom) window pixels)."""
+    the pose needs a solve, the viewport's free (left, top, right, bottom) window pixels). The
+    windows the user undocked are then in ``layout.floating``."""
     free = layout.begin()
-    outliner_window(state)
-    dirty = properties_window(state)
-    timeline_window(state)
+    outliner_window(state, layout)
+    dirty = properties_window(state, layout)
+    timeline_window(state, layout)
     error_toast(state, free)
     return dirty, free

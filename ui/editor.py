@@ -132,7 +132,7 @@ class Editor:
             self._answer_unsaved(self.unsaved.draw())
 
     def has_unsaved_changes(self):
-        return not self.saved.matches(self.state)
+        return not self.saved.holds_work_of(self.state)
 
     def guard(self, what, proceed):
         """``proceed()`` now, or once the user has answered the unsaved-changes question."""
@@ -368,7 +368,8 @@ class Editor:
             return False
         old, document = self.state, opened.document
         state = AppState.for_document(document, size=(self.app.window.width, self.app.window.height),
-                                      source=opened.source, insets=old.view_insets)  # framed into the viewport as laid out now
+                                      source=opened.source, insets=old.view_insets,
+                                      floating=old.floating)  # framed into the viewport as laid out now
         state.deterministic = old.deterministic
         self.app.state = state
         self.pose_path = ""

@@ -1,4 +1,5 @@
-"""Undo / redo: snapshots of everything the user edits (pose and rig settings), one per step.
+"""Undo / redo: snapshots of everything the user edits (pose, rig settings and which bones are
+hidden), one per step.
 
 A step is whatever changed between two quiet moments: the app calls ``History.commit`` at the end
 of every frame in which no viewport drag is running and no panel widget is held, so a drag of a
@@ -6,24 +7,26 @@ handle or of a slider over many frames becomes one step. Snapshots are deep copi
 ``restore`` puts them back bit for bit (no re-solve: the stored pose is the solved one, and the
 stored world matrices are what was drawn: constraints that blend in the world only, such as Copy
 Rotation and partial-influence IK, are not in the pose for FK to redo).
-The camera and the selection are views, not edits, and are not recorded (as in Blender).
+The camera and the selection are views, not edits, and are not recorded; hiding and revealing bones
+(H, Alt+H, the outliner's toggles) are steps, as Blender's pose-mode hide is, though no file saves them.
 A step may also swap the rig itself (automatic IK set-up adds bones): snapshots keep a reference
 to their rig, whose skeleton is never edited in place, so undo puts the earlier rig back.
 """
 import copy
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from rig.pose import Pose
+from ui.selection import set_hidden
 
 HISTORY_LIMIT = 256
 
 
 @dataclass
 class Snapshot:
-    """Copies of the pose, of the world matrices shown with it and of every rig setting a panel
-    can change, and the rig they belong to."""
+    """Copies of the pose, of the world matrices shown with it, of every rig setting a panel
+    can change and of the hidden bones' names, and the rig they belong to."""
     rig: object
     pose: Pose
     world: np.ndarray
@@ -31,15 +34,22 @@ class Snapshot:
     copy_rotation: list
     bone_ik: dict
     solver: object
+    hidden: frozenset = frozenset()
+    memo: dict = field(default_factory=dict, compare=False, repr=False)  # what writers derived from it (it never changes)
 
     @classmethod
     def of(cls, state):
         rig = state.rig
         return cls(rig, state.pose.copy(), state.world.copy(), copy.deepcopy(rig.ik), copy.deepcopy(rig.copy_rotation),
-                   copy.deepcopy(rig.bone_ik), copy.deepcopy(rig.solver))
+                   copy.deepcopy(rig.bone_ik), copy.deepcopy(rig.solver), frozenset(state.view.hidden))
 
     def matches(self, state):
         """Whether ``state`` still holds exactly this snapshot's values (no copies made)."""
+        return self.holds_work_of(state) and self.hidden == state.view.hidden
+
+    def holds_work_of(self, state):
+        """Whether ``state`` has this snapshot's pose and rig settings, what saving keeps (hidden
+        bones are the view's, in no file)."""
         rig = state.rig
         return (self.rig is rig and self.pose == state.pose and self.ik == rig.ik and self.copy_rotation == rig.copy_rotation
                 and self.bone_ik == rig.bone_ik and self.solver == rig.solver)
@@ -56,6 +66,7 @@ class Snapshot:
         rig.ik, rig.copy_rotation = copy.deepcopy(self.ik), copy.deepcopy(self.copy_rotation)
         rig.bone_ik, rig.solver = copy.deepcopy(self.bone_ik), copy.deepcopy(self.solver)
         state.world = self.world.copy()
+        set_hidden(state.view, self.hidden)
 
 
 def _forget_missing_bones(view, names):
@@ -77,10 +88,12 @@ class History:
         self.version = 0
         self.reset(state)
 
-    def reset(self, state):
-        """Forget every step; ``state`` becomes the base (after opening a rig or a recovery)."""
+    def reset(self, state, undo=(), redo=()):
+        """Forget every step but ``undo`` and ``redo`` (Snapshots, each stack's next step last; the
+        last ``limit`` of each are kept); ``state`` becomes the current one (after opening a rig,
+        or a recovery, which brings its steps back)."""
         self.current = Snapshot.of(state)
-        self.undo_stack, self.redo_stack = [], []
+        self.undo_stack, self.redo_stack = list(undo)[-self.limit:], list(redo)[-self.limit:]
         self.version += 1
 
     def commit(self, state):

@@ -70,6 +70,11 @@ VIEWPORT_KEYS = (
                tuple((symbol, SHIFT) for symbol in LOCK_AXES), "lock_plane", when="transform", takes_key=True),
     KeyBinding("Pose tools", "Grab / rotate: type metres or degrees (- flips)",
                TYPED_KEYS, "type_value", when="transform", keys="0-9 / . / - / Backspace", takes_key=True),
+    # Blender steps back with Ctrl+Tab; Shift+Tab, as in every other text entry, does the same.
+    KeyBinding("Pose tools", "Grab: type the next axis' value", ((key.TAB, 0),), "next_component", (1,),
+               when="transform"),
+    KeyBinding("Pose tools", "Grab: type the previous axis' value", ((key.TAB, SHIFT), (key.TAB, CTRL)),
+               "next_component", (-1,), when="transform"),
     # Blender's own keys for the Auto IK chain length are Ctrl+PageUp/PageDown; PageUp/PageDown
     # alone do the same, as nothing else uses them in pose mode.
     KeyBinding("Pose tools", "Auto IK drag: longer chain", ((key.PAGEUP, 0), (key.PAGEUP, CTRL)), "step_auto_ik",
@@ -251,6 +256,9 @@ class ViewportInput:
 
     def type_value(self, symbol):
         viewport.type_value(self.state, TYPED_CHARACTERS[symbol], *self.pointer, *self._size())
+
+    def next_component(self, step):
+        viewport.next_component(self.state, step, *self.pointer, *self._size())
 
     def step_auto_ik(self, step):
         viewport.change_auto_ik_length(self.state, step)

@@ -9,7 +9,7 @@ from ui.input import POINTER_BINDINGS, VIEWPORT_KEYS
 
 SECTIONS = ("Navigation", "Selection", "Pose tools", "File", "Edit")
 KEY_NAMES = {key.NUM_DECIMAL: "Numpad .", key.NUM_ENTER: "Numpad Enter", key.PAGEUP: "Page Up",
-             key.PAGEDOWN: "Page Down", key.HOME: "Home", key.ENTER: "Enter"}
+             key.PAGEDOWN: "Page Down", key.HOME: "Home", key.ENTER: "Enter", key.TAB: "Tab"}
 MODIFIER_NAMES = ((key.MOD_CTRL, "Ctrl"), (key.MOD_SHIFT, "Shift"), (key.MOD_ALT, "Alt"))
 WINDOW_SIZE = (640.0, 480.0)
 

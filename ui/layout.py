@@ -75,6 +75,7 @@ class DockLayout:
         self.reset_asked = False
         self.first_frame = True
         self.dockspace_id = 0  # ImGui's ID for the dock space, known from the first frame
+        self.floating = []  # this frame's undocked panels: (left, top, right, bottom) window pixels
         io = imgui.get_io()
         io.config_flags |= imgui.ConfigFlags_.docking_enable
         io.set_ini_filename(None)  # read and written here: atomically, only where ini_path says
@@ -94,12 +95,21 @@ class DockLayout:
         if self.reset_asked or (self.first_frame and not _has_layout(self.dockspace_id)):
             build_default(self.dockspace_id, viewport)
         self.reset_asked = self.first_frame = False
+        self.floating = []
         # No background of its own: the docked windows paint theirs, and filling the window twice
         # doubled the idle frame's time on a software renderer.
         imgui.push_style_color(imgui.Col_.window_bg, imgui.ImVec4(0.0, 0.0, 0.0, 0.0))
         imgui.dock_space_over_viewport(self.dockspace_id, viewport, imgui.DockNodeFlags_.passthru_central_node)
         imgui.pop_style_color()
         return central_rect(self.dockspace_id)
+
+    def note_window(self):
+        """Call inside a panel's window: one not docked in the dock space (undocked, alone or with
+        others, floating over the viewport) goes into ``floating``."""
+        window = imgui.internal.get_current_window()
+        node = window.dock_node
+        if node is None or imgui.internal.dock_node_get_root_node(node).id_ != self.dockspace_id:
+            self.floating.append((window.pos.x, window.pos.y, window.pos.x + window.size.x, window.pos.y + window.size.y))
 
     def save(self):
         """Write the layout to ``ini_path`` (when there is one); returns an error message or ""."""

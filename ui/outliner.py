@@ -1,13 +1,17 @@
 """The outliner: the bone tree as rows, drawn only where they are on screen, so a rig of 100,000
-bones (or a chain 100,000 deep) costs no more per frame than the rows that fit."""
+bones (or a chain 100,000 deep) costs no more per frame than the rows that fit. Each row ends in
+its bone's viewport visibility toggle, as Blender's eye; a hidden bone's row is dimmed and, as in
+the viewport, takes no selection."""
 from dataclasses import dataclass, field
 
 import numpy as np
 from imgui_bundle import imgui
 
 from ui import widgets
+from ui.selection import set_hidden
 
 OUTLINER_INDENT = 9.0
+VISIBILITY_TIP = "Hide / show in viewport"
 
 
 @dataclass
@@ -41,7 +45,7 @@ def _rows(state):
 def _row(state, bone, depth, has_children):
     name = state.rig.skeleton.names[bone]
     flags = imgui.TreeNodeFlags_.open_on_arrow | imgui.TreeNodeFlags_.span_avail_width \
-        | imgui.TreeNodeFlags_.no_tree_push_on_open
+        | imgui.TreeNodeFlags_.no_tree_push_on_open | imgui.TreeNodeFlags_.allow_overlap  # the toggle over its end
     if not has_children:
         flags |= imgui.TreeNodeFlags_.leaf
     if name in state.view.selected:
@@ -53,19 +57,37 @@ def _row(state, bone, depth, has_children):
         imgui.push_style_color(imgui.Col_.text, imgui.get_style_color_vec4(imgui.Col_.text_disabled))
     imgui.push_id(int(bone))
     widgets.tree_node_ex(name, flags)
-    imgui.pop_id()
     if hidden:
         imgui.pop_style_color()
     if imgui.is_item_toggled_open():
         state.outliner.collapsed ^= {bone}
-    elif imgui.is_item_clicked():
+    elif imgui.is_item_clicked() and not hidden:
         extend = imgui.get_io().key_shift or imgui.get_io().key_ctrl
         state.view.selected = (state.view.selected | {name}) if extend else {name}
         state.view.active = name
+    _visibility_toggle(state, name, hidden)
+    imgui.pop_id()
+
+
+def _visibility_toggle(state, name, hidden):
+    """A small checkbox at the row's right end, ticked while the bone is shown; a click hides or
+    shows the bone as H and Alt+H do (one undo step)."""
+    imgui.same_line()
+    size = imgui.get_text_line_height()
+    imgui.set_cursor_pos_x(imgui.get_cursor_pos_x() + max(imgui.get_content_region_avail().x - size, 0.0))
+    imgui.push_style_var(imgui.StyleVar_.frame_padding, imgui.ImVec2(0.0, 0.0))  # as tall as the row's text
+    clicked, shown = widgets.checkbox(f"##show {name}", not hidden)
+    imgui.pop_style_var()
+    if imgui.is_item_hovered():
+        imgui.set_tooltip(VISIBILITY_TIP)
+    if clicked:
+        view = state.view
+        set_hidden(view, view.hidden - {name} if shown else view.hidden | {name})
 
 
 def outliner_panel(state):
-    """The bone tree; a click selects (Shift or Ctrl adds), the arrow folds a subtree."""
+    """The bone tree; a click selects (Shift or Ctrl adds), the arrow folds a subtree, the toggle at
+    a row's end hides or shows its bone."""
     skeleton = state.rig.skeleton
     preorder = skeleton.preorder()
     rows = _rows(state)

@@ -8,7 +8,7 @@ import numpy as np
 from imgui_bundle import imgui
 
 from rig.pose import heads_tails
-from ui.transform_input import AxisLock
+from ui.transform_input import typed_count
 
 NAME_COLOUR = imgui.IM_COL32(235, 235, 235, 220)
 TOOL_COLOUR = imgui.IM_COL32(255, 225, 120, 255)
@@ -72,22 +72,20 @@ def tool_text(state):
     return "\n".join(lines) or None
 
 
-def _typed(drag):
-    """The typed value with a cursor, as Blender shows it."""
-    return f"{drag.typed}|"
-
-
 def rotate_text(drag):
     """"Rot 45| deg about global X": the typed or pointer angle and the axis."""
-    value = _typed(drag) if drag.typed else f"{math.degrees(drag.angle):.1f}"
+    value = drag.typed.label(1) if drag.typed.values(1) is not None else f"{math.degrees(drag.angle):.1f}"
     return f"Rot {drag.bone}: {value} deg about {drag.lock.label() if drag.lock else 'the view axis'}"
 
 
 def grab_text(drag):
-    """"Move 0.1| m along global Z": the typed distance and its axis, else the offset moved and
-    the axis it is locked to."""
-    if drag.typed:
-        return f"Move {drag.bone}: {_typed(drag)} m along {(drag.lock or AxisLock(0)).first_free_axis().label()}"
+    """"Move 0.1| m along global Z" or "Move D [1|]  2  0 m along global X Y Z": the typed
+    distances (the active one bracketed when there are several) and their axes, else the offset
+    moved and the axis or plane it is locked to."""
+    count = typed_count(drag.lock)
+    if drag.typed.values(count) is not None:
+        axes = drag.lock.label() if drag.lock is not None else "global X Y Z"
+        return f"Move {drag.bone}: {'' if count == 1 else 'D '}{drag.typed.label(count)} m along {axes}"
     x, y, z = drag.moved if drag.moved is not None else np.zeros(3)
     along = f" along {drag.lock.label()}" if drag.lock is not None else ""
     return f"Move {drag.bone}: D {x:.3f} {y:.3f} {z:.3f} m{along}"

@@ -90,7 +90,13 @@ def hide(state, unselected=False):
     leave the selection, and stop being active or hovered, so no tool acts on what is not seen."""
     view = state.view
     names = set(state.rig.skeleton.names) - view.selected if unselected else view.selected
-    view.hidden = view.hidden | names
+    set_hidden(view, view.hidden | names)
+
+
+def set_hidden(view, names):
+    """Make ``names`` exactly the hidden bones of ``view``; those hidden leave the selection and
+    stop being active or hovered."""
+    view.hidden = set(names)
     view.selected = view.selected - view.hidden
     view.active = None if view.active in view.hidden else view.active
     view.hovered = None if view.hovered in view.hidden else view.hovered

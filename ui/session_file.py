@@ -3,8 +3,12 @@ new AppState.
 
 Version 2 holds what the user made or chose: the rig (settings and constraints included), the
 pose, the camera, the selection and hidden bones, which animation clip and frame were chosen,
-where Save writes the pose and whether that is up to date, and the rig file the session came
-from with its fingerprint (``ui.source``). The skinned mesh and the animation clips are the file's,
+where Save writes the pose and whether that is up to date, the rig file the session came
+from with its fingerprint (``ui.source``), and the undo and redo steps (``history``: each step's
+pose, world matrices and hidden bones, on the session's rig or one of ``rigs``, those that
+automatic IK set-up replaced, with one of ``settings``), so Ctrl+Z goes on where it was: all of
+them up to ``HISTORY_BONES`` bones in all, the oldest left out beyond. A damaged history is
+dropped with a note and the rest restored. The skinned mesh and the animation clips are the file's,
 never edited and often large, so they are re-read from that file when it is unchanged; when it
 is gone or changed the rest is restored from the autosave alone and a note says so.
 Version 1 (rig path, rig, pose, camera) still reads: the missing fields take their defaults.
@@ -22,10 +26,12 @@ from rig.formats.document import BVH_UP_AXES, ImportOptions
 from rig.formats.jsonfields import FileFormatError, Reader, check_header, load_json
 from rig.formats.reader import open_rig
 from rig.evaluate import evaluation
-from rig.formats.rigfile import pose_from_dict, pose_to_dict, rig_from_dict, rig_to_dict
+from rig.formats.rigfile import pose_from_dict, pose_to_dict, rig_from_dict, rig_to_dict, settings_from_dict, \
+    settings_to_dict
 from rig.pose import world_matrices
 from rig.ranges import MAX_BVH_SCALE
 from ui.animation import Animation
+from ui.history import Snapshot
 from ui.source import SourceFile
 from ui.state import AppState
 
@@ -35,6 +41,7 @@ SHOWN = ("show_bones", "show_handles", "show_grid", "show_axes", "show_names", "
          "show_solver")  # the ViewState switches a session keeps
 REST_TOLERANCE = 1e-6  # metres: a rig file saves rest points to a nanometre
 WORLD_TOLERANCE = 1e-12  # FK of the pose gives the world matrix the solve built, to rounding
+HISTORY_BONES = 100_000  # undo steps kept in the file, counted in bones: all 256 of a humanoid, one of a huge rig
 
 
 @dataclass(frozen=True)
@@ -84,6 +91,54 @@ def _world_dict(skeleton, pose, world):
     return {skeleton.names[i]: world[i].ravel().tolist() for i in np.flatnonzero(moved)}
 
 
+def _kept(stack, budget):
+    """The steps of ``stack`` nearest its top (its end) whose bones add up to at most ``budget``,
+    and the budget left."""
+    kept = []
+    for step in reversed(stack):
+        budget -= len(step.rig.skeleton)
+        if budget < 0:
+            break
+        kept.append(step)
+    return kept[::-1], max(budget, 0)
+
+
+def _channels_dict(step):
+    """A step's pose, world matrices and hidden bones as the file has them, worked out once per
+    step (a Snapshot never changes, and each autosave writes the whole history again)."""
+    if "session_file" not in step.memo:
+        skeleton = step.rig.skeleton
+        step.memo["session_file"] = {"pose": pose_to_dict(skeleton, step.pose),
+                                     "world": _world_dict(skeleton, step.pose, step.world),
+                                     "hidden": sorted(step.hidden)}
+    return step.memo["session_file"]
+
+
+def _settings_key(step):
+    return step.ik, step.copy_rotation, step.bone_ik, step.solver
+
+
+def _history_dict(state):
+    """The undo and redo stacks, as many of the newest steps as ``HISTORY_BONES`` allows. A step
+    on a rig other than the session's names it by its place in ``rigs``, and each step its rig
+    settings by their place in ``settings`` (most steps share both, which are written once)."""
+    undo, budget = _kept(state.history.undo_stack, HISTORY_BONES)
+    redo, _ = _kept(state.history.redo_stack, budget)
+    rigs, settings = [], []
+
+    def step_dict(step):
+        if step.rig is not state.rig and not any(rig is step.rig for rig in rigs):
+            rigs.append(step.rig)
+        if not settings or _settings_key(settings[-1]) != _settings_key(step):
+            settings.append(step)
+        place = next((k for k, rig in enumerate(rigs) if rig is step.rig), None)
+        return {"rig": place, "settings": len(settings) - 1, **_channels_dict(step)}
+
+    steps = {"undo": [step_dict(step) for step in undo], "redo": [step_dict(step) for step in redo]}
+    return {"rigs": [rig_to_dict(rig, exact=True) for rig in rigs],
+            "settings": [settings_to_dict(step) for step in settings], **steps}
+
+
 def session_dict(state, pose_file=PoseFile()):
     """Everything needed to put the session back (see the module doc)."""
     rig = state.rig
@@ -93,7 +148,7 @@ def session_dict(state, pose_file=PoseFile()):
             "rig": rig_to_dict(rig, exact=True), "pose": pose_to_dict(rig.skeleton, state.pose, rig.name),
             "world": _world_dict(rig.skeleton, state.pose, state.world),
             "camera": _camera_dict(state.camera), "view": _view_dict(state.view),
-            "animation": _animation_dict(state.animation)}
+            "animation": _animation_dict(state.animation), "history": _history_dict(state)}
 
 
 # Reading ----------------------------------------------------------------------------------------
@@ -257,8 +312,48 @@ def _state(root, rig, pose, mesh):
         state.resolve()
     else:
         state.take_reports(evaluation(rig, pose).reports)  # for the stats and the solver overlay
-    state.history.reset(state)
     return state
+
+
+def _read_step(step, rigs, settings, session_rig):
+    """One undo or redo step (a ``ui.history.Snapshot``) on the session's rig or one of ``rigs``,
+    with one of ``settings`` (the JSON objects; read for the step's rig, whose bones they name)."""
+    rig = session_rig if step.get("rig", None) is None else rigs[step.integer("rig", low=0, high=len(rigs) - 1)]
+    skeleton, names = rig.skeleton, set(rig.skeleton.names)
+    chosen = settings[step.integer("settings", low=0, high=len(settings) - 1)]
+    rig_settings = settings_from_dict(chosen.obj, names, chosen.path, chosen.prefix)
+    pose, skipped = pose_from_dict(step.required("pose"), skeleton, step.path, step.name("pose."))
+    if skipped:
+        step.fail("pose", "a pose of the step's rig", skipped[0])
+    hidden = _names(step, "hidden")
+    if not hidden <= names:
+        step.fail("hidden", "names of bones in the step's rig", sorted(hidden - names))
+    world = _read_world(step, skeleton, pose)
+    return Snapshot(rig, pose, world_matrices(skeleton, pose) if world is None else world, rig_settings.ik,
+                    rig_settings.copy_rotation, rig_settings.bone_ik, rig_settings.solver, frozenset(hidden))
+
+
+@dataclass
+class SavedHistory:
+    """The undo and redo steps read back (each stack's next step last), and ``note``, one line on
+    why they were dropped ("" when they were not)."""
+    undo: list
+    redo: list
+    note: str = ""
+
+    @classmethod
+    def read(cls, root, session_rig):
+        """The session's steps; none from an autosave without them, none and a note from damaged ones."""
+        try:
+            history = _optional(root, "history")
+            if history is None:
+                return cls([], [])
+            rigs = [rig_from_dict(rig.obj, root.path) for rig in history.items("rigs", [])]
+            settings = history.items("settings", [])
+            return cls(*([_read_step(step, rigs, settings, session_rig) for step in history.items(stack, [])]
+                         for stack in ("undo", "redo")))
+        except FileFormatError as error:
+            return cls([], [], f"the undo history did not read and was dropped ({error})")
 
 
 def restore_session(data, path="<recovery>"):
@@ -278,5 +373,7 @@ def restore_session(data, path="<recovery>"):
         choice.apply(state.animation)
     if view is not None:
         view.apply(state.view, set(rig.skeleton.names))
-    note = f"{reopened.why}: restored without the file's mesh and animation" if reopened.why else ""
-    return RestoredSession(state, _read_pose_file(root), note)
+    history = SavedHistory.read(root, rig)
+    state.history.reset(state, history.undo, history.redo)  # the state as restored is the current step
+    notes = (f"{reopened.why}: restored without the file's mesh and animation" if reopened.why else "", history.note)
+    return RestoredSession(state, _read_pose_file(root), "; ".join(note for note in notes if note))

@@ -13,7 +13,9 @@ from rig.evaluate import evaluate
 from rig.pose import Pose, heads_tails, world_matrices
 from ui.animation import Animation
 from ui.history import History
+from ui.free_space import uncovered
 from ui.outliner import OutlinerState
+from ui.transform_input import TypedInput
 
 
 DRAG_KINDS = ("translate", "auto_ik", "rotate", "gizmo")
@@ -38,7 +40,8 @@ class DragState:
 
     A ``modal`` one was started by a key (G, R) rather than a press: it follows the pointer with
     no button held, a click or Enter confirms it, and it takes an axis ``lock``
-    (``ui.transform_input.AxisLock``) and a ``typed`` value, which replaces the pointer's.
+    (``ui.transform_input.AxisLock``) and ``typed`` values (a ``TypedInput``), which replace the
+    pointer's.
     ``angle`` (radians, "rotate") and ``moved`` (the moved point's world offset, the others)
     are what was last applied, for the overlay to show. ``followers``: other bones a G moves by
     the head, by the same world offset.
@@ -56,7 +59,7 @@ class DragState:
     start_px: np.ndarray = None
     modal: bool = False
     lock: object = None
-    typed: str = ""
+    typed: TypedInput = field(default_factory=TypedInput)
     angle: float = 0.0
     moved: np.ndarray = None
     followers: tuple = ()
@@ -115,6 +118,8 @@ class AppState:
     history: History = None
     auto_setup: object = None  # ui.auto_setup.AutoSetup: what automatic IK set-up recognised
     view_insets: tuple = DEFAULT_INSETS
+    window_size: tuple = None  # (width, height) pixels the insets were last measured in
+    floating: tuple = ()  # (left, top, right, bottom) window pixels of panels floating over the viewport
     gizmo: GizmoState = field(default_factory=GizmoState)
     animation: Animation | None = None  # the file's clips, to take a starting pose from
     skins: tuple = ()  # the names of the file's skins when it has several (File > Skin)
@@ -129,13 +134,14 @@ class AppState:
             self.history = History(self)
 
     @classmethod
-    def for_rig(cls, rig, rig_path, pose=None, aspect=16 / 9, mesh=None, size=None, insets=DEFAULT_INSETS):
+    def for_rig(cls, rig, rig_path, pose=None, aspect=16 / 9, mesh=None, size=None, insets=DEFAULT_INSETS,
+                floating=()):
         """State for a freshly opened rig (and its skinned mesh), solved once and framed for a
         view of ``aspect``, or with ``size`` (width, height pixels) into the part of that window
-        the panels leave free (``insets``: as ``view_insets``, the default layout's unless the
-        window knows better)."""
+        the panels leave free (``insets`` and ``floating``: as ``view_insets`` and ``floating``,
+        the default layout's unless the window knows better)."""
         state = cls(rig, rig_path, pose if pose is not None else Pose.rest(len(rig.skeleton)), OrbitCamera(),
-                    mesh=mesh, view_insets=insets)
+                    mesh=mesh, view_insets=insets, floating=tuple(floating))
         state.resolve()
         heads, tails = heads_tails(rig.skeleton, state.world)
         points = [heads, tails] if mesh is None else [heads, tails, mesh.skinned_positions(state.world)]
@@ -147,23 +153,25 @@ class AppState:
         return state
 
     @classmethod
-    def for_document(cls, document, pose=None, size=None, animation=None, source=None, insets=DEFAULT_INSETS):
+    def for_document(cls, document, pose=None, size=None, animation=None, source=None, insets=DEFAULT_INSETS,
+                     floating=()):
         """State for a rig opened from a file (a ``rig.formats.document.RigDocument``, fingerprinted
         as ``source``): its mesh, its animation clips (``animation``, else
         ``Animation.of(document)``), and ``pose`` or else the pose the file holds; framed as
         ``for_rig`` frames it."""
         state = cls.for_rig(document.rig, document.path, document.pose if pose is None else pose,
-                            mesh=document.mesh, size=size, insets=insets)
+                            mesh=document.mesh, size=size, insets=insets, floating=floating)
         state.animation = animation if animation is not None else Animation.of(document)
         state.skins, state.skin = document.skins, document.skin
         state.source = source
         return state
 
     def free_rect(self, width, height):
-        """The viewport part no panel covers, as (left, top, right, bottom) fractions of the
-        window for ``OrbitCamera.frame_points``; None (the whole window) when too little is free."""
-        left, top, right, bottom = self.view_insets
-        rect = (left / width, top / height, 1.0 - right / width, 1.0 - bottom / height)
+        """The viewport part no panel covers, docked or floating over it (``ui.free_space``), as
+        (left, top, right, bottom) fractions of the window for ``OrbitCamera.frame_points``; None
+        (the whole window) when too little is free."""
+        left, top, right, bottom = uncovered(self.free_pixels(width, height), self.floating)
+        rect = (left / width, top / height, right / width, bottom / height)
         if min(rect[2] - rect[0], rect[3] - rect[1]) < MIN_FREE_FRACTION:
             return None
         return rect
@@ -183,17 +191,21 @@ class AppState:
         self.solve_pending = False
 
     def free_pixels(self, width, height):
-        """The viewport part no panel covers, as (left, top, right, bottom) window pixels."""
+        """The viewport part no docked panel covers, as (left, top, right, bottom) window pixels."""
         left, top, right, bottom = self.view_insets
         return left, top, width - right, height - bottom
 
-    def set_free_pixels(self, rect, width, height):
-        """The panels now leave ``rect`` (left, top, right, bottom window pixels) free: framing
-        fills it from now on and the view stays centred in it, as Blender's viewport keeps its
-        view centred when a panel beside it is resized."""
+    def set_free_pixels(self, rect, width, height, floating=()):
+        """The docked panels now leave ``rect`` (left, top, right, bottom window pixels) free and
+        the ``floating`` ones cover those rectangles: framing fills what is left. When the docked
+        panels or the window change the view is centred again, as Blender's viewport keeps its
+        view centred when a panel beside it is resized; a floating panel moved about leaves it be."""
         left, top, right, bottom = rect
-        self.view_insets = (left, top, width - right, height - bottom)
-        self.camera.centre_in(self.free_rect(width, height))
+        insets = (left, top, width - right, height - bottom)
+        resized = (insets, (width, height)) != (self.view_insets, self.window_size)
+        self.view_insets, self.window_size, self.floating = insets, (width, height), tuple(floating)
+        if resized:
+            self.camera.centre_in(self.free_rect(width, height))
 
     def report_error(self, text):
         """An error: the status bar's message, and a toast until the user dismisses it."""

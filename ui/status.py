@@ -13,6 +13,8 @@ MESSAGE_GAP = 24.0  # pixels between the keys and the message
 NAVIGATION_KEYS = "MMB orbit  Shift MMB pan  Wheel zoom  F frame  A select all  H hide"
 GIZMO_KEYS = {"none": "", "translate": "LMB gizmo move  ", "rotate": "LMB gizmo turn  "}
 TRANSFORM_KEYS = "X/Y/Z axis  0-9 . - type a value  LMB/Enter confirm  Esc/RMB cancel"
+GRAB_KEYS = "X/Y/Z axis  Shift+X/Y/Z plane  0-9 . - type  Tab/Shift+Tab next/previous axis  LMB/Enter confirm  " \
+    "Esc/RMB cancel"
 AUTO_IK_KEYS = "Ctrl+wheel / PgUp / PgDn chain length  release LMB confirm  Esc/RMB cancel"
 DRAG_KEYS = "release LMB confirm  Esc/RMB cancel"
 
@@ -24,7 +26,7 @@ def tool_keys(state):
         select = "LMB select, drag Auto IK" if state.auto_ik else "LMB select, drag"
         return f"{GIZMO_KEYS[state.gizmo.mode]}{select}  G grab  R rotate  {NAVIGATION_KEYS}"
     if drag.modal:
-        return TRANSFORM_KEYS
+        return TRANSFORM_KEYS if drag.kind == "rotate" else GRAB_KEYS
     return AUTO_IK_KEYS if drag.kind == "auto_ik" else DRAG_KEYS
 
 

@@ -14,7 +14,7 @@ from rig.pose import location_for_head, rest_basis, rotation_for_world
 from solvers.transforms import normalize, quat_from_axis_angle, quat_mul
 from ui import autoik
 from ui.state import DragState
-from ui.transform_input import AxisLock, next_lock, type_into, typed_value
+from ui.transform_input import next_lock, typed_axes, typed_count
 
 
 def _plane_hit(state, x, y, width, height, point, normal):
@@ -86,12 +86,13 @@ def update_drag(state, x, y, width, height):
 
 def _grab_point(state, x, y, width, height):
     """Where the dragged point goes: under the pointer in the view plane, slid onto the locked
-    axis' line; a typed value moves it that far along the locked axis (X when none, as Blender
-    applies a typed move to its first component)."""
+    axis' line; typed values move it that far along each free axis (world X, Y, Z with no lock;
+    untyped ones are 0, as in Blender)."""
     drag = state.drag
-    value = typed_value(drag.typed)
-    if value is not None:
-        return drag.plane_point + value * _lock_direction(state, (drag.lock or AxisLock(0)).first_free_axis())
+    axes = typed_axes(drag.lock)
+    values = drag.typed.values(len(axes))
+    if values is not None:
+        return drag.plane_point + sum(value * _lock_direction(state, axis) for value, axis in zip(values, axes))
     if drag.lock is not None and drag.lock.plane:  # the pointer's ray meets the locked plane
         normal = _lock_direction(state, drag.lock)
         hit = _plane_hit(state, x, y, width, height, drag.plane_point, normal)
@@ -245,9 +246,9 @@ def _rotation_amount(state, axis, x, y):
     """The angle (radians) to turn: the typed degrees, else the pointer's angle, reversed about an
     axis facing away from the viewer so the bone still turns the way the pointer goes round."""
     drag = state.drag
-    value = typed_value(drag.typed)
-    if value is not None:
-        return float(np.radians(value))
+    values = drag.typed.values(1)
+    if values is not None:
+        return float(np.radians(values[0]))
     angle = rotation_angle(drag.pivot_px, drag.start_px, (x, y))
     return angle if np.dot(axis, state.camera.rotation()[:, 2]) >= 0.0 else -angle
 
@@ -256,14 +257,24 @@ def lock_axis(state, axis, x, y, width, height, plane=False):
     """X / Y / Z during G or R: lock to ``axis`` (0, 1, 2) or step its lock (global, local, none),
     and apply at once from the pointer at ``x``, ``y`` or the typed value. Shift (``plane``)
     locks a grab to the plane across the axis; a rotation turns about the axis either way."""
-    state.drag.lock = next_lock(state.drag.lock, axis, plane and state.drag.kind != "rotate")
+    drag = state.drag
+    drag.lock = next_lock(drag.lock, axis, plane and drag.kind != "rotate")
+    drag.typed = drag.typed.within(typed_count(drag.lock, drag.kind == "rotate"))
     update_drag(state, x, y, width, height)
 
 
 def type_value(state, char, x, y, width, height):
-    """A digit, '.', '-' or '\\b' (Backspace) typed during G or R; applied at once (erasing the
-    last character gives the pointer back)."""
-    state.drag.typed = type_into(state.drag.typed, char)
+    """A digit, '.', '-' or '\\b' (Backspace) typed into the active component during G or R;
+    applied at once (erasing the last character typed gives the pointer back)."""
+    state.drag.typed = state.drag.typed.type(char)
+    update_drag(state, x, y, width, height)
+
+
+def next_component(state, step, x, y, width, height):
+    """Tab (``step`` 1) or Shift+Tab (-1) during G: type into the next or previous free axis'
+    value, wrapping; a rotation's one angle stays where it is."""
+    drag = state.drag
+    drag.typed = drag.typed.step(typed_count(drag.lock, drag.kind == "rotate"), step)
     update_drag(state, x, y, width, height)
 
 

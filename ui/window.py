@@ -141,7 +141,7 @@ class PosekitWindow:
         dirty, free = docked_panels(self.state, self.layout)
         if dirty:
             self.state.mark_dirty()
-        self.state.set_free_pixels(free, width, height)
+        self.state.set_free_pixels(free, width, height, self.layout.floating)
         gizmo_frame(self.state, *imgui.get_io().display_size)
         self.state.solve_if_pending()  # once, after every input of the frame, before anything reads the world
         self.state.view.active_chain = active_chain(self.state)

@@ -6,7 +6,7 @@ Every load validates and raises FileFormatError naming the file, the field and w
 Saves are atomic.
 """
 import math
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 
 import numpy as np
 
@@ -54,9 +54,10 @@ def _topological_order(path, bones):
 
 
 def _read_bone_ik(b):
-    if "ik" not in b.obj:
-        return None
-    ik = b.child("ik")
+    return None if "ik" not in b.obj else _read_bone_ik_settings(b.child("ik"))
+
+
+def _read_bone_ik_settings(ik):
     d = BoneIKSettings()
     stiffness = ik.vector("stiffness", 3, d.stiffness)
     low, high = RANGES["stiffness"]
@@ -166,10 +167,43 @@ def rig_from_dict(data, path="<rig>"):
             bone_ik[names[len(connected) - 1]] = settings
     parent_idx = [index[parents[n]] if parents[n] is not None else -1 for n in names]
     skeleton = Skeleton.from_bones(names, parent_idx, heads, tails, rolls, connected)
-    known = set(names)
-    ik = [_read_ik(c, known) for c in root.items("ik_constraints", [])]
-    copy_rot = [_read_copy_rotation(c, known) for c in root.items("copy_rotation_constraints", [])]
+    ik, copy_rot = _read_constraints(root, set(names))
     return Rig(root.string("name", "rig"), skeleton, ik, copy_rot, bone_ik, _read_solver(root))
+
+
+def _read_constraints(root, names):
+    """The IK and Copy Rotation constraints of a rig (or of its settings) on bones ``names``."""
+    return ([_read_ik(c, names) for c in root.items("ik_constraints", [])],
+            [_read_copy_rotation(c, names) for c in root.items("copy_rotation_constraints", [])])
+
+
+@dataclass
+class RigSettings:
+    """A rig's settings apart from its bones: everything a panel can change."""
+    ik: list
+    copy_rotation: list
+    bone_ik: dict
+    solver: SolverSettings
+
+
+def settings_to_dict(settings):
+    """``settings`` (a RigSettings, a Rig or anything with their four fields) as a JSON object: the
+    constraints and solver as a rig file writes them, per-bone IK settings by bone name."""
+    return {**_constraints_dict(settings),
+            "bone_ik": {name: _plain(asdict(value)) for name, value in settings.bone_ik.items()}}
+
+
+def settings_from_dict(data, names, path="<settings>", prefix=""):
+    """The RigSettings ``settings_to_dict`` wrote, for a rig with bones ``names`` (a set); checked
+    as a rig file's are (FileFormatError)."""
+    root = Reader(path, data, prefix)
+    bone_ik = root.child("bone_ik", {})
+    for name in bone_ik.obj:
+        if name not in names:
+            bone_ik.fail(name, "the name of a bone in this rig")
+    ik, copy_rotation = _read_constraints(root, names)
+    return RigSettings(ik, copy_rotation, {name: _read_bone_ik_settings(bone_ik.child(name)) for name in bone_ik.obj},
+                       _read_solver(root))
 
 
 def load_rig(path):
@@ -197,10 +231,15 @@ def rig_to_dict(rig, exact=False):
         if name in rig.bone_ik:
             bone["ik"] = _plain(asdict(rig.bone_ik[name]))
         bones.append(bone)
+    settings = _constraints_dict(rig)
     return {"format": RIG_FORMAT, "version": RIG_VERSION, "name": rig.name, "units": "metres", "up": "+Y",
-            "solver": _plain(asdict(rig.solver)), "bones": bones,
-            "ik_constraints": [_plain(asdict(c)) for c in rig.ik],
-            "copy_rotation_constraints": [_plain(asdict(c)) for c in rig.copy_rotation]}
+            "solver": settings.pop("solver"), "bones": bones, **settings}
+
+
+def _constraints_dict(settings):
+    """The solver and the constraints of ``settings`` (a Rig or RigSettings) as a rig file has them."""
+    return {"solver": _plain(asdict(settings.solver)), "ik_constraints": [_plain(asdict(c)) for c in settings.ik],
+            "copy_rotation_constraints": [_plain(asdict(c)) for c in settings.copy_rotation]}
 
 
 def _plain(d):
@@ -228,10 +267,11 @@ def pose_to_dict(skeleton, pose, rig_name=""):
     return {"format": POSE_FORMAT, "version": POSE_VERSION, "rig": rig_name, "bones": bones}
 
 
-def pose_from_dict(data, skeleton, path="<pose>"):
+def pose_from_dict(data, skeleton, path="<pose>", prefix=""):
     """Returns (pose, warnings). Bones the skeleton lacks are skipped with a warning, so a pose
-    saved from a similar rig still applies to the bones both share."""
-    root = Reader(path, data)
+    saved from a similar rig still applies to the bones both share. ``prefix`` names where in the
+    file the pose is, for messages ("history.undo[0].pose.")."""
+    root = Reader(path, data, prefix)
     check_header(root, POSE_FORMAT, POSE_VERSION)
     bones = root.child("bones")
     pose = Pose.rest(len(skeleton))

@@ -6,9 +6,23 @@ import numpy as np
 import pytest
 
 from rig.pose import Pose, heads_tails, world_matrices
-from rig.formats.rigfile import FileFormatError, load_pose, load_rig, rig_to_dict, save_pose, save_rig
+from rig.constraints import BoneIKSettings
+from rig.formats.rigfile import FileFormatError, load_pose, load_rig, rig_to_dict, save_pose, save_rig, \
+    settings_from_dict, settings_to_dict
 
 SHIPPED = ["assets/humanoid.json", "assets/tail.json", "assets/robot_arm.json"]
+
+
+def test_a_rigs_settings_round_trip_apart_from_its_bones():
+    rig = load_rig("assets/humanoid.json")
+    rig.bone_ik["forearm.L"] = BoneIKSettings(stretch=0.3, use_limit=(True, False, False), limit_min=(-1.0, 0.0, 0.0))
+    rig.ik[0].pole_angle = 0.7
+    names = set(rig.skeleton.names)
+    again = settings_from_dict(json.loads(json.dumps(settings_to_dict(rig))), names)
+    assert (again.ik, again.copy_rotation, again.bone_ik, again.solver) == \
+        (rig.ik, rig.copy_rotation, rig.bone_ik, rig.solver)
+    with pytest.raises(FileFormatError, match=r"field 'steps\[2\]\.bone_ik\.tail': expected the name of a bone"):
+        settings_from_dict({"bone_ik": {"tail": {}}}, names, "s.json", "steps[2].")
 
 
 @pytest.mark.parametrize("path", SHIPPED)

@@ -1,6 +1,7 @@
 """No lost work: a session on a real file (the skinned glTF humanoid, a BVH with a clip) is posed,
 selected, hidden and looked at, autosaved, dropped without a clean exit, and restored on the next
-start through the offer's Restore button, mesh, clips and all."""
+start through the offer's Restore button, mesh, clips and undo history and all."""
+import copy
 import json
 import os
 import shutil
@@ -9,14 +10,17 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from hypothesis import assume, given, settings, strategies as st
 
 from app import start_autosave
+from rig.constraints import BoneIKSettings
 from rig.formats.rigfile import rig_to_dict
 from tests.shared_data import CMU_EXCERPT
 from tests.ui.conftest import Driver, fail_on_id_conflicts, humanoid_state, start_app
 from tests.ui.test_editing import drag_hand
 from ui.autosave import AUTOSAVE_DELAY_S, STATE_DIR_ENV, recovery_path
-from ui.session_file import session_dict
+import ui.session_file
+from ui.session_file import restore_session, session_dict
 from ui.window import PosekitWindow
 
 GLB = "assets/humanoid_skinned.glb"
@@ -229,3 +233,145 @@ def test_a_version_1_autosave_still_restores(launch, tmp_path, file_is_older):
     # Version 1 kept no fingerprint: the file is trusted only if it is older than the autosave.
     assert (state.mesh is not None) == file_is_older
     assert ("changed since the autosave" in state.message) != file_is_older
+
+
+def steps_of(state):
+    """What an undo step puts back, as copies."""
+    return SimpleNamespace(pose=state.pose.copy(), world=state.world.copy(), hidden=set(state.view.hidden),
+                           pole_angle=state.rig.ik[0].pole_angle)
+
+
+def assert_at_step(state, step):
+    assert state.pose == step.pose
+    np.testing.assert_allclose(state.world, step.world, atol=1e-9)  # as the session's own world comes back
+    assert state.view.hidden == step.hidden and state.rig.ik[0].pole_angle == step.pole_angle
+
+
+def test_ctrl_z_after_a_recovery_steps_back_through_the_edits_made_before_the_crash(launch):
+    """Each drag, setting and hide is a step; after the crash the same keys go back and forth
+    through the very same poses, one undone step still there to redo."""
+    driver = launch()
+    steps = [steps_of(driver.state)]
+    for edit in (drag_hand, lambda d: driver.click_item("neck") or d.key("H"),
+                 lambda d: setattr(d.state.rig.ik[0], "pole_angle", 0.5) or d.state.resolve() or d.frames(1),
+                 lambda d: drag_hand(d, dx=30, dy=20), lambda d: drag_hand(d, dx=-10, dy=35)):
+        edit(driver)
+        steps.append(steps_of(driver.state))
+    driver.key("Z", ["ctrl"])  # the last drag undone: a step to redo after the crash
+    let_the_autosave_write(driver)
+
+    driver = restore(launch())
+    state = driver.state
+    assert state.message == "Session restored"
+    assert_at_step(state, steps[-2])
+    for step in reversed(steps[:-2]):
+        driver.key("Z", ["ctrl"])
+        assert state.message == "Undo"
+        assert_at_step(state, step)
+    driver.key("Z", ["ctrl"])
+    assert state.message == "Nothing to undo"
+    for step in steps[1:]:
+        driver.key("Z", ["ctrl", "shift"])
+        assert_at_step(state, step)
+    driver.key("Z", ["ctrl", "shift"])
+    assert state.message == "Nothing to redo"
+
+
+def test_a_step_on_the_rig_before_automatic_ik_set_up_comes_back_with_that_rig():
+    state = humanoid_state()
+    before = state.rig
+    state.pose.locations[0] = (0.0, 0.1, 0.0)
+    state.history.commit(state)
+    state.rig = copy.copy(before)  # a new rig object, as automatic IK set-up makes
+    state.pose.locations[0] = (0.0, 0.2, 0.0)
+    state.history.commit(state)
+
+    restored = restore_session(json.loads(json.dumps(session_dict(state)))).state
+    assert restored.history.undo(restored)
+    assert restored.rig is not state.rig and restored.rig.skeleton.names == before.skeleton.names
+    assert restored.pose.locations[0].tolist() == [0.0, 0.1, 0.0]
+    assert restored.history.undo(restored) and restored.pose.locations[0].tolist() == [0.0, 0.0, 0.0]
+    rigs = {id(step.rig) for step in restored.history.redo_stack}
+    assert len(rigs) == 2 and id(restored.rig) in rigs  # each rig read once, shared by its steps
+
+
+def test_a_damaged_undo_history_still_restores_the_scene_and_says_so(launch):
+    driver = launch()
+    drag_hand(driver)
+    select_and_hide(driver)
+    let_the_autosave_write(driver)
+    before = snapshot(driver.state)
+    with open(recovery_path()) as f:
+        data = json.load(f)
+    data["history"]["undo"][0]["pose"]["bones"] = {"hand_ik.L": {"location": [0.0, "far", 0.0]}}
+    with open(recovery_path(), "w") as f:
+        json.dump(data, f)
+
+    driver = restore(launch())
+    state = driver.state
+    assert_restored(state, before)
+    assert state.message.startswith("Session restored; the undo history did not read and was dropped (")
+    assert "field 'history.undo[0].pose.bones.hand_ik.L.location'" in state.message
+    assert "\n" not in state.message
+    driver.key("Z", ["ctrl"])
+    assert state.message == "Nothing to undo"
+    assert_restored(state, before)
+
+
+JSON = st.recursive(st.none() | st.booleans() | st.integers(-3, 300) | st.floats(allow_nan=False) | st.text(max_size=8),
+                    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+                    max_leaves=12)
+
+
+def places(value):
+    """Every (container, key) inside a JSON value, depth first."""
+    pairs = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    found = []
+    for key, item in pairs:
+        found += [(value, key)] + places(item)
+    return found
+
+
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(place=st.integers(min_value=0), value=JSON)
+def test_whatever_the_history_holds_the_session_restores(place, value):
+    """Any one value of the history (a step's setting, a pose channel, a list) replaced by any JSON."""
+    state = humanoid_state()
+    state.rig.bone_ik["neck"] = BoneIKSettings(stretch=0.5)  # a per-bone setting in every step
+    for height in (0.1, 0.2):
+        state.pose.locations[0] = (0.0, height, 0.0)
+        state.history.commit(state)
+    state.history.undo(state)
+    data = json.loads(json.dumps(session_dict(state)))
+    spots = [(data, "history")] + places(data["history"])
+    container, key = spots[place % len(spots)]
+    assume(container[key] != value)
+    container[key] = value
+    restored = restore_session(data)  # never raises
+    assert restored.state.pose == state.pose and "\n" not in restored.note
+    history = restored.state.history
+    if restored.note:
+        assert restored.note.startswith("the undo history did not read") and not history.can_undo() \
+            and not history.can_redo()
+    else:  # a value the reader takes (a setting in range, a bone hidden or not, no history, no steps)
+        steps = history.undo_stack + history.redo_stack
+        assert len(history.undo_stack) <= 1 and len(history.redo_stack) <= 1
+        assert all(len(step.pose.rotations) == len(step.rig.skeleton) == len(step.world) for step in steps)
+
+
+def test_the_file_keeps_the_newest_steps_its_bone_budget_allows_and_each_setting_once(monkeypatch):
+    state = humanoid_state()
+    bones = len(state.rig.skeleton)
+    heights = [0.01 * k for k in range(1, 7)]
+    for height in heights:
+        state.pose.locations[0] = (0.0, height, 0.0)
+        state.rig.solver.iterations = 10 if height > 0.035 else state.rig.solver.iterations
+        state.history.commit(state)
+    monkeypatch.setattr(ui.session_file, "HISTORY_BONES", 3 * bones + bones // 2)
+    data = json.loads(json.dumps(session_dict(state)))
+    assert len(data["history"]["undo"]) == 3 and len(data["history"]["settings"]) == 2
+
+    restored = restore_session(data).state
+    for height in reversed(heights[2:-1]):
+        assert restored.history.undo(restored) and restored.pose.locations[0].tolist() == [0.0, height, 0.0]
+    assert not restored.history.undo(restored)

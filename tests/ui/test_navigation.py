@@ -3,8 +3,10 @@ import copy
 
 import numpy as np
 import pytest
+from imgui_bundle import imgui
 from pyglet.window import key, mouse
 
+from ui.layout import OUTLINER
 from ui.state import DEFAULT_INSETS
 
 from .conftest import SIZE, plane_point_under
@@ -210,3 +212,60 @@ def test_numpad_period_frames_the_selection_as_f_does(driver):
     state.camera.pan(40, -30, SIZE[1])
     driver.key(key.NUM_DECIMAL)
     assert_same_camera(state.camera, expected)
+
+
+def drag_by(driver, start, offset):
+    driver.move(*start)
+    driver.press(*start)
+    for k in range(1, 6):
+        driver.drag(start[0] + offset[0] * k / 5, start[1] + offset[1] * k / 5)
+    driver.release(start[0] + offset[0], start[1] + offset[1])
+    driver.frames(2)
+
+
+def float_the_outliner_over(driver, left, top, right, bottom):
+    """Undock the outliner by dragging its tab into the viewport, then move it by its title bar and
+    size it by its corner grip to cover (left, top, right, bottom) window pixels, as a user would
+    (away from the dock space's edges, where letting go of a title docks the window again)."""
+    window = imgui.internal.find_window_by_name(OUTLINER)
+    title = imgui.get_frame_height() / 2
+    drag_by(driver, (window.pos.x + 30, window.pos.y + title), (-300, 150))
+    assert window.dock_node is None  # floating
+    drag_by(driver, (window.pos.x + 60, window.pos.y + title), (left - window.pos.x, top - window.pos.y))
+    corner = (window.pos.x + window.size.x - 3, window.pos.y + window.size.y - 3)
+    drag_by(driver, corner, (right - window.pos.x - window.size.x, bottom - window.pos.y - window.size.y))
+    np.testing.assert_allclose((window.pos.x, window.pos.y, window.pos.x + window.size.x, window.pos.y + window.size.y),
+                               (left, top, right, bottom), atol=2.0)
+
+
+def selection_centre_px(state):
+    index = [state.rig.skeleton.index[name] for name in state.view.selected]
+    heads = state.world[index, :3, 3]
+    tails = heads + state.world[index, :3, 1] * state.rig.skeleton.lengths[index, None]
+    return state.camera.world_to_window(np.vstack([heads, tails]), *SIZE).mean(axis=0)
+
+
+def test_f_frames_the_selection_clear_of_a_panel_floating_over_the_viewport(driver):
+    state = driver.state
+    driver.click(*driver.pixel_along("spine.02", 0.5))
+    left, top, right, bottom = state.free_pixels(*SIZE)
+    middle = (left + right) / 2
+    float_the_outliner_over(driver, middle, top + 30, right, bottom)  # the right half (a title at the top edge would dock)
+    shift = state.camera.shift.copy()
+    assert state.view_insets[2] == DEFAULT_INSETS[2]  # the properties took the column: same docked space
+    np.testing.assert_array_equal(state.camera.shift, shift)  # a floating panel does not move the view
+    driver.key(key.F)
+    centre = selection_centre_px(state)
+    assert left < centre[0] < middle and top < centre[1] < bottom
+    np.testing.assert_allclose(centre, ((left + middle) / 2, (top + bottom) / 2), atol=3.0)
+    driver.frames(2)
+    np.testing.assert_allclose(selection_centre_px(state), centre, atol=1e-6)  # the framing stays
+
+
+def test_a_panel_floating_over_most_of_the_viewport_frames_into_the_whole_of_it(driver):
+    state = driver.state
+    driver.click(*driver.pixel_along("spine.02", 0.5))
+    left, top, right, bottom = state.free_pixels(*SIZE)
+    float_the_outliner_over(driver, left + 40, top + 40, right - 40, bottom - 40)
+    driver.key(key.F)
+    np.testing.assert_allclose(selection_centre_px(state), ((left + right) / 2, (top + bottom) / 2), atol=3.0)

@@ -1,5 +1,8 @@
 """Clicking and hovering bones and handles in the headless window, Blender's selection rules."""
+from imgui_bundle import imgui
 from pyglet.window import key
+
+from ui import widgets
 
 from .conftest import SIZE
 
@@ -99,3 +102,57 @@ def test_shift_h_hides_every_unselected_bone(driver):
     driver.key("HOME")  # frames what is shown: the shin alone spans most of the free height
     ends = [driver.pixel_along("shin.L", t) for t in (0.0, 1.0)]
     assert abs(ends[1][1] - ends[0][1]) > 0.5 * (SIZE[1] - sum(state.view_insets[1::2]))
+
+
+def test_h_and_alt_h_are_undo_steps_as_in_blender_but_leave_nothing_unsaved(driver):
+    view = driver.state.view
+    driver.click(*driver.pixel_along("shin.L", 0.5))
+    driver.key("H")
+    driver.key("Z", ["ctrl"])
+    assert view.hidden == set()
+    driver.key("Z", ["ctrl", "shift"])
+    assert view.hidden == {"shin.L"} and "shin.L" not in view.selected
+    driver.key("H", ["alt"])
+    driver.key("Z", ["ctrl"])
+    assert view.hidden == {"shin.L"}
+    assert not driver.app.editor.has_unsaved_changes()  # no file keeps hidden bones
+
+
+def test_a_hidden_bones_outliner_row_takes_no_selection(driver):
+    view = driver.state.view
+    driver.click_item("neck")
+    driver.key("H")
+    driver.click_item("head")
+    driver.click_item("neck")
+    assert view.selected == {"head"} and view.active == "head"  # the click on the hidden row did nothing
+    driver.click_item("neck", mods=["shift"])
+    assert view.selected == {"head"}
+
+
+def test_the_outliner_toggle_hides_and_shows_a_bone_one_undo_step_each(driver):
+    view = driver.state.view
+    driver.click_item("neck")
+    toggle = "##show neck"
+    assert widgets.find(toggle).value is True
+    driver.click_item(toggle)
+    assert view.hidden == {"neck"} and view.selected == set() and view.active is None
+    assert widgets.find(toggle).value is False
+    driver.click(*driver.pixel_along("neck", 0.5))
+    assert view.selected == set()  # hidden in the viewport: not picked
+    driver.click_item(toggle)
+    assert view.hidden == set() and view.selected == set()  # shown again, not selected
+    driver.key("Z", ["ctrl"])
+    assert view.hidden == {"neck"}
+    driver.key("Z", ["ctrl"])
+    assert view.hidden == set()
+    assert driver.state.message == "Undo"
+
+
+def test_the_outliner_toggle_says_what_it_does(driver, monkeypatch):
+    tips = []
+    monkeypatch.setattr(imgui, "set_tooltip", tips.append)
+    driver.frames(1)
+    assert tips == []
+    driver.hover_item("##show head")
+    driver.frames(1)
+    assert tips[-1] == "Hide / show in viewport"

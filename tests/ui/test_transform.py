@@ -7,6 +7,7 @@ from pyglet.window import key, mouse
 
 from solvers.transforms import quat_from_axis_angle, quat_to_matrix3
 from ui.overlay import tool_text
+from ui.status import tool_keys
 from ui.viewport import begin_grab
 
 from .conftest import SIZE, humanoid_state
@@ -108,7 +109,7 @@ def test_backspace_gives_the_pointer_back(driver):
     type_keys(driver, "Z5")
     typed = bone_world(state, "hand_ik.L")
     driver.key(key.BACKSPACE)
-    assert state.drag.typed == "" and not np.allclose(bone_world(state, "hand_ik.L"), typed)
+    assert state.drag.typed.values(1) is None and not np.allclose(bone_world(state, "hand_ik.L"), typed)
 
 
 def test_a_third_press_of_the_axis_clears_the_lock(driver):
@@ -253,3 +254,61 @@ def test_shift_axis_presses_cycle_the_plane_lock_global_local_none():
     assert next_lock(AxisLock(0, plane=True), 0, plane=True) == AxisLock(0, True, True)
     assert next_lock(AxisLock(0, True, True), 0, plane=True) is None
     assert next_lock(AxisLock(0), 0, plane=True) == AxisLock(0, plane=True)  # switching kind starts global
+
+
+def test_g_1_tab_2_tab_3_enter_moves_by_each_typed_component(driver):
+    """Blender's NumInput: with no lock a grab takes X, Y and Z typed, Tab going to the next."""
+    state = driver.state
+    before = bone_world(state, "hand_ik.L")[:3, 3]
+    start(driver, "hand_ik.L", key.G)
+    type_keys(driver, "0.1")
+    driver.key(key.TAB)
+    type_keys(driver, "0.2")
+    assert tool_text(state).startswith("Move hand_ik.L: D 0.1  [0.2|]  0 m along global X Y Z")
+    assert "Tab/Shift+Tab next/previous axis" in tool_keys(state)  # the status bar says how
+    driver.key(key.TAB)
+    type_keys(driver, "0.3")
+    driver.move(*(driver.pixel_of("hand_ik.L") + (-70.0, 40.0)))  # typed values ignore the pointer
+    driver.key(key.ENTER)
+    assert state.drag is None
+    np.testing.assert_allclose(bone_world(state, "hand_ik.L")[:3, 3], before + (0.1, 0.2, 0.3), atol=1e-9)
+
+
+def test_shift_tab_goes_back_wrapping_and_backspace_and_minus_edit_the_active_value(driver):
+    state = driver.state
+    before = bone_world(state, "hand_ik.L")[:3, 3]
+    start(driver, "hand_ik.L", key.G)
+    type_keys(driver, "0.1")
+    driver.key(key.TAB, ["shift"])  # from X back round to Z
+    type_keys(driver, "0.25")
+    driver.key(key.BACKSPACE)
+    type_keys(driver, "-")
+    assert tool_text(state).startswith("Move hand_ik.L: D 0.1  0  [-0.2|] m")
+    driver.key(key.ENTER)
+    np.testing.assert_allclose(bone_world(state, "hand_ik.L")[:3, 3], before + (0.1, 0.0, -0.2), atol=1e-9)
+
+
+def test_tab_in_a_plane_lock_steps_between_the_planes_two_axes(driver):
+    state = driver.state
+    before = bone_world(state, "hand_ik.L")[:3, 3]
+    start(driver, "hand_ik.L", key.G)
+    driver.key(key.Y, ["shift"])  # the XZ plane
+    type_keys(driver, "0.1")
+    driver.key(key.TAB)
+    type_keys(driver, "0.2")
+    driver.key(key.TAB)  # two values: back to X
+    assert tool_text(state).startswith("Move hand_ik.L: D [0.1|]  0.2 m along global XZ plane")
+    driver.key(key.ENTER)
+    np.testing.assert_allclose(bone_world(state, "hand_ik.L")[:3, 3], before + (0.1, 0.0, 0.2), atol=1e-9)
+
+
+def test_tab_during_r_leaves_its_one_angle_as_blender_does(driver):
+    state = driver.state
+    before = bone_world(state, "head")
+    start(driver, "head", key.R)
+    type_keys(driver, "X4")
+    driver.key(key.TAB)
+    type_keys(driver, "5")
+    assert tool_text(state).startswith("Rot head: 45| deg about global X")
+    driver.key(key.ENTER)
+    np.testing.assert_allclose(bone_world(state, "head")[:3, :3], turn((1, 0, 0), 45) @ before[:3, :3], atol=1e-6)
