@@ -9,13 +9,13 @@ there is refused rather than silently dropped.
 import os
 
 from rig.formats.bvh_write import save_bvh
-from rig.formats.gltf import write_glb
 from rig.formats.jsonfields import FileFormatError
 from rig.pose import Pose
 from rig.formats.rigfile import save_rig
 
 
 def _glb(document, poses, path):
+    from rig.formats.gltf import write_glb  # pygltflib loads only when a .glb is written
     write_glb(path, document.rig, poses[0], document.mesh, clip=poses if len(poses) > 1 else None)
     return _inherited_scale_warning(document.rig.skeleton, poses)
 
