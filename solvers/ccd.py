@@ -43,7 +43,7 @@ import numpy as np
 from solvers import scalar as sc
 from solvers.chain import Chain, SolveResult, chain_pose, stretch_to_reach
 from solvers.iterate import iterate
-from solvers.limits import Hinge, clamp_rotation, validate_limits
+from solvers.limits import clamp_rotation, sole_hinge, validate_limits
 from solvers.transforms import matrix3_to_quat, quat_angle, quat_conjugate, quat_mul, quat_normalize, quat_rotate, \
     quat_slerp
 
@@ -172,7 +172,7 @@ def _step(chain, target, limits, max_step, reach, stiffness):
         if math.dist(target, points[0]) >= reach:
             return _straighten(chain, rotations, target, limits, max_step, held, stiffness) + (state[3],)
         root, tip, shared = points[pivot], points[-1], state[3]
-        hinge = _hinge(limits[pivot]) if limits else None
+        hinge = sole_hinge(limits[pivot]) if limits else None
         # Past a hinged root the joints aim at the target's point on its orbit about the hinge, from the next joint.
         orbit = hinge is not None and pivot + 1 < n
         goal = target
@@ -224,7 +224,7 @@ def _turn(frame, old, head, aim, target, bone_limits, max_step, held, i, stiffne
     turn is clamped to ``max_step``, then to ``bone_limits`` (axes they hold go to
     ``held[i]``), and the whole move again to ``max_step``."""
     a, b = sc.sub(aim, head), sc.sub(target, head)
-    hinge = _hinge(bone_limits)
+    hinge = sole_hinge(bone_limits)
     if hinge is not None:  # the best turn about the axis lines up the two lines' projections across it
         axis = sc.qrotate(frame, hinge.axis)
         a, b = sc.sub(a, sc.scale(axis, sc.dot(a, axis))), sc.sub(b, sc.scale(axis, sc.dot(b, axis)))
@@ -286,16 +286,11 @@ def _shared_reach_goal(root, head, tip, target, wanted, i, world):
     return sc.add(centre, sc.scale(sc.any_perpendicular(axis), ring))
 
 
-def _hinge(bone_limits):
-    """The bone's Hinge when that is its only limit, else None."""
-    return bone_limits[0] if bone_limits and len(bone_limits) == 1 and isinstance(bone_limits[0], Hinge) else None
-
-
 def _pivot(limits, n):
     """The first joint from the root that can turn at all (locked hinges before it keep the
     chain's start fixed): the sweeps' root."""
     for i in range(n):
-        hinge = _hinge(limits[i]) if limits else None
+        hinge = sole_hinge(limits[i]) if limits else None
         if hinge is None or hinge.max_angle > hinge.min_angle:
             return i
     return 0

@@ -5,10 +5,15 @@ above it (0: all the way to the tree's root). Where chains meet (sub-bases) the 
 averages the positions each chain asks for, weighted by the effectors' weights. Every iteration
 turns the reached positions back into rotations: one child direction turns a bone by the shortest
 arc (minimal twist, so bone roll stays where it was), several give the weighted best-fit rotation;
-an effector with ``use_rotation`` takes its target rotation. The forward pass works in those
-rotations, root first, applying each bone's joint limits (``solvers.limits``) before placing the
-heads below it, so the limits act inside the passes and every iterate is a valid pose with exact
-bone lengths.
+an effector with ``use_rotation`` takes its target rotation. With joint limits
+(``solvers.limits``) both passes carry each bone's frame, not just its head. The backward pass
+turns a bone only as its limited child allows from the child's frame; a hinged child's line of
+bones first spins about its effector's tail so the wanted bend lies on the side the hinge allows.
+The forward pass works in rotations, root first: a hinge turns by its best angle about its axis,
+other limits clamp the bone's best turn, trying spins of the line below about the effector's tail
+for one they clamp least (the swivel of a limb), and each limited bone also aims the effector's
+tail as the backward pass left it below. The heads below follow those rotations, so every
+iterate is a valid pose with exact bone lengths.
 """
 import itertools
 import math
@@ -20,15 +25,17 @@ import numpy as np
 from solvers import scalar as sc
 from solvers.chain import Chain, SolveResult, stretch_to_reach
 from solvers.iterate import iterate
-from solvers.limits import clamp_rotation, validate_limits
-from solvers.transforms import EPS, matrix3_to_quat, normalize, quat_angle, quat_between, quat_from_axis_angle, \
-    quat_to_matrix3
+from solvers.limits import clamp_rotation, limit_violation, sole_hinge, validate_limits
+from solvers.transforms import EPS, matrix3_to_quat, normalize, quat_angle, quat_from_axis_angle, \
+    quat_to_matrix3, signed_angle
 from solvers.tree import Tree, tree_pose
 
 
 UNFOLD = 1e-3
 REST = [0.0, 0.0, 0.0, 1.0]
 EPS_SQUARED = sc.EPS * sc.EPS
+ONE = np.ones(1)
+SWIVELS = np.linspace(-np.pi, np.pi, 12, endpoint=False)
 
 
 @dataclass(frozen=True)
@@ -59,6 +66,7 @@ class FabrikPlan:
     links: dict
     paths: list
     chains: list
+    strands: dict
 
 
 def fabrik_plan(tree, effectors, limits=None):
@@ -106,7 +114,24 @@ def fabrik_plan(tree, effectors, limits=None):
         nodes.reverse()
         steps = [np.linalg.norm(tree.offsets[c]) for c in nodes[1:-1]] + [tree.lengths[effector.bone]]
         paths.append((np.array(nodes), np.concatenate([[0.0], np.cumsum(steps)])))
-    return FabrikPlan(tree, effectors, limits, active, movable, links, paths, [frozenset(c) for c in chains])
+    return FabrikPlan(tree, effectors, limits, active, movable, links, paths, [frozenset(c) for c in chains],
+                      _strands(n, active, links))
+
+
+def _strands(n, active, links):
+    """Per active bone whose links lead down a single line of bones to one effector's tail: the
+    bones below it on that line and the effector's index (a line the backward pass may spin
+    about the effector's tail without moving it)."""
+    strands = {}
+    for j in reversed(active):
+        if len(links[j]) != 1:
+            continue
+        c = links[j][0][0]
+        if c >= n:
+            strands[j] = ((), c - n)
+        elif c in strands:
+            strands[j] = ((c,) + strands[c][0], strands[c][1])
+    return strands
 
 
 def _best_rotation(world, links, directions):
@@ -120,19 +145,157 @@ def _best_rotation(world, links, directions):
             fix = np.diag([1.0, 1.0, np.sign(np.linalg.det(vt.T @ u_.T))])
             return vt.T @ fix @ u_.T
     heaviest = int(np.argmax([w for _, _, w in links]))
-    return quat_to_matrix3(quat_between(world @ local[heaviest], directions[heaviest])) @ world
+    return _arc(world @ local[heaviest], directions[heaviest]) @ world
 
 
-def _tip_links(plan, j, world, heads, tails):
-    """Links from limited bone ``j`` to the tails of the effectors below it, as they sit now (its
-    frame): aligning only its child's head leaves a limited bone's roll where it was, and a base
-    that may only turn about its own axis, or a hinge rolled off the bend the target needs,
-    would never turn toward the target."""
+def _arc(a, b):
+    """The shortest-arc rotation (3, 3) taking direction ``a`` (3,) onto ``b`` (3,), on plain
+    floats: numpy's ``quat_between`` costs more than its arithmetic on one pair."""
+    return np.array(sc.qmatrix(sc.qbetween(sc.normalize(a.tolist()), sc.normalize(b.tolist()))))
+
+
+def _backward(plan, nodes, world, targets, goal_rotations):
+    """FABRIK's backward pass, tips first, carrying each bone's frame: every effector's tail on
+    its target, each bone turned by the shortest arc toward the point its links ask for and its
+    head placed behind them. A bone carrying one limited child turns only as the child's limits
+    allow from the child's frame, so the pass leaves a chain that its limits allow, rather than
+    points no limited pose reaches. Returns the nodes' new points and the bones' frames."""
+    n = len(plan.tree)
+    back, frames = nodes.copy(), world.copy()
+    back[n:] = targets
+    for j in reversed(plan.active):
+        links = plan.links[j]
+        if len(links) == 1:
+            (c, vector, _), = links
+            if c >= n and goal_rotations[c - n] is not None:
+                frames[j] = goal_rotations[c - n]
+            else:
+                aim = world[j] @ vector
+                frames[j] = _arc(aim, back[c] - back[j]) @ world[j]
+                if c < n and plan.limits and plan.limits[c]:
+                    frames[j] = _parent_within_limits(plan, c, frames, back, back[c] - back[j], goal_rotations)
+            if plan.movable[j]:
+                back[j] = back[c] - frames[j] @ vector
+            continue
+        total, weight = np.zeros(3), 0.0
+        for c, vector, w in links:
+            if c >= n and goal_rotations[c - n] is not None:
+                total += w * (targets[c - n] - goal_rotations[c - n] @ vector)
+            else:
+                total += w * (back[c] + normalize(back[j] - back[c]) * np.linalg.norm(vector))
+            weight += w
+        if plan.movable[j]:
+            back[j] = total / weight
+        frames[j] = _best_rotation(world[j], links, [normalize(back[c] - back[j]) for c, _, _ in links])
+    return back, frames
+
+
+def _parent_within_limits(plan, child, frames, back, toward, goal_rotations):
+    """The frame nearest ``frames[child's parent]`` that the parent may take under the child's
+    frame as the child's limits allow: the child's pose rotation the two frames make, clamped.
+    A hinged child leaves the parent one turn, about the hinge, that best points the parent's
+    link ``toward`` (world) the child's head; when the child heads a line of bones to a free
+    tail, that line may first spin about its tail (``_spin_for_hinge``), which may change the
+    frames and points below."""
+    rest = plan.tree.rest_matrices[child]
+    hinge = sole_hinge(plan.limits[child])
+    if hinge is None:
+        pose = rest.T @ frames[plan.tree.parents[child]].T @ frames[child]
+        return frames[child] @ quat_to_matrix3(clamp_rotation(plan.limits[child], matrix3_to_quat(pose))[0]).T @ rest.T
+    link = rest.T @ normalize(plan.tree.offsets[child])
+    strand = plan.strands.get(child)
+    if strand is not None and goal_rotations[strand[1]] is None:
+        _spin_for_hinge(plan, hinge, child, strand, link, frames, back, normalize(toward))
+    seen = frames[child].T @ normalize(toward)
+    angle, _ = hinge.best_angle(seen[None], link[None], ONE)
+    return frames[child] @ quat_to_matrix3(quat_from_axis_angle(hinge.axis, angle)).T @ rest.T
+
+
+def _spin_for_hinge(plan, hinge, child, strand, link, frames, back, toward):
+    """Spin the line of bones from hinged ``child`` down to its effector's tail (frames and
+    points, in place) about the line from the child's head to that tail, so that a hinge angle
+    within range points the parent's ``link`` (unit, child's rest frame) ``toward`` (world, unit)
+    as near as it can: the hinge angle sets the link's angle to the spin axis, the spin its
+    side. A one-sided hinge so bends the way it may, where keeping the child's roll would leave
+    the wanted bend on its forbidden side."""
+    n = len(plan.tree)
+    tail = n + strand[1]
+    axis = back[tail] - back[child]
+    if np.linalg.norm(axis) < EPS:
+        return
+    axis = normalize(axis)
+    angle = _hinge_angle_at(hinge, frames[child].T @ axis, link, float(axis @ toward))
+    rotation = frames[child] @ quat_to_matrix3(quat_from_axis_angle(hinge.axis, angle)).T
+    spin = quat_to_matrix3(quat_from_axis_angle(axis, signed_angle(rotation @ link - axis * (axis @ rotation @ link),
+                                                                  toward - axis * (axis @ toward), axis)))
+    for bone in (child,) + strand[0]:
+        frames[bone] = spin @ frames[bone]
+    moved = list(strand[0])
+    back[moved] = back[child] + (back[moved] - back[child]) @ spin.T
+
+
+def _hinge_angle_at(hinge, axis, link, cosine):
+    """The hinge angle within range that turns ``link`` (child's rest frame) to make ``cosine``
+    with ``axis`` (the child's frame), or as near as the range allows: the cosine is a sinusoid
+    in the angle, met at two angles (the two sides of the bend)."""
+    a = np.asarray(hinge.axis)
+    along = (a @ axis) * (a @ link)
+    across, turning = axis @ link - along, np.cross(a, axis) @ link
+    size, peak = math.hypot(across, turning), math.atan2(turning, across)
+    spread = math.acos(min(max((cosine - along) / size, -1.0), 1.0)) if size > EPS else 0.0
+    low, high = hinge.min_angle, hinge.max_angle
+    candidates = [low, high] + [c + k * 2.0 * math.pi for c in (peak + spread, peak - spread) for k in (-1, 0, 1)
+                                if low <= c + k * 2.0 * math.pi <= high]
+    return min(candidates, key=lambda t: abs(along + size * math.cos(t - peak) - cosine))
+
+
+def _tip_links(plan, j, frame, back):
+    """Links from limited bone ``j`` to the tails of the effectors below it, as the backward pass
+    left them (its frame there): aligning only its child's head leaves a limited bone's roll where
+    it was, and a base that may only turn about its own axis, or a hinge rolled off the bend the
+    target needs, would never turn toward the target."""
     links = []
     for e, effector in enumerate(plan.effectors):
         if effector.bone != j and j in plan.chains[e]:
-            links.append((len(plan.tree) + e, world[j].T @ (tails[effector.bone] - heads[j]), effector.weight))
+            node = len(plan.tree) + e
+            links.append((node, frame.T @ (back[node] - back[j]), effector.weight))
     return links
+
+
+def _turn_within_limits(plan, j, frame, parent_world, links, directions, swivel=None):
+    """Bone ``j``'s pose rotation (3, 3) that best turns its ``links`` onto ``directions``
+    (world, unit), starting from ``frame`` (its world frame), within its limits, the axes they
+    held and the spin (3, 3, world) it took: a hinge turns by the best angle about its axis,
+    other limits clamp the best turn. With ``swivel`` (a unit world axis from the bone's head
+    through the one effector tail it carries), a turn the limits would clamp first spins about
+    that axis (which leaves the tail where it is) to the angle, of ``SWIVELS``, the limits clamp
+    least: the roll of the bones below is free, and a limb reaches with its bend in a plane its
+    top joint allows."""
+    before = parent_world @ plan.tree.rest_matrices[j]
+    bone_limits = plan.limits[j] if plan.limits else ()
+    hinge = sole_hinge(bone_limits)
+    held = np.zeros(3, dtype=bool)
+    if hinge is not None:
+        vectors = np.array([normalize(vector) for _, vector, _ in links])
+        weights = np.array([w for _, _, w in links])
+        angle, clamped = hinge.best_angle(vectors, np.asarray(directions) @ before, weights)
+        held[int(np.argmax(np.abs(hinge.axis)))] = clamped
+        return quat_to_matrix3(quat_from_axis_angle(hinge.axis, angle)), held, None
+    wanted = _best_rotation(frame, links, directions)
+    rotation = before.T @ wanted
+    if not bone_limits:
+        return rotation, held, None
+    q, held = clamp_rotation(bone_limits, matrix3_to_quat(rotation))
+    spin = None
+    if held.any() and swivel is not None:
+        spins = quat_to_matrix3(quat_from_axis_angle(swivel, SWIVELS))
+        turned = matrix3_to_quat(before.T @ spins @ wanted)
+        misses = [limit_violation(bone_limits, t) for t in turned]
+        best = int(np.argmin(misses))
+        if misses[best] < limit_violation(bone_limits, matrix3_to_quat(rotation)):
+            spin = spins[best]
+            q, held = clamp_rotation(bone_limits, turned[best])
+    return quat_to_matrix3(q), held, spin
 
 
 def _step(plan, targets, goal_rotations):
@@ -142,19 +305,7 @@ def _step(plan, targets, goal_rotations):
     def step(state):
         local, world, heads, tails, _ = state
         nodes = np.vstack([heads, tails[[e.bone for e in plan.effectors]]])
-        back = nodes.copy()
-        back[n:] = targets
-        for j in reversed(plan.active):
-            if not plan.movable[j]:
-                continue
-            total, weight = np.zeros(3), 0.0
-            for c, vector, w in plan.links[j]:
-                if c >= n and goal_rotations[c - n] is not None:
-                    total += w * (targets[c - n] - goal_rotations[c - n] @ vector)
-                else:
-                    total += w * (back[c] + normalize(back[j] - back[c]) * np.linalg.norm(vector))
-                weight += w
-            back[j] = total / weight
+        back, frames = _backward(plan, nodes, world, targets, goal_rotations)
         for e, path in enumerate(plan.paths):
             if path is not None and goal_rotations[e] is None:
                 path_nodes, reach = path
@@ -163,8 +314,7 @@ def _step(plan, targets, goal_rotations):
                     back[path_nodes] = top + normalize(targets[e] - top) * reach[:, None]
         # The forward pass, root first, as rotations: each bone turns from where its (limited)
         # parent put its head toward the points the backward pass left for what it carries, and
-        # its limits hold that turn, so the heads below follow the pose the limits allow rather
-        # than points no limited pose reaches (which left FABRIK stalled short of its targets).
+        # its limits hold that turn, so the heads below follow the pose the limits allow.
         new_local = local.copy()
         held = np.zeros((n, 3), dtype=bool)
         new_world = world.copy()
@@ -175,16 +325,24 @@ def _step(plan, targets, goal_rotations):
             if plan.movable[j]:
                 new_heads[j] = new_heads[parents[j]] + parent_world @ tree.offsets[j]
             if j in effector_of:
-                wanted = goal_rotations[effector_of[j]]
+                rotation = tree.rest_matrices[j].T @ parent_world.T @ goal_rotations[effector_of[j]]
+                if plan.limits and plan.limits[j]:
+                    q, held[j] = clamp_rotation(plan.limits[j], matrix3_to_quat(rotation))
+                    rotation = quat_to_matrix3(q)
             else:
-                links = plan.links[j] + (_tip_links(plan, j, world, heads, tails) if plan.limits and plan.limits[j]
+                links = plan.links[j] + (_tip_links(plan, j, frames[j], back) if plan.limits and plan.limits[j]
                                          else [])
                 directions = [normalize(back[c] - new_heads[j]) for c, _, _ in links]
-                wanted = _best_rotation(world[j], links, directions)
-            rotation = tree.rest_matrices[j].T @ parent_world.T @ wanted
-            if plan.limits is not None and plan.limits[j]:
-                q, held[j] = clamp_rotation(plan.limits[j], matrix3_to_quat(rotation))
-                rotation = quat_to_matrix3(q)
+                strand = plan.strands.get(j)
+                swivel = None
+                if strand is not None and goal_rotations[strand[1]] is None:
+                    swivel = normalize(back[n + strand[1]] - new_heads[j])
+                rotation, held[j], spin = _turn_within_limits(plan, j, frames[j], parent_world, links, directions,
+                                                              swivel)
+                if spin is not None:
+                    below = list(strand[0])
+                    back[below] = new_heads[j] + (back[below] - new_heads[j]) @ spin.T
+                    frames[below] = spin @ frames[below]
             new_local[j] = rotation
             new_world[j] = parent_world @ tree.rest_matrices[j] @ rotation
         # Re-orthonormalise through quaternions so rounding cannot compound across iterations.

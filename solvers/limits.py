@@ -5,6 +5,7 @@ orientation, in the rest frame's axes) and returns the nearest rotation it allow
 axes (x, y, z) it had to hold. Limits check their parameters when they are built; clamping never
 raises.
 """
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -15,10 +16,14 @@ from solvers.transforms import euler_xyz_from_quat, normalize, quat_from_axis_an
 Y = np.array([0.0, 1.0, 0.0])
 
 
+def _wrap(angle):
+    """``angle`` (radians) wrapped into [-pi, pi)."""
+    return (angle + np.pi) % (2.0 * np.pi) - np.pi
+
+
 def _twist_angle(twist, axis):
     """Signed angle in (-pi, pi] of a rotation ``twist`` (4,) about unit ``axis`` (3,)."""
-    angle = 2.0 * np.arctan2(np.dot(twist[:3], axis), twist[3])
-    return (angle + np.pi) % (2.0 * np.pi) - np.pi
+    return _wrap(2.0 * np.arctan2(np.dot(twist[:3], axis), twist[3]))
 
 
 def _check_range(low, high, what):
@@ -48,6 +53,20 @@ class Hinge:
         held = np.zeros(3, dtype=bool)
         held[int(np.argmax(np.abs(axis)))] = clamped != angle
         return quat_from_axis_angle(axis, clamped), held
+
+    def best_angle(self, vectors, directions, weights):
+        """The angle within range that best turns ``vectors`` (k, 3) about the axis onto
+        ``directions`` (k, 3) (the most weighted sum of their dot products), and whether the
+        range held it: the sum is a sinusoid in the angle, so outside the range its end nearer
+        the peak is best. A clamped swing-twist of the best free turn falls short of it."""
+        axis = np.asarray(self.axis)
+        along = vectors @ axis
+        across = weights @ (np.einsum("ij,ij->i", vectors, directions) - along * (directions @ axis))
+        turning = weights @ np.einsum("ij,ij->i", np.cross(axis, vectors), directions)
+        peak = math.atan2(turning, across)
+        if self.min_angle <= peak <= self.max_angle:
+            return peak, False
+        return min((self.min_angle, self.max_angle), key=lambda end: abs(_wrap(end - peak))), True
 
 
 @dataclass(frozen=True)
@@ -129,6 +148,11 @@ def validate_limits(count, limits):
                 raise ValueError(f"bone {i}: {limit!r} is not a Hinge, Cone, Twist or EulerLimit")
         normalised.append(entry)
     return tuple(normalised) if any(normalised) else None
+
+
+def sole_hinge(bone_limits):
+    """The bone's Hinge when that is its only limit, else None."""
+    return bone_limits[0] if bone_limits and len(bone_limits) == 1 and isinstance(bone_limits[0], Hinge) else None
 
 
 def clamp_rotation(bone_limits, q):

@@ -4,6 +4,8 @@ Quaternions are ``(..., 4)`` arrays in ``(x, y, z, w)`` order. Matrices act on c
 (``M @ v``). Every function accepts stacked inputs and never returns NaN for degenerate input:
 normalising a zero vector gives the supplied fallback, ``acos`` arguments are clamped.
 """
+import math
+
 import numpy as np
 
 from solvers import scalar
@@ -15,6 +17,10 @@ IDENTITY_QUAT = np.array([0.0, 0.0, 0.0, 1.0])
 def normalize(v, fallback=(0.0, 1.0, 0.0)):
     """Unit vectors along the last axis; vectors shorter than EPS become ``fallback``."""
     v = np.asarray(v, dtype=float)
+    if v.shape == (3,):  # one vector: plain floats beat the numpy calls, with the same roundings
+        x, y, z = v.tolist()
+        length = math.sqrt(x * x + y * y + z * z)
+        return v / length if length > EPS else np.array(fallback, dtype=float)
     n = np.sqrt(np.sum(v * v, axis=-1, keepdims=True))
     safe = n > EPS
     if safe.all():
