@@ -258,8 +258,10 @@ def _step(plan, method, base_damping):
         residual = _step_residual(plan, state)
         gradient = residual @ jacobian
         size = math.sqrt(residual @ residual)
-        if not state.unfolded and size > 0 and math.sqrt(gradient @ gradient) <= 1e-6 * plan.scale * size:
-            # Goals pulling straight along a straight chain: bend it once so the Jacobian can act.
+        pull = math.sqrt(gradient @ gradient) / (plan.scale * size) if size > 0 else math.inf
+        if not state.unfolded and (pull <= STALLED_PULL or pull <= STRAIGHT_PULL and _pulls_inward(plan, state)):
+            # Goals pulling straight along a straight chain: no turn moves it that way to first
+            # order, so bend it once so the Jacobian can act.
             return _apply(plan, state, plan.unfold, state.damping, True)
         cost = _cost(plan, state.errors)
         factor = state.damping
@@ -298,6 +300,24 @@ def _start(plan, rotations):
             if angles[j] != found:
                 quats[j] = sc.qfrom_euler_xyz(angles[j])
     return _evaluate(plan, quats, angles, [1.0] * len(rotations), 1.0, False)
+
+
+# The gradient, relative to the residual and the plan's scale, below which the goals pull along a
+# straight chain: any pull that weak stalls; one that weak pulling a tip back along its bone (a
+# target inside reach on the chain's line) cannot shorten it (a target 2e-6 off the line of a
+# straight 3-bone chain left SDLS 0.3 short), where one pulling outward is at its best already.
+STALLED_PULL = 1e-6
+STRAIGHT_PULL = 1e-3
+
+
+def _pulls_inward(plan, state):
+    """Whether a position goal pulls its tail back along its bone where a bend could shorten the
+    chain (the bone and its parent both move; a lone bone's length is its reach)."""
+    moving = set(plan.free_bones.tolist()) | set(plan.euler_bones.tolist())
+    parents = plan.tree.parents
+    return any(kind == POSITION and use_tail and len(kept) == 3 and b in moving and parents[b] in moving
+               and sc.dot(state.residuals[g], sc.column(state.world[b], 1)) < 0
+               for g, (kind, b, use_tail, _, _, kept, _) in enumerate(plan.rows.goals))
 
 
 def solve_dls(plan: DlsPlan, rotations, max_iterations=100, tolerance=1e-3, damping=0.1, method="dls"):
