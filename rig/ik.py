@@ -94,9 +94,18 @@ def _iterations(rig, constraint):
     return min(constraint.iterations, rig.solver.iterations)
 
 
+_REST_STARTS = {}  # bone count -> read-only identity rotations: a start no method may write into
+
+
 def _start(rig, pose, bones):
     """Where an iterative solve starts: the current pose, or the rest pose in original-pose mode."""
-    return pose.rotations[bones] if rig.solver.mode == "continuous" else identity_rotations(len(bones))
+    if rig.solver.mode == "continuous":
+        return pose.rotations[bones]
+    start = _REST_STARTS.get(len(bones))
+    if start is None:
+        start = _REST_STARTS[len(bones)] = identity_rotations(len(bones))
+        start.flags.writeable = False
+    return start
 
 
 @dataclass(frozen=True)
