@@ -44,7 +44,8 @@ class ChainReport:
     that ran ("two_bone+ccd"); ``notes`` every setting asked for and not honoured, with the
     reason. ``at_limit`` counts the solved bones a lock or limit held (a group's, for a
     constraint solved in a group); ``at_limit_bones`` names this constraint's chain bones among
-    them, root first, for the viewport to mark."""
+    them, root first, for the viewport to mark; ``residuals`` every goal it asked for, first
+    one first (its reach, its rotation, each Control Rotation), as ``Residual``."""
     bone: str
     solver: str
     iterations: int
@@ -54,6 +55,20 @@ class ChainReport:
     unit: str = "m"
     notes: tuple = ()
     at_limit_bones: tuple = ()
+    residuals: tuple = ()
+
+
+@dataclass(frozen=True)
+class Residual:
+    """How far one goal is from met: ``goal`` names its kind ("position", "distance",
+    "rotation", "joint rotation"), ``value`` in ``unit`` ("m" or "rad")."""
+    goal: str
+    value: float
+    unit: str
+
+
+GOAL_KINDS = {PositionGoal: "position", DistanceGoal: "distance", RotationGoal: "rotation",
+              JointRotationGoal: "joint rotation"}
 
 
 def goal_from_handles(rig, constraint, world):
@@ -162,17 +177,21 @@ def _problem(rig, pose, world, goals, bones, plan):
     return Problem(shape, tuple(g for own in per_goal for g in own), plan.freedoms), [len(own) for own in per_goal]
 
 
-def _reports(rig, goals, counts, result, method, bones, limited):
-    """One ChainReport per constraint: the residual of its first goal in that goal's unit;
-    ``limited``: whether any bone has a lock or limit that could have held it."""
+def _reports(rig, goals, counts, problem_goals, result, method, bones, limited):
+    """One ChainReport per constraint, ``counts`` saying how many of ``problem_goals`` each added:
+    the residual of every goal in its unit; ``limited``: whether any bone has a lock or limit
+    that could have held it."""
     reports, k = [], 0
+    errors = result.errors.tolist()
     for goal, count in zip(goals, counts):
-        error = float(result.errors[k]) if count else 0.0
-        unit = result.units[k] if count else "m"
+        residuals = tuple(Residual(GOAL_KINDS[type(problem_goal)], errors[i], result.units[i])
+                          for i, problem_goal in enumerate(problem_goals[k:k + count], k))
         k += count
+        first = residuals[0] if residuals else Residual("position", 0.0, "m")
         held = _held(rig, bones, result.at_limit, rig.ik_chain(goal.constraint)) if limited else _Held()
-        reports.append(ChainReport(goal.constraint.bone, method, result.iterations, error,
-                                   error <= rig.solver.tolerance, held.count, unit, at_limit_bones=held.names))
+        reports.append(ChainReport(goal.constraint.bone, method, result.iterations, first.value,
+                                   first.value <= rig.solver.tolerance, held.count, first.unit,
+                                   at_limit_bones=held.names, residuals=residuals))
     return reports
 
 
@@ -261,7 +280,7 @@ def solve_goals(rig, pose, world, goals, bones):
         fresh = start is None
         settings = Settings(max(iterations, 1), rig.solver.tolerance, rig.solver.damping)
         result = solve(method, problem, _start(rig, pose, bones) if fresh else start, settings, fresh)
-        search.offer(method, result, _reports(rig, goals, counts, result, method, bones,
+        search.offer(method, result, _reports(rig, goals, counts, problem.goals, result, method, bones,
                                               plan.freedoms.limits is not None))
         return not (search.best.converged or _out_of_reach(rig, pose, world, goals, bones, plan.features))
 

@@ -141,3 +141,13 @@ def test_a_forced_method_that_cannot_take_the_chain_is_named_with_the_reason(tmp
     residual = out["cases"][0]["residuals"][0]
     assert residual["method"] != "two_bone"
     assert residual["not_honoured"] == ["two_bone takes chains of 2 bones, this one has 3: auto's methods ran instead"]
+
+
+def test_a_goal_with_a_rotation_reports_both_residuals_each_in_its_unit(tmp_path):
+    turned = arm_goal(rotation=[0.0, 0.0, 0.3826834, 0.9238795])
+    status, out = run(tmp_path, {"solver": "dls", "cases": [{"goals": [turned]}]})
+    assert status == 0
+    [report] = out["cases"][0]["residuals"]
+    assert [(g["goal"], g["unit"]) for g in report["goals"]] == [("position", "m"), ("rotation", "rad")]
+    assert report["goals"][0]["residual"] == report["residual"] and report["unit"] == "m"
+    assert all(np.isfinite(g["residual"]) and g["residual"] >= 0.0 for g in report["goals"])
