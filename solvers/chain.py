@@ -11,12 +11,13 @@ its children's offsets) without shearing its children: scale is not inherited.
 import math
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import NamedTuple
 
 import numpy as np
 
-from solvers import scalar
+from solvers import kinematics, scalar
 from solvers.limits import clamp_rotation
-from solvers.transforms import EPS, matrix3_to_quat, quat_mul, quat_to_matrix3
+from solvers.transforms import EPS, matrix3_to_quat, quat_to_matrix3
 
 
 @dataclass
@@ -162,21 +163,44 @@ def straight_chain(lengths, base=None):
 
 def chain_pose(chain, rotations, stretch=None):
     """Rigid world rotations (n, 3, 3) of every bone and the chain's points (n + 1, 3): every
-    head, then the last bone's tail, for pose ``rotations`` (n, 4) and optional ``stretch`` (n,)."""
+    head, then the last bone's tail, for pose ``rotations`` (n, 4) and optional ``stretch`` (n,).
+    Runs the one forward kinematics (``solvers.kinematics``) on the chain as a bone hierarchy."""
     n = len(chain)
-    local = quat_to_matrix3(quat_mul(chain.rest_rotations, rotations))
-    segments = chain.segments
+    hierarchy = chain.cached_for_base("hierarchy", lambda: _hierarchy(chain))
+    scales = np.ones((n, 3))
     if stretch is not None:
-        segments = segments * np.stack([np.ones(n), np.asarray(stretch, float), np.ones(n)], -1)
-    world = np.empty((n, 3, 3))
+        scales[:, 1] = stretch
+    world = np.empty((n, 4, 4))
+    kinematics.update_world(hierarchy.rest_local, hierarchy.parents, hierarchy.bones, hierarchy.locations,
+                            np.array(rotations, dtype=float), scales, world)  # a copy: C order, writable
+    frames = world[:, :3, :3].copy()
+    if stretch is not None:
+        frames[:, :, 1] /= np.where(np.abs(scales[:, 1]) < kinematics.TINY_SCALE, 1.0, scales[:, 1])[:, None]
     points = np.empty((n + 1, 3))
-    current = chain.base[:3, :3]
-    points[0] = current @ chain.offsets[0] + chain.base[:3, 3]
-    for i in range(n):
-        current = current @ local[i]
-        world[i] = current
-        points[i + 1] = points[i] + current @ segments[i]
-    return world, points
+    points[:n] = world[:, :3, 3]
+    points[n] = points[n - 1] + world[n - 1, :3, 1] * chain.lengths[-1]
+    return frames, points
+
+
+class _Hierarchy(NamedTuple):
+    """A chain as ``kinematics.update_world`` takes a skeleton: each bone's rest matrix in its
+    parent's frame (the base folded into the root's), parents, the bones in order, and zero pose
+    locations."""
+    rest_local: np.ndarray
+    parents: np.ndarray
+    bones: np.ndarray
+    locations: np.ndarray
+
+
+def _hierarchy(chain):
+    n = len(chain)
+    rest_local = np.zeros((n, 4, 4))
+    rest_local[:, :3, :3] = quat_to_matrix3(chain.rest_rotations)
+    rest_local[:, :3, 3] = chain.offsets
+    rest_local[:, 3, 3] = 1.0
+    rest_local[0] = chain.base @ rest_local[0]
+    bones = np.arange(n, dtype=np.int64)
+    return _Hierarchy(rest_local, bones - 1, bones, np.zeros((n, 3)))
 
 
 def chain_frames(chain, rotations, stretch=None):
