@@ -10,6 +10,7 @@ from ``rig.ik_plan``), and ``solvers.problem.solve`` runs the methods ``solvers.
 this module knows no method's quirks, only which to try in what order and from where.
 """
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -58,10 +59,10 @@ class ChainReport:
     residuals: tuple = ()
 
 
-@dataclass(frozen=True)
-class Residual:
+class Residual(NamedTuple):
     """How far one goal is from met: ``goal`` names its kind ("position", "distance",
-    "rotation", "joint rotation"), ``value`` in ``unit`` ("m" or "rad")."""
+    "rotation", "joint rotation"), ``value`` in ``unit`` ("m" or "rad"). (A named tuple: every
+    solve makes one per goal.)"""
     goal: str
     value: float
     unit: str
