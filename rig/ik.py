@@ -60,8 +60,8 @@ class ChainReport:
 
 
 class Residual(NamedTuple):
-    """How far one goal is from met: ``goal`` names its kind ("position", "distance",
-    "rotation", "joint rotation"), ``value`` in ``unit`` ("m" or "rad"). (A named tuple: every
+    """How far one goal is from met: ``goal`` names its kind ("position", "aim" for a one-bone
+    chain's position, "distance", "rotation", "joint rotation"), ``value`` in ``unit`` ("m" or "rad"). (A named tuple: every
     solve makes one per goal.)"""
     goal: str
     value: float
@@ -70,6 +70,12 @@ class Residual(NamedTuple):
 
 GOAL_KINDS = {PositionGoal: "position", DistanceGoal: "distance", RotationGoal: "rotation",
               JointRotationGoal: "joint rotation"}
+
+
+def _goal_kind(goal, unit):
+    """``Residual.goal`` for ``goal``: "aim" for a position measured as an angle (a one-bone chain)."""
+    kind = GOAL_KINDS[type(goal)]
+    return "aim" if kind == "position" and unit == "rad" else kind
 
 
 def goal_from_handles(rig, constraint, world):
@@ -185,7 +191,7 @@ def _reports(rig, goals, counts, problem_goals, result, method, bones, limited):
     reports, k = [], 0
     errors = result.errors.tolist()
     for goal, count in zip(goals, counts):
-        residuals = tuple(Residual(GOAL_KINDS[type(problem_goal)], errors[i], result.units[i])
+        residuals = tuple(Residual(_goal_kind(problem_goal, result.units[i]), errors[i], result.units[i])
                           for i, problem_goal in enumerate(problem_goals[k:k + count], k))
         k += count
         first = residuals[0] if residuals else Residual("position", 0.0, "m")

@@ -396,10 +396,12 @@ def stats_panel(state):
     imgui.text(f"joints at a limit {stats.at_limit}")
     if widgets.tree_node("Chains"):
         for report in state.reports:
-            imgui.text_disabled(f"{report.bone}: {report.solver} {report.iterations} it {report.error:.1e} {report.unit}")
+            residuals = ", ".join(f"{r.goal} {r.value:.1e} {r.unit}" for r in report.residuals) or \
+                f"{report.error:.1e} {report.unit}"
+            imgui.text_disabled(f"{report.bone}: {report.solver} {report.iterations} it {residuals}")
         imgui.tree_pop()
-    help_marker("Per chain: the methods that ran, iterations, residual error (metres for a position, radians "
-          "for an angle).")
+    help_marker("Per chain: the methods that ran, iterations, and each goal's residual (metres for a position or "
+                "distance, radians for a rotation).")
     notes = [f"{report.bone}: not honoured: {note}" for report in state.reports for note in report.notes]
     for note in notes:  # outside the tree node, so a dropped setting never hides
         wrapped(note, WARNING_COLOUR)
