@@ -7,8 +7,9 @@ The file lives in the user's state directory: ``$POSEKIT_STATE_DIR`` if set (tes
 import os
 import time
 
-from rig.formats.jsonfields import FileFormatError, save_json_atomic
-from ui.session_file import SHOWN, PoseFile, session_dict
+from rig.formats.atomic import save_text_atomic
+from rig.formats.jsonfields import FileFormatError
+from ui.session_file import SHOWN, PoseFile, session_chunks
 
 STATE_DIR_ENV = "POSEKIT_STATE_DIR"
 AUTOSAVE_DELAY_S = 3.0
@@ -94,7 +95,7 @@ class Autosaver:
             return False
         try:
             os.makedirs(os.path.dirname(self.path), exist_ok=True)
-            save_json_atomic(self.path, session_dict(state, pose_file))
+            save_text_atomic(self.path, "".join(session_chunks(state, pose_file)) + "\n", suffix=".json")
         except (OSError, ValueError) as error:
             state.report_error(f"Autosave failed: {error}")
             self.changed_at = now  # try again after another delay

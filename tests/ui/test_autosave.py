@@ -1,8 +1,10 @@
 """Autosave and crash recovery: the session is written after a change, offered back on start,
 restored (pose, settings, camera) or discarded."""
+import gc
 import glob
 import json
 import os
+import weakref
 from types import SimpleNamespace
 
 import numpy as np
@@ -10,8 +12,10 @@ import pytest
 
 from app import start_autosave
 from ui.autosave import STATE_DIR_ENV, Autosaver, read_state_file, recovery_path
+from ui.history import HISTORY_LIMIT
 from ui.recent import RecentFiles
 from ui.recovery import RecoveryOffer
+from ui.selection import set_hidden
 from ui.session_file import PoseFile, read_recovery, restore_session, session_dict
 
 from .conftest import humanoid_state
@@ -153,3 +157,110 @@ def test_escape_on_the_start_up_offer_discards_the_file(driver, tmp_path):
     driver.frames(1)
     assert driver.app.editor.recovery is None and not path.exists()
     assert driver.app.state.pose == before
+
+
+# A long history, written from cached step text -------------------------------------
+def make_edits(state, count, seed=7):
+    """``count`` undo steps as a user makes them: the hand's IK handle moved and solved, every
+    fifth an IK setting changed, every seventh the neck hidden or shown again; returns what each
+    step puts back."""
+    rng = np.random.default_rng(seed)
+    hand = state.rig.skeleton.index["hand_ik.L"]
+    steps = []
+    for k in range(count):
+        state.pose.locations[hand] = rng.uniform(-0.2, 0.2, 3)
+        if k % 5 == 0:
+            state.rig.ik[0].pole_angle = float(rng.uniform(-1.0, 1.0))
+        if k % 7 == 3:
+            set_hidden(state.view, set() if state.view.hidden else {"neck"})
+        state.resolve()
+        assert state.history.commit(state)
+        steps.append(step_of(state))
+    return steps
+
+
+def step_of(state):
+    return SimpleNamespace(pose=state.pose.copy(), world=state.world.copy(), hidden=set(state.view.hidden),
+                           pole_angle=state.rig.ik[0].pole_angle)
+
+
+def assert_at(state, step):
+    assert state.pose == step.pose and state.view.hidden == step.hidden
+    assert state.rig.ik[0].pole_angle == step.pole_angle
+    np.testing.assert_allclose(state.world, step.world, atol=1e-12)
+
+
+def autosave_now(saver, state, clock):
+    """One due autosave, written to the end."""
+    saver.tick(state)
+    clock.now += saver.delay + 0.1
+    assert saver.tick(state)
+
+
+def fresh_encoding(state):
+    """The session as encoded with no step text kept from earlier autosaves."""
+    for step in state.history.undo_stack + state.history.redo_stack:
+        step.memo.clear()
+    return session_dict(state)
+
+
+def without_time(data):
+    return {key: value for key, value in data.items() if key != "saved"}
+
+
+def test_a_full_history_autosaved_again_and_again_restores_every_step(tmp_path):
+    state, clock = humanoid_state(), FakeClock()
+    saver = Autosaver(str(tmp_path / "recovery.json"), clock=clock)
+    saver.start(state)
+    steps = [step_of(state)]
+    for count in (100, 120, HISTORY_LIMIT - 220 + 3):  # autosaves between, the last past the history's limit
+        steps += make_edits(state, count, seed=count)
+        autosave_now(saver, state, clock)
+    steps = steps[-HISTORY_LIMIT - 1:]  # the oldest left the history
+    for _ in range(3):
+        state.history.undo(state)
+    autosave_now(saver, state, clock)
+
+    restored = restore_session(read_recovery(saver.path), saver.path).state
+    assert restored.message == "" and len(restored.history.undo_stack) == HISTORY_LIMIT - 3
+    assert_at(restored, steps[-4])
+    for step in reversed(steps[:-4]):
+        assert restored.history.undo(restored)
+        assert_at(restored, step)
+    assert not restored.history.undo(restored)
+    for step in steps[1:]:
+        assert restored.history.redo(restored)
+        assert_at(restored, step)
+    assert not restored.history.redo(restored)
+
+
+def test_the_text_kept_per_step_follows_undo_new_edits_and_trimming(tmp_path):
+    state, clock = humanoid_state(), FakeClock()
+    state.history.limit = 12
+    saver = Autosaver(str(tmp_path / "recovery.json"), clock=clock)
+    make_edits(state, 10)
+    autosave_now(saver, state, clock)
+    for _ in range(4):
+        state.history.undo(state)
+    autosave_now(saver, state, clock)
+    redone = weakref.ref(state.history.redo_stack[0])
+    written = read_recovery(saver.path)
+    assert (len(written["history"]["undo"]), len(written["history"]["redo"])) == (6, 4)
+    assert without_time(written) == without_time(fresh_encoding(state))
+
+    make_edits(state, 1, seed=99)  # a new edit after the undos: the redo steps are gone
+    autosave_now(saver, state, clock)
+    written = read_recovery(saver.path)
+    assert (len(written["history"]["undo"]), written["history"]["redo"]) == (7, [])
+    assert without_time(written) == without_time(fresh_encoding(state))
+    gc.collect()
+    assert redone() is None  # nothing kept the dropped steps (or their text) alive
+
+    oldest = weakref.ref(state.history.undo_stack[0])
+    make_edits(state, 8, seed=5)  # past the limit: the oldest steps are trimmed
+    autosave_now(saver, state, clock)
+    written = read_recovery(saver.path)
+    assert len(written["history"]["undo"]) == 12
+    assert without_time(written) == without_time(fresh_encoding(state))
+    gc.collect()
+    assert oldest() is None
