@@ -3,14 +3,18 @@ restored (pose, settings, camera) or discarded."""
 import gc
 import glob
 import json
+import math
 import os
+import threading
 import weakref
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
+import ui.autosave
 from app import start_autosave
+from rig.formats.atomic import save_bytes_atomic
 from ui.autosave import STATE_DIR_ENV, Autosaver, read_state_file, recovery_path
 from ui.history import HISTORY_LIMIT
 from ui.recent import RecentFiles
@@ -37,6 +41,13 @@ def edit(state):
     state.history.commit(state)
 
 
+def tick_and_wait(saver, state):
+    """``saver.tick(state)``, then wait for the write it began on its thread, if any."""
+    began = saver.tick(state)
+    saver.wait()
+    return began
+
+
 def test_recovery_path_honours_the_environment(monkeypatch, tmp_path):
     monkeypatch.setenv(STATE_DIR_ENV, str(tmp_path / "s"))
     assert recovery_path() == str(tmp_path / "s" / "recovery.json")
@@ -51,18 +62,18 @@ def test_autosave_waits_for_a_change_then_a_delay(tmp_path):
     saver = Autosaver(str(path), delay=3.0, clock=clock)
     saver.start(state)
     clock.now += 10
-    assert not saver.tick(state) and not path.exists()  # nothing changed
+    assert not tick_and_wait(saver, state) and not path.exists()  # nothing changed
     edit(state)
-    assert not saver.tick(state)
+    assert not tick_and_wait(saver, state)
     clock.now += 2.9
-    assert not saver.tick(state) and not path.exists()
+    assert not tick_and_wait(saver, state) and not path.exists()
     clock.now += 0.2
-    assert saver.tick(state) and path.exists()
-    assert not saver.tick(state)  # saved: nothing new
+    assert tick_and_wait(saver, state) and path.exists()
+    assert not tick_and_wait(saver, state)  # saved: nothing new
     state.camera.orbit(10, 0)
-    assert not saver.tick(state)
+    assert not tick_and_wait(saver, state)
     clock.now += 3.1
-    assert saver.tick(state) and read_recovery(str(path))["camera"]["yaw"] == state.camera.yaw
+    assert tick_and_wait(saver, state) and read_recovery(str(path))["camera"]["yaw"] == state.camera.yaw
     saver.clear()
     assert not path.exists()
 
@@ -159,7 +170,7 @@ def test_escape_on_the_start_up_offer_discards_the_file(driver, tmp_path):
     assert driver.app.state.pose == before
 
 
-# A long history, written from cached step text -------------------------------------
+# A long history, written from cached step text on a thread -------------------------------------
 def make_edits(state, count, seed=7):
     """``count`` undo steps as a user makes them: the hand's IK handle moved and solved, every
     fifth an IK setting changed, every seventh the neck hidden or shown again; returns what each
@@ -195,6 +206,9 @@ def autosave_now(saver, state, clock):
     saver.tick(state)
     clock.now += saver.delay + 0.1
     assert saver.tick(state)
+    saver.wait()
+    saver.tick(state)  # takes the finished write
+    assert saver.saved_key is not None and not saver.pending
 
 
 def fresh_encoding(state):
@@ -264,3 +278,101 @@ def test_the_text_kept_per_step_follows_undo_new_edits_and_trimming(tmp_path):
     assert without_time(written) == without_time(fresh_encoding(state))
     gc.collect()
     assert oldest() is None
+
+
+def blocked_writes(monkeypatch):
+    """Make the autosave's file writes wait until the returned Event is set."""
+    release = threading.Event()
+
+    def save_when_released(path, data, suffix=""):
+        assert release.wait(10.0)
+        save_bytes_atomic(path, data, suffix)
+
+    monkeypatch.setattr(ui.autosave, "save_bytes_atomic", save_when_released)
+    return release
+
+
+def test_one_write_at_a_time_and_the_newest_session_follows(tmp_path, monkeypatch):
+    release = blocked_writes(monkeypatch)
+    state, clock = humanoid_state(), FakeClock()
+    saver = Autosaver(str(tmp_path / "recovery.json"), clock=clock)
+    saver.start(state)
+    edit(state)
+    saver.tick(state)
+    clock.now += 3.1
+    assert saver.tick(state) and saver.pending
+    first = saver.writing
+    state.camera.orbit(10, 0)
+    saver.tick(state)
+    clock.now += 3.1
+    assert not saver.tick(state) and saver.writing is first  # due, but one write is in flight
+    release.set()
+    saver.wait()
+    assert saver.tick(state)  # the first write taken, the newer session goes at once
+    saver.wait()
+    assert read_recovery(saver.path)["camera"]["yaw"] == state.camera.yaw
+
+
+def test_quitting_waits_for_the_write_in_flight(tmp_path, monkeypatch):
+    release = blocked_writes(monkeypatch)
+    state, clock = humanoid_state(), FakeClock()
+    saver = Autosaver(str(tmp_path / "recovery.json"), clock=clock)
+    edit(state)
+    saver.tick(state)
+    clock.now += 3.1
+    assert saver.tick(state)
+    threading.Timer(0.2, release.set).start()
+    saver.clear()  # as a clean exit does
+    assert not saver.writing.thread.is_alive() and not os.path.exists(saver.path)  # not written after the removal
+
+
+def test_a_failed_write_is_one_line_in_the_status_bar_and_is_tried_again(tmp_path, capsys):
+    (tmp_path / "a file").write_text("")
+    state, clock = humanoid_state(), FakeClock()
+    saver = Autosaver(str(tmp_path / "a file" / "recovery.json"), clock=clock)
+    edit(state)
+    saver.tick(state)
+    clock.now += 3.1
+    assert saver.tick(state)
+    saver.wait()
+    assert not saver.tick(state) and saver.pending
+    assert state.error == state.message and state.message.startswith("Autosave failed: ")
+    assert "a file" in state.message and "\n" not in state.message
+    output = capsys.readouterr()
+    assert "Traceback" not in output.out + output.err
+    state.error = state.message = ""
+    clock.now += 3.1
+    assert saver.tick(state)  # tried again after another delay
+    saver.wait()
+    saver.tick(state)
+    assert state.message.startswith("Autosave failed: ")
+
+
+def test_a_session_holding_nan_is_refused_in_one_line_and_the_old_file_kept(tmp_path):
+    state, clock = humanoid_state(), FakeClock()
+    saver = Autosaver(str(tmp_path / "recovery.json"), clock=clock)
+    edit(state)
+    autosave_now(saver, state, clock)
+    before = (tmp_path / "recovery.json").read_bytes()
+    state.camera.yaw = math.nan
+    saver.tick(state)
+    clock.now += 3.1
+    assert not saver.tick(state) and saver.writing is None
+    assert state.error == state.message and state.message.startswith(f"Autosave failed: {saver.path}: ")
+    assert "\n" not in state.message and (tmp_path / "recovery.json").read_bytes() == before
+
+
+def test_a_bug_in_the_write_is_raised_on_the_main_thread(tmp_path, monkeypatch):
+    def broken(path, data, suffix=""):
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(ui.autosave, "save_bytes_atomic", broken)
+    state, clock = humanoid_state(), FakeClock()
+    saver = Autosaver(str(tmp_path / "recovery.json"), clock=clock)
+    edit(state)
+    saver.tick(state)
+    clock.now += 3.1
+    assert saver.tick(state)
+    saver.wait()
+    with pytest.raises(RuntimeError, match="a bug"):
+        saver.tick(state)
