@@ -201,11 +201,16 @@ def assert_at(state, step):
     np.testing.assert_allclose(state.world, step.world, atol=1e-12)
 
 
-def autosave_now(saver, state, clock):
-    """One due autosave, written to the end."""
+def begin_write(saver, state):
+    """Note the change, then let the autosave come due: it begins writing."""
     saver.tick(state)
-    clock.now += saver.delay + 0.1
+    saver.clock.now += saver.delay + 0.1
     assert saver.tick(state)
+
+
+def autosave_now(saver, state):
+    """One due autosave, written to the end."""
+    begin_write(saver, state)
     saver.wait()
     saver.tick(state)  # takes the finished write
     assert saver.saved_key is not None and not saver.pending
@@ -229,11 +234,11 @@ def test_a_full_history_autosaved_again_and_again_restores_every_step(tmp_path):
     steps = [step_of(state)]
     for count in (100, 120, HISTORY_LIMIT - 220 + 3):  # autosaves between, the last past the history's limit
         steps += make_edits(state, count, seed=count)
-        autosave_now(saver, state, clock)
+        autosave_now(saver, state)
     steps = steps[-HISTORY_LIMIT - 1:]  # the oldest left the history
     for _ in range(3):
         state.history.undo(state)
-    autosave_now(saver, state, clock)
+    autosave_now(saver, state)
 
     restored = restore_session(read_recovery(saver.path), saver.path).state
     assert restored.message == "" and len(restored.history.undo_stack) == HISTORY_LIMIT - 3
@@ -253,17 +258,17 @@ def test_the_text_kept_per_step_follows_undo_new_edits_and_trimming(tmp_path):
     state.history.limit = 12
     saver = Autosaver(str(tmp_path / "recovery.json"), clock=clock)
     make_edits(state, 10)
-    autosave_now(saver, state, clock)
+    autosave_now(saver, state)
     for _ in range(4):
         state.history.undo(state)
-    autosave_now(saver, state, clock)
+    autosave_now(saver, state)
     redone = weakref.ref(state.history.redo_stack[0])
     written = read_recovery(saver.path)
     assert (len(written["history"]["undo"]), len(written["history"]["redo"])) == (6, 4)
     assert without_time(written) == without_time(fresh_encoding(state))
 
     make_edits(state, 1, seed=99)  # a new edit after the undos: the redo steps are gone
-    autosave_now(saver, state, clock)
+    autosave_now(saver, state)
     written = read_recovery(saver.path)
     assert (len(written["history"]["undo"]), written["history"]["redo"]) == (7, [])
     assert without_time(written) == without_time(fresh_encoding(state))
@@ -272,7 +277,7 @@ def test_the_text_kept_per_step_follows_undo_new_edits_and_trimming(tmp_path):
 
     oldest = weakref.ref(state.history.undo_stack[0])
     make_edits(state, 8, seed=5)  # past the limit: the oldest steps are trimmed
-    autosave_now(saver, state, clock)
+    autosave_now(saver, state)
     written = read_recovery(saver.path)
     assert len(written["history"]["undo"]) == 12
     assert without_time(written) == without_time(fresh_encoding(state))
@@ -292,19 +297,23 @@ def blocked_writes(monkeypatch):
     return release
 
 
+def edited(path):
+    """A humanoid session with an edit not yet autosaved, and its Autosaver writing to ``path``."""
+    state = humanoid_state()
+    edit(state)
+    return SimpleNamespace(state=state, saver=Autosaver(str(path), clock=FakeClock()))
+
+
 def test_one_write_at_a_time_and_the_newest_session_follows(tmp_path, monkeypatch):
     release = blocked_writes(monkeypatch)
-    state, clock = humanoid_state(), FakeClock()
-    saver = Autosaver(str(tmp_path / "recovery.json"), clock=clock)
-    saver.start(state)
-    edit(state)
-    saver.tick(state)
-    clock.now += 3.1
-    assert saver.tick(state) and saver.pending
+    session = edited(tmp_path / "recovery.json")
+    state, saver = session.state, session.saver
+    begin_write(saver, state)
+    assert saver.pending
     first = saver.writing
     state.camera.orbit(10, 0)
     saver.tick(state)
-    clock.now += 3.1
+    saver.clock.now += 3.1
     assert not saver.tick(state) and saver.writing is first  # due, but one write is in flight
     release.set()
     saver.wait()
@@ -315,12 +324,9 @@ def test_one_write_at_a_time_and_the_newest_session_follows(tmp_path, monkeypatc
 
 def test_quitting_waits_for_the_write_in_flight(tmp_path, monkeypatch):
     release = blocked_writes(monkeypatch)
-    state, clock = humanoid_state(), FakeClock()
-    saver = Autosaver(str(tmp_path / "recovery.json"), clock=clock)
-    edit(state)
-    saver.tick(state)
-    clock.now += 3.1
-    assert saver.tick(state)
+    session = edited(tmp_path / "recovery.json")
+    saver = session.saver
+    begin_write(saver, session.state)
     threading.Timer(0.2, release.set).start()
     saver.clear()  # as a clean exit does
     assert not saver.writing.thread.is_alive() and not os.path.exists(saver.path)  # not written after the removal
@@ -328,12 +334,9 @@ def test_quitting_waits_for_the_write_in_flight(tmp_path, monkeypatch):
 
 def test_a_failed_write_is_one_line_in_the_status_bar_and_is_tried_again(tmp_path, capsys):
     (tmp_path / "a file").write_text("")
-    state, clock = humanoid_state(), FakeClock()
-    saver = Autosaver(str(tmp_path / "a file" / "recovery.json"), clock=clock)
-    edit(state)
-    saver.tick(state)
-    clock.now += 3.1
-    assert saver.tick(state)
+    session = edited(tmp_path / "a file" / "recovery.json")
+    state, saver = session.state, session.saver
+    begin_write(saver, state)
     saver.wait()
     assert not saver.tick(state) and saver.pending
     assert state.error == state.message and state.message.startswith("Autosave failed: ")
@@ -341,7 +344,7 @@ def test_a_failed_write_is_one_line_in_the_status_bar_and_is_tried_again(tmp_pat
     output = capsys.readouterr()
     assert "Traceback" not in output.out + output.err
     state.error = state.message = ""
-    clock.now += 3.1
+    saver.clock.now += 3.1
     assert saver.tick(state)  # tried again after another delay
     saver.wait()
     saver.tick(state)
@@ -349,14 +352,13 @@ def test_a_failed_write_is_one_line_in_the_status_bar_and_is_tried_again(tmp_pat
 
 
 def test_a_session_holding_nan_is_refused_in_one_line_and_the_old_file_kept(tmp_path):
-    state, clock = humanoid_state(), FakeClock()
-    saver = Autosaver(str(tmp_path / "recovery.json"), clock=clock)
-    edit(state)
-    autosave_now(saver, state, clock)
+    session = edited(tmp_path / "recovery.json")
+    state, saver = session.state, session.saver
+    autosave_now(saver, state)
     before = (tmp_path / "recovery.json").read_bytes()
     state.camera.yaw = math.nan
     saver.tick(state)
-    clock.now += 3.1
+    saver.clock.now += 3.1
     assert not saver.tick(state) and saver.writing is None
     assert state.error == state.message and state.message.startswith(f"Autosave failed: {saver.path}: ")
     assert "\n" not in state.message and (tmp_path / "recovery.json").read_bytes() == before
@@ -367,12 +369,8 @@ def test_a_bug_in_the_write_is_raised_on_the_main_thread(tmp_path, monkeypatch):
         raise RuntimeError("a bug")
 
     monkeypatch.setattr(ui.autosave, "save_bytes_atomic", broken)
-    state, clock = humanoid_state(), FakeClock()
-    saver = Autosaver(str(tmp_path / "recovery.json"), clock=clock)
-    edit(state)
-    saver.tick(state)
-    clock.now += 3.1
-    assert saver.tick(state)
-    saver.wait()
+    session = edited(tmp_path / "recovery.json")
+    begin_write(session.saver, session.state)
+    session.saver.wait()
     with pytest.raises(RuntimeError, match="a bug"):
-        saver.tick(state)
+        session.saver.tick(session.state)
