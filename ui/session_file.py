@@ -14,6 +14,7 @@ is gone or changed the rest is restored from the autosave alone and a note says 
 Version 1 (rig path, rig, pose, camera) still reads: the missing fields take their defaults.
 """
 import dataclasses
+import json
 import math
 import os
 import time
@@ -103,44 +104,99 @@ def _kept(stack, budget):
     return kept[::-1], max(budget, 0)
 
 
-def _channels_dict(step):
-    """A step's pose, world matrices and hidden bones as the file has them, worked out once per
-    step (a Snapshot never changes, and each autosave writes the whole history again)."""
-    if "session_file" not in step.memo:
+def _encoded(value):
+    """Strict JSON text (no NaN or Infinity: ValueError)."""
+    return json.dumps(value, allow_nan=False)
+
+
+def _channels_json(step):
+    """A step's pose, world matrices and hidden bones as the file has them: the members of a JSON
+    object, without its braces. Encoded once per step and kept with it (a Snapshot never changes,
+    and each autosave writes the whole history again), so the text goes when the step does."""
+    text = step.memo.get("session_channels")
+    if text is None:
         skeleton = step.rig.skeleton
-        step.memo["session_file"] = {"pose": pose_to_dict(skeleton, step.pose),
-                                     "world": _world_dict(skeleton, step.pose, step.world),
-                                     "hidden": sorted(step.hidden)}
-    return step.memo["session_file"]
+        channels = {"pose": pose_to_dict(skeleton, step.pose), "world": _world_dict(skeleton, step.pose, step.world),
+                    "hidden": sorted(step.hidden)}
+        text = step.memo["session_channels"] = _encoded(channels)[1:-1]
+    return text
 
 
-def _settings_key(step):
-    return step.ik, step.copy_rotation, step.bone_ik, step.solver
+def _settings_json(step):
+    """A step's rig settings as the file has them, encoded once per step (see ``_channels_json``)."""
+    text = step.memo.get("session_settings")
+    if text is None:
+        text = step.memo["session_settings"] = _encoded(settings_to_dict(step))
+    return text
 
 
-def _history_dict(state):
-    """The undo and redo stacks, as many of the newest steps as ``HISTORY_BONES`` allows. A step
-    on a rig other than the session's names it by its place in ``rigs``, and each step its rig
-    settings by their place in ``settings`` (most steps share both, which are written once)."""
-    undo, budget = _kept(state.history.undo_stack, HISTORY_BONES)
-    redo, _ = _kept(state.history.redo_stack, budget)
-    rigs, settings = [], []
-
-    def step_dict(step):
-        if step.rig is not state.rig and not any(rig is step.rig for rig in rigs):
-            rigs.append(step.rig)
-        if not settings or _settings_key(settings[-1]) != _settings_key(step):
-            settings.append(step)
-        place = next((k for k, rig in enumerate(rigs) if rig is step.rig), None)
-        return {"rig": place, "settings": len(settings) - 1, **_channels_dict(step)}
-
-    steps = {"undo": [step_dict(step) for step in undo], "redo": [step_dict(step) for step in redo]}
-    return {"rigs": [rig_to_dict(rig, exact=True) for rig in rigs],
-            "settings": [settings_to_dict(step) for step in settings], **steps}
+def _encode_steps(steps):
+    """Encode ``steps`` for the file now (a restore), rather than in the first autosave's frame."""
+    for step in steps:
+        _channels_json(step)
+        _settings_json(step)
 
 
-def session_dict(state, pose_file=PoseFile()):
-    """Everything needed to put the session back (see the module doc)."""
+@dataclass(frozen=True)
+class PlacedStep:
+    """A step as the file lists it: its rig's place in the history's ``rigs`` (None: the
+    session's rig) and its settings' place in ``settings``."""
+    step: Snapshot
+    rig: int | None
+    settings: int
+
+
+@dataclass
+class HistoryPlan:
+    """What the file's history holds: ``rigs`` (Rigs other than the session's), ``settings``
+    (steps whose settings are written), and the ``undo`` and ``redo`` steps (PlacedSteps)."""
+    rigs: list
+    settings: list
+    undo: list
+    redo: list
+
+    @classmethod
+    def of(cls, state):
+        """The undo and redo stacks, as many of the newest steps as ``HISTORY_BONES`` allows. A
+        step on a rig other than the session's names it by its place in ``rigs``, and each step
+        its rig settings by their place in ``settings`` (most steps share both, written once)."""
+        undo, budget = _kept(state.history.undo_stack, HISTORY_BONES)
+        redo, _ = _kept(state.history.redo_stack, budget)
+        plan = cls([], [], [], [])
+        plan.undo = [plan._place(step, state.rig) for step in undo]
+        plan.redo = [plan._place(step, state.rig) for step in redo]
+        return plan
+
+    def _place(self, step, session_rig):
+        if step.rig is not session_rig and not any(rig is step.rig for rig in self.rigs):
+            self.rigs.append(step.rig)
+        # Their texts, kept per step, compare faster than the settings (equal settings give equal text).
+        if not self.settings or _settings_json(self.settings[-1]) != _settings_json(step):
+            self.settings.append(step)
+        place = next((k for k, rig in enumerate(self.rigs) if rig is step.rig), None)
+        return PlacedStep(step, place, len(self.settings) - 1)
+
+
+def _steps_chunks(placed):
+    """A JSON array of the ``placed`` steps, as chunks: each step's own text is not copied."""
+    chunks = ["["]
+    for k, p in enumerate(placed):
+        rig = "null" if p.rig is None else p.rig
+        chunks += (f'{", " if k else ""}{{"rig": {rig}, "settings": {p.settings}, ', _channels_json(p.step), "}")
+    chunks.append("]")
+    return chunks
+
+
+def _history_chunks(state):
+    plan = HistoryPlan.of(state)
+    rigs = _encoded([rig_to_dict(rig, exact=True) for rig in plan.rigs])  # few, and their settings may change
+    settings = ", ".join(_settings_json(step) for step in plan.settings)
+    return [f'{{"rigs": {rigs}, "settings": [{settings}], "undo": ', *_steps_chunks(plan.undo), ', "redo": ',
+            *_steps_chunks(plan.redo), "}"]
+
+
+def _scene_dict(state, pose_file):
+    """The session but its history."""
     rig = state.rig
     return {"format": RECOVERY_FORMAT, "version": RECOVERY_VERSION, "saved": time.time(),
             "rig_path": os.path.abspath(state.rig_path), "source": _source_dict(state.source),
@@ -148,7 +204,21 @@ def session_dict(state, pose_file=PoseFile()):
             "rig": rig_to_dict(rig, exact=True), "pose": pose_to_dict(rig.skeleton, state.pose, rig.name),
             "world": _world_dict(rig.skeleton, state.pose, state.world),
             "camera": _camera_dict(state.camera), "view": _view_dict(state.view),
-            "animation": _animation_dict(state.animation), "history": _history_dict(state)}
+            "animation": _animation_dict(state.animation)}
+
+
+def session_chunks(state, pose_file=PoseFile()):
+    """Everything needed to put the session back (see the module doc), as strict JSON text in
+    chunks whose concatenation is the file. The history's steps are the text each was encoded to
+    once, so an autosave encodes only the scene and the steps new since the last one, and copies
+    none of it. Non-finite numbers raise ValueError."""
+    scene = _encoded(_scene_dict(state, pose_file))
+    return [scene[:-1], ', "history": ', *_history_chunks(state), "}"]
+
+
+def session_dict(state, pose_file=PoseFile()):
+    """``session_chunks``'s session, as the dict a reader gets from the file."""
+    return json.loads("".join(session_chunks(state, pose_file)))
 
 
 # Reading ----------------------------------------------------------------------------------------
@@ -374,6 +444,7 @@ def restore_session(data, path="<recovery>"):
     if view is not None:
         view.apply(state.view, set(rig.skeleton.names))
     history = SavedHistory.read(root, rig)
+    _encode_steps(history.undo + history.redo)
     state.history.reset(state, history.undo, history.redo)  # the state as restored is the current step
     notes = (f"{reopened.why}: restored without the file's mesh and animation" if reopened.why else "", history.note)
     return RestoredSession(state, _read_pose_file(root), "; ".join(note for note in notes if note))

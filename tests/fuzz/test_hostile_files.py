@@ -135,8 +135,9 @@ def test_solve_refuses_targets_out_of_range_and_writes_strict_json(capsys, tmp_p
 
 
 def test_every_json_writer_is_strict(tmp_path):
-    """save_json_atomic is the one JSON writer (rig, pose, scene dump, solve output, recent files,
-    autosave): NaN or Infinity is refused naming the file, and the old file is kept."""
+    """save_json_atomic is the one JSON writer (rig, pose, scene dump, solve output, recent files;
+    the autosave's is tested in tests/ui/test_autosave.py): NaN or Infinity is refused naming the
+    file, and the old file is kept."""
     from rig.formats.jsonfields import FileFormatError, save_json_atomic
     path = tmp_path / "out.json"
     save_json_atomic(path, {"ok": 1.0})

@@ -64,6 +64,7 @@ def open_file(driver, path):
 def let_the_autosave_write(driver):
     driver.app.editor.autosaver.clock.now += AUTOSAVE_DELAY_S + 0.1
     driver.frames(1)
+    driver.app.editor.autosaver.wait()  # the file is written on a thread of its own
     assert os.path.isfile(recovery_path())
 
 

@@ -72,8 +72,8 @@ def test_a_drag_a_pending_solve_a_pending_autosave_and_an_open_question_keep_it_
     for busy, idle in ((lambda: setattr(app.state, "drag", object()), lambda: setattr(app.state, "drag", None)),
                        (lambda: setattr(app.state, "solve_pending", True),
                         lambda: setattr(app.state, "solve_pending", False)),
-                       (lambda: setattr(app.editor, "autosaver", SimpleNamespace(changed_at=1.0)),
-                        lambda: setattr(app.editor, "autosaver", SimpleNamespace(changed_at=None))),
+                       (lambda: setattr(app.editor, "autosaver", SimpleNamespace(pending=True)),
+                        lambda: setattr(app.editor, "autosaver", SimpleNamespace(pending=False))),
                        (lambda: setattr(app.editor, "recovery", object()), lambda: setattr(app.editor, "recovery", None)),
                        (lambda: app.imgui_context.input_events_queue.append("key"),
                         lambda: app.imgui_context.input_events_queue.clear())):
