@@ -199,14 +199,14 @@ class RigRenderer:
         fbo.depth_mask = True
 
     def _reset_depth(self):
-        """Depth back to the far plane, colours untouched, so what follows draws over the mesh:
-        the background triangle lies at the far plane, drawn with depth test 'always' and a blend
-        that keeps the colour already there."""
-        self.ctx.blend_func = moderngl.ZERO, moderngl.ONE
-        self.ctx.depth_func = "1"
-        self.background.render(moderngl.TRIANGLES, vertices=3)
-        self.ctx.depth_func = "<"
-        self.ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
+        """Depth back to the far plane, colours untouched, so what follows draws over the mesh: a
+        depth-only clear, which a software renderer does per tile, where a full-screen pass shades
+        every pixel. moderngl applies a framebuffer's colour mask when the framebuffer is bound."""
+        fbo = self.ctx.fbo
+        fbo.color_mask = False, False, False, False
+        self.ctx.clear(depth=1.0)
+        fbo.color_mask = True, True, True, True
+        fbo.use()
 
     def _draw_bones(self, skeleton, world, heads, tails, index, view_state, pixels_per_metre):
         lengths = skeleton.lengths[index]
