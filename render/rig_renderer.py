@@ -158,7 +158,7 @@ class RigRenderer:
         ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
         self._draw_ground(view_state)
         if mesh is not None and view_state.show_mesh:
-            self.mesh_renderer.draw(mesh, world)
+            self.mesh_renderer.draw(mesh, world, camera, width / height)
             if view_state.xray_bones:
                 self._reset_depth()
         skeleton = rig.skeleton
