@@ -41,6 +41,8 @@ def _rot_y(a):
     c, s = np.cos(a), np.sin(a)
     return np.array([[c, 0.0, s], [0.0, 1.0, 0.0], [-s, 0.0, c]])
 
+NDC_NEAR_CORNERS = np.array([(x, y, -1.0, 1.0) for x in (-1, 1) for y in (-1, 1)])
+
 
 @dataclass
 class OrbitCamera:
@@ -103,6 +105,28 @@ class OrbitCamera:
         p[2, 3] = 2.0 * fa * n / (n - fa)
         p[3, 2] = -1.0
         return p
+
+    def near_plane_reach(self, aspect):
+        """Distance from the eye to the farthest corner of the perspective near plane."""
+        corners = NDC_NEAR_CORNERS @ np.linalg.inv(self.projection_matrix(aspect)).T
+        return float(np.linalg.norm(corners[:, :3] / corners[:, 3:], axis=1).max())
+
+    def clears_balls(self, centres, radii, aspect):
+        """Whether the view starts outside every ball (``centres`` (N, 3), ``radii`` (N,)) and in
+        front of none: the perspective near plane stays clear of them, or they all lie in front
+        of the orthographic volume's near face, ``far`` behind the eye."""
+        offsets = np.asarray(centres, float).reshape(-1, 3) - self.eye()
+        if self.orthographic:
+            return bool(np.all(offsets @ self.rotation()[:, 2] + radii < self.far))
+        return bool(np.all(np.linalg.norm(offsets, axis=1) > np.asarray(radii) + self.near_plane_reach(aspect)))
+
+    def clears_box(self, low, high, aspect):
+        """``clears_balls`` for the axis-aligned box from ``low`` (3,) to ``high`` (3,)."""
+        if self.orthographic:
+            corners = np.array([np.where(pick, high, low) for pick in np.ndindex(2, 2, 2)])
+            return bool(np.all((corners - self.eye()) @ self.rotation()[:, 2] < self.far))
+        eye, margin = self.eye(), self.near_plane_reach(aspect)
+        return bool(np.any(eye < np.asarray(low) - margin) or np.any(eye > np.asarray(high) + margin))
 
     def view_projection(self, width, height):
         return self.projection_matrix(width / height) @ self.view_matrix()

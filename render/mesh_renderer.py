@@ -16,7 +16,6 @@ from render.style import DEFAULT_STYLE
 
 VERTEX_FORMAT = "3f 3f 4f 4f"
 VERTEX_ATTRIBUTES = ("in_pos", "in_normal", "in_joints", "in_weights")
-NDC_NEAR_CORNERS = np.array([(x, y, -1.0, 1.0) for x in (-1, 1) for y in (-1, 1)])
 
 
 def is_closed_surface(positions, indices):
@@ -54,12 +53,6 @@ def bone_boxes(mesh):
     return np.concatenate([corners, np.ones((len(bones), 8, 1))], axis=2), bones
 
 
-def near_plane_reach(camera, aspect):
-    """Distance from the eye to the farthest corner of the perspective near plane."""
-    corners = NDC_NEAR_CORNERS @ np.linalg.inv(camera.projection_matrix(aspect)).T
-    return float(np.linalg.norm(corners[:, :3] / corners[:, 3:], axis=1).max())
-
-
 class MeshRenderer:
     """GPU objects for skinned meshes on one moderngl context; ``program`` takes the camera's
     ``u_view``/``u_proj`` like the rig renderer's programs."""
@@ -94,12 +87,7 @@ class MeshRenderer:
         if not self.closed:
             return False
         posed = np.einsum("bij,bkj->bki", matrices[self.boxed_bones], self.boxes)[..., :3].reshape(-1, 3)
-        if camera.orthographic:  # the view volume starts ``far`` behind the eye
-            depth = (posed - camera.eye()) @ camera.rotation()[:, 2]
-            return bool(depth.max() < camera.far)
-        margin = near_plane_reach(camera, aspect)
-        eye = camera.eye()
-        return bool(np.any(eye < posed.min(axis=0) - margin) or np.any(eye > posed.max(axis=0) + margin))
+        return camera.clears_box(posed.min(axis=0), posed.max(axis=0), aspect)
 
     def _write_joints(self, skin):
         """Upload the skinning matrices (N, 4, 4), each as its columns, and bind them to unit 0."""

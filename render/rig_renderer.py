@@ -44,10 +44,15 @@ def _write(buffer, data):
 
 
 class _InstancedMesh:
-    """One ``shapes.Mesh`` on the GPU, drawn once per instance: filled, then outlined."""
+    """One ``shapes.Mesh`` on the GPU, drawn once per instance: filled, then outlined.
+
+    The shapes are closed and convex, so seen from outside an instance shows only front faces;
+    then back faces are culled, which spares a software rasteriser half the tiny triangles."""
 
     def __init__(self, ctx, mesh, solid_program, wire_program):
+        self.ctx = ctx
         self.vertex_count = len(mesh.triangles)
+        self.reach = float(np.linalg.norm(mesh.triangles[:, :3], axis=1).max())  # from the shape's origin
         self.vbo = ctx.buffer(mesh.triangles.tobytes())
         self.instances = ctx.buffer(reserve=INSTANCE_FLOATS * 4 * 64)
         self.solid = ctx.vertex_array(solid_program, [
@@ -60,15 +65,30 @@ class _InstancedMesh:
                 (self.edge_vbo, "3f", "in_pos"),
                 (self.instances, "16f 12x 3f/i", "in_model", "in_color")])
 
-    def draw(self, models, fills, wires):
-        """``models`` (N, 4, 4) column-vector model-to-world matrices; ``fills``/``wires`` (N, 3)."""
+    def draw(self, models, fills, wires, clears_balls):
+        """``models`` (N, 4, 4) column-vector model-to-world matrices; ``fills``/``wires`` (N, 3);
+        ``clears_balls(centres, radii)`` says whether the view starts outside such balls
+        (``OrbitCamera.clears_balls``)."""
         n = len(models)
         if n == 0:
             return
         _write(self.instances, np.concatenate([models.transpose(0, 2, 1).reshape(n, 16), fills, wires], axis=1))
+        cull = self._only_fronts_show(models, clears_balls)
+        if cull:
+            self.ctx.enable(moderngl.CULL_FACE)
         self.solid.render(moderngl.TRIANGLES, vertices=self.vertex_count, instances=n)
+        if cull:
+            self.ctx.disable(moderngl.CULL_FACE)
         if self.wire is not None:
             self.wire.render(moderngl.LINES, instances=n)
+
+    def _only_fronts_show(self, models, clears_balls):
+        """No instance mirrored (that turns its faces inside out), and the eye outside them all."""
+        linear = models[:, :3, :3]
+        determinants = np.einsum("ij,ij->i", linear[:, :, 0], np.cross(linear[:, :, 1], linear[:, :, 2]))
+        if np.any(determinants <= 0.0):
+            return False
+        return clears_balls(models[:, :3, 3], self.reach * np.linalg.norm(linear, axis=1).max(axis=1))
 
     def release(self):
         for obj in (self.solid, self.wire, self.vbo, self.edge_vbo, self.instances):
@@ -161,6 +181,7 @@ class RigRenderer:
             self.mesh_renderer.draw(mesh, world, camera, width / height)
             if view_state.xray_bones:
                 self._reset_depth()
+        clears_balls = partial(camera.clears_balls, aspect=width / height)
         skeleton = rig.skeleton
         heads, tails = heads_tails(skeleton, world)
         targets, poles = rig.handle_bones()
@@ -169,7 +190,8 @@ class RigRenderer:
             special = targets | poles | hidden
             regular = np.array([i for i, n in enumerate(skeleton.names) if n not in special], int)
             self._draw_bones(skeleton, world, heads, tails, regular, view_state,
-                             partial(_pixel_size, camera.view_matrix(), camera.projection_matrix(width / height), height))
+                             partial(_pixel_size, camera.view_matrix(), camera.projection_matrix(width / height), height),
+                             clears_balls)
         if view_state.show_handles:
             rest = np.r_[skeleton.rest_heads, skeleton.rest_tails]
             extent = float(np.linalg.norm(rest.max(axis=0) - rest.min(axis=0)))
@@ -179,7 +201,7 @@ class RigRenderer:
                     (poles, self.poles, style.pole_size, style.pole, style.pole_selected)):
                 index = np.array(sorted(skeleton.index[n] for n in names - hidden), int)
                 fills, wires = self._colours(skeleton, index, view_state, colour, selected)
-                mesh.draw(world[index] @ _scale(np.full(len(index), size * extent)), fills, wires)
+                mesh.draw(world[index] @ _scale(np.full(len(index), size * extent)), fills, wires, clears_balls)
         if view_state.constraint_line is not None:
             self._draw_constraint_line(view_state.constraint_line)
         if view_state.solver_overlay is not None:
@@ -208,17 +230,17 @@ class RigRenderer:
         fbo.color_mask = True, True, True, True
         fbo.use()
 
-    def _draw_bones(self, skeleton, world, heads, tails, index, view_state, pixels_per_metre):
+    def _draw_bones(self, skeleton, world, heads, tails, index, view_state, pixels_per_metre, clears_balls):
         lengths = skeleton.lengths[index]
         fills, wires = self._colours(skeleton, index, view_state, self.style.bone, self.style.bone_selected,
                                      self.style.bone_chain)
         shown = pixels_per_metre(heads[index], lengths) >= MIN_PIXELS
-        self.bones.draw(world[index[shown]] @ _scale(lengths[shown]), fills[shown], wires[shown])
+        self.bones.draw(world[index[shown]] @ _scale(lengths[shown]), fills[shown], wires[shown], clears_balls)
         radii = self.style.joint_radius * np.linalg.norm(tails[index] - heads[index], axis=1)
         centres, radii = np.r_[heads[index], tails[index]], np.r_[radii, radii]
         shown = pixels_per_metre(centres, radii) >= MIN_PIXELS
         self.joints.draw(_translate_scale(centres[shown], radii[shown]), np.r_[fills, fills][shown],
-                         np.r_[wires, wires][shown])
+                         np.r_[wires, wires][shown], clears_balls)
 
     def _draw_pole_lines(self, rig, heads, hidden):
         """Dashed line from each constrained bone's head (the chain's middle joint) to its pole,

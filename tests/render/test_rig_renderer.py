@@ -113,3 +113,23 @@ def test_bone_y_scale_stretches_the_drawn_bone(ctx, renderer):
     background = pictures[0][y, 0]
     assert np.abs(rest_patch - background).max() <= 4
     assert np.abs(scaled_patch - background).max() > 40
+
+
+def test_shapes_stay_solid_when_mirrored_or_seen_from_inside(ctx, renderer):
+    """Back faces are culled only where they cannot show: a mirrored bone (faces turned inside
+    out) is still filled, and an eye inside a handle sees the handle's colour all around."""
+    rig, world, camera = rest_scene("humanoid", 0.0, 0.0, margin=1.5)
+    skeleton = rig.skeleton
+    head = skeleton.index["head"]
+    view_state = ViewState(show_grid=False, show_axes=False)
+    mirrored = world.copy()
+    mirrored[head, :3, 0] *= -1.0  # the bone's shape is symmetric across its X: the same picture
+    plain, flipped = (render(ctx, renderer, rig, matrices, camera, view_state).astype(int)
+                      for matrices in (world, mirrored))
+    assert np.count_nonzero(np.abs(plain - flipped).max(axis=2) > 16) < 20
+
+    hand = skeleton.index["hand_ik.L"]
+    inside = OrbitCamera(target=world[hand, :3, 3], distance=0.005)
+    image = render(ctx, renderer, rig, world, inside, ViewState(show_grid=False, show_axes=False, show_bones=False))
+    orange = (image[..., 0].astype(int) - image[..., 2] > 80).mean()
+    assert orange > 0.9
