@@ -11,6 +11,7 @@ frame (a drag, an orbit) it is drawn without multisampling, which keeps a softwa
 within a frame; once it holds still for a frame it is drawn once 4x multisampled and that
 picture is reused until something changes.
 """
+import math
 import sys
 import time
 
@@ -121,21 +122,33 @@ class PosekitWindow:
         self.frame_target = OffscreenTarget(self.ctx, width, height, samples=0)  # depth: moving scenes draw here
         self.last_scene = self.still_scene = None
 
-    def _scene_key(self, width, height):
+    def scene_region(self, width, height):
+        """The framebuffer pixels (x, y, width, height from the bottom left) no panel covers, with
+        the see-through splitters along them: the docked panels are opaque, so the scene is
+        drawn only there."""
+        scale_x, scale_y = width / self.window.width, height / self.window.height
+        left, top, right, bottom = self.state.free_pixels(self.window.width, self.window.height)
+        seam = imgui.get_style().docking_separator_size
+        x0, x1 = max(int((left - seam) * scale_x), 0), min(int(math.ceil((right + seam) * scale_x)), width)
+        y0, y1 = max(int(height - math.ceil((bottom + seam) * scale_y)), 0), min(int(height - (top - seam) * scale_y), height)
+        return x0, y0, max(x1 - x0, 0), max(y1 - y0, 0)
+
+    def _scene_key(self, width, height, region):
         """Everything the scene's picture depends on, to tell a moving scene from a still one."""
         state = self.state
         camera = state.camera
         constraints = [(c.bone, c.target, c.pole_target) for c in state.rig.ik]
-        return (width, height, state.world.tobytes(), camera.view_matrix().tobytes(),
+        return (width, height, region, state.world.tobytes(), camera.view_matrix().tobytes(),
                 camera.projection_matrix(width / height).tobytes(), repr(state.view), repr(constraints), id(state.rig),
                 id(state.mesh))
 
     def _draw_scene(self, width, height):
         """Into the frame target: a fast single-sample picture while the scene moves, the cached
         multisampled one once it holds still."""
-        key = self._scene_key(width, height)
+        region = self.scene_region(width, height)
+        key = self._scene_key(width, height, region)
         draw = lambda: self.renderer.draw(self.state.rig, self.state.world, self.state.view, self.state.camera,
-                                          width, height, mesh=self.state.mesh)
+                                          width, height, mesh=self.state.mesh, region=region)
         if key != self.last_scene:  # drawn straight into the frame: a copy of 1280x720 costs a software renderer ms
             self.last_scene, self.still_scene = key, None
             self.frame_target.use()

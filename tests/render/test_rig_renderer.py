@@ -133,3 +133,26 @@ def test_shapes_stay_solid_when_mirrored_or_seen_from_inside(ctx, renderer):
     image = render(ctx, renderer, rig, world, inside, ViewState(show_grid=False, show_axes=False, show_bones=False))
     orange = (image[..., 0].astype(int) - image[..., 2] > 80).mean()
     assert orange > 0.9
+
+
+def test_a_region_is_drawn_as_the_whole_picture_and_the_rest_only_cleared(ctx, renderer):
+    """The window draws only the part no panel covers: there the picture is the full one; the
+    rest holds the background's middle colour (the panels paint over it)."""
+    rig, world, camera = rest_scene("humanoid", 0.3, 0.3)
+    view_state = ViewState()
+    full = render(ctx, renderer, rig, world, camera, view_state)
+    x, y, w, h = 40, 100, 400, 300  # from the bottom left
+    scissors = []
+
+    def draw(width, height):
+        renderer.draw(rig, world, view_state, camera, width, height, region=(x, y, w, h))
+        scissors.append(tuple(ctx.scissor))
+
+    part = render_image(ctx, draw, W, H)
+    assert scissors == [(0, 0, W, H)]  # what follows may draw anywhere
+    rows = slice(H - y - h, H - y)
+    np.testing.assert_array_equal(part[rows, x:x + w], full[rows, x:x + w])
+    middle = np.round(np.add(renderer.style.background_top, renderer.style.background_bottom) / 2 * 255)
+    outside = np.ones((H, W), bool)
+    outside[H - y - h - 1:H - y + 1, x - 1:x + w + 1] = False  # llvmpipe's multisampled scissor blurs a 1 px ring
+    assert np.abs(part[outside].astype(int) - middle).max() <= 1

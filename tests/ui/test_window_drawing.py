@@ -1,5 +1,5 @@
-"""ImGui's textures are sampled nearest, which a software renderer draws faster, with panels that
-look the same as bilinear sampling's."""
+"""How the window spares a software renderer work without changing the picture: ImGui's
+textures sampled nearest, and the scene drawn only where no panel covers it."""
 import numpy as np
 import OpenGL.GL as gl
 from imgui_bundle import imgui
@@ -40,3 +40,19 @@ def test_nearest_panels_match_bilinear_ones(driver):
     difference = np.abs(nearest.astype(int) - bilinear.astype(int)).max(axis=2)
     assert difference.max() <= 32
     assert np.count_nonzero(difference) < 100
+
+
+def test_the_scene_is_drawn_only_where_no_panel_covers_it(driver, monkeypatch):
+    app = driver.app
+    width, height = app.window.get_framebuffer_size()
+    x, y, w, h = app.scene_region(width, height)
+    assert w * h < 0.7 * width * height
+    in_region = app.read_rgb()
+    monkeypatch.setattr(app, "scene_region", lambda width, height: (0, 0, width, height))
+    app.frame()
+    app.frame()  # the still scene, multisampled, as in_region's
+    whole = app.read_rgb()
+    # Only the see-through splitters between panels away from the viewport show what is under them.
+    difference = np.abs(in_region.astype(int) - whole.astype(int)).max(axis=2)
+    assert np.count_nonzero(difference > 16) < 10
+    assert np.count_nonzero(difference) < 0.01 * width * height
