@@ -44,6 +44,33 @@ def _rot_y(a):
 NDC_NEAR_CORNERS = np.array([(x, y, -1.0, 1.0) for x in (-1, 1) for y in (-1, 1)])
 
 
+@dataclass(frozen=True)
+class ViewStart:
+    """Where a camera's rays start: around the perspective ``eye`` (3,) out to the near plane's
+    ``reach``, or on the orthographic volume's near face, ``far`` behind the eye along ``back``
+    (3,). Back faces of closed shapes that the view starts clear of cannot show."""
+    eye: np.ndarray
+    back: np.ndarray
+    reach: float
+    far: float
+    orthographic: bool
+
+    def clears_balls(self, centres, radii):
+        """Whether the view starts outside every ball (``centres`` (N, 3), ``radii`` (N,))."""
+        offsets = np.asarray(centres, float).reshape(-1, 3) - self.eye
+        if self.orthographic:
+            return bool(np.all(offsets @ self.back + radii < self.far))
+        return bool(np.all(np.linalg.norm(offsets, axis=1) > np.asarray(radii) + self.reach))
+
+    def clears_box(self, low, high):
+        """``clears_balls`` for the axis-aligned box from ``low`` (3,) to ``high`` (3,)."""
+        if self.orthographic:
+            corners = np.array([np.where(pick, high, low) for pick in np.ndindex(2, 2, 2)])
+            return bool(np.all((corners - self.eye) @ self.back < self.far))
+        outside_low = self.eye < np.asarray(low) - self.reach
+        return bool(np.any(outside_low) or np.any(self.eye > np.asarray(high) + self.reach))
+
+
 @dataclass
 class OrbitCamera:
     """Turntable camera orbiting ``target`` (3,) at ``distance`` metres.
@@ -111,22 +138,10 @@ class OrbitCamera:
         corners = NDC_NEAR_CORNERS @ np.linalg.inv(self.projection_matrix(aspect)).T
         return float(np.linalg.norm(corners[:, :3] / corners[:, 3:], axis=1).max())
 
-    def clears_balls(self, centres, radii, aspect):
-        """Whether the view starts outside every ball (``centres`` (N, 3), ``radii`` (N,)) and in
-        front of none: the perspective near plane stays clear of them, or they all lie in front
-        of the orthographic volume's near face, ``far`` behind the eye."""
-        offsets = np.asarray(centres, float).reshape(-1, 3) - self.eye()
-        if self.orthographic:
-            return bool(np.all(offsets @ self.rotation()[:, 2] + radii < self.far))
-        return bool(np.all(np.linalg.norm(offsets, axis=1) > np.asarray(radii) + self.near_plane_reach(aspect)))
-
-    def clears_box(self, low, high, aspect):
-        """``clears_balls`` for the axis-aligned box from ``low`` (3,) to ``high`` (3,)."""
-        if self.orthographic:
-            corners = np.array([np.where(pick, high, low) for pick in np.ndindex(2, 2, 2)])
-            return bool(np.all((corners - self.eye()) @ self.rotation()[:, 2] < self.far))
-        eye, margin = self.eye(), self.near_plane_reach(aspect)
-        return bool(np.any(eye < np.asarray(low) - margin) or np.any(eye > np.asarray(high) + margin))
+    def view_start(self, aspect):
+        """Where this view's rays start, for a framebuffer of ``aspect`` (width / height)."""
+        reach = 0.0 if self.orthographic else self.near_plane_reach(aspect)
+        return ViewStart(self.eye(), self.rotation()[:, 2], reach, self.far, self.orthographic)
 
     def view_projection(self, width, height):
         return self.projection_matrix(width / height) @ self.view_matrix()

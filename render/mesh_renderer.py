@@ -66,28 +66,28 @@ class MeshRenderer:
         self.vbo = self.ibo = self.vao = self.joints = None
         self.closed, self.boxes, self.boxed_bones = False, None, None
 
-    def draw(self, mesh, world, camera=None, aspect=1.0):
+    def draw(self, mesh, world, view_start=None):
         """Draw ``mesh`` posed by the bones' world matrices ``world`` (N, 4, 4); depth-tested,
-        writing depth, into the framebuffer in use. With the ``camera`` (and the framebuffer's
-        ``aspect``) that sees it, back faces that cannot show are culled."""
+        writing depth, into the framebuffer in use. Given where the view starts (a
+        ``render.camera.ViewStart``), back faces that cannot show are culled."""
         if mesh is not self.mesh:
             self._upload(mesh)
         matrices = mesh.skinning_matrices(world)
         self._write_joints(matrices.transpose(0, 2, 1).astype("f4"))  # rows = columns
-        cull = camera is not None and self.only_fronts_show(matrices, camera, aspect)
+        cull = view_start is not None and self.only_fronts_show(matrices, view_start)
         if cull:
             self.ctx.enable(moderngl.CULL_FACE)
         self.vao.render(moderngl.TRIANGLES)
         if cull:
             self.ctx.disable(moderngl.CULL_FACE)
 
-    def only_fronts_show(self, matrices, camera, aspect):
+    def only_fronts_show(self, matrices, view_start):
         """Whether the mesh last drawn, posed by its skinning ``matrices`` (N, 4, 4), is closed and wholly beyond the near plane, seen from outside:
         then every ray from the eye meets a front face first."""
         if not self.closed:
             return False
         posed = np.einsum("bij,bkj->bki", matrices[self.boxed_bones], self.boxes)[..., :3].reshape(-1, 3)
-        return camera.clears_box(posed.min(axis=0), posed.max(axis=0), aspect)
+        return view_start.clears_box(posed.min(axis=0), posed.max(axis=0))
 
     def _write_joints(self, skin):
         """Upload the skinning matrices (N, 4, 4), each as its columns, and bind them to unit 0."""

@@ -65,15 +65,14 @@ class _InstancedMesh:
                 (self.edge_vbo, "3f", "in_pos"),
                 (self.instances, "16f 12x 3f/i", "in_model", "in_color")])
 
-    def draw(self, models, fills, wires, clears_balls):
+    def draw(self, models, fills, wires, view_start):
         """``models`` (N, 4, 4) column-vector model-to-world matrices; ``fills``/``wires`` (N, 3);
-        ``clears_balls(centres, radii)`` says whether the view starts outside such balls
-        (``OrbitCamera.clears_balls``)."""
+        ``view_start``: where the view starts (a ``render.camera.ViewStart``)."""
         n = len(models)
         if n == 0:
             return
         _write(self.instances, np.concatenate([models.transpose(0, 2, 1).reshape(n, 16), fills, wires], axis=1))
-        cull = self._only_fronts_show(models, clears_balls)
+        cull = self._only_fronts_show(models, view_start)
         if cull:
             self.ctx.enable(moderngl.CULL_FACE)
         self.solid.render(moderngl.TRIANGLES, vertices=self.vertex_count, instances=n)
@@ -82,13 +81,13 @@ class _InstancedMesh:
         if self.wire is not None:
             self.wire.render(moderngl.LINES, instances=n)
 
-    def _only_fronts_show(self, models, clears_balls):
+    def _only_fronts_show(self, models, view_start):
         """No instance mirrored (that turns its faces inside out), and the eye outside them all."""
         linear = models[:, :3, :3]
         determinants = np.einsum("ij,ij->i", linear[:, :, 0], np.cross(linear[:, :, 1], linear[:, :, 2]))
         if np.any(determinants <= 0.0):
             return False
-        return clears_balls(models[:, :3, 3], self.reach * np.linalg.norm(linear, axis=1).max(axis=1))
+        return view_start.clears_balls(models[:, :3, 3], self.reach * np.linalg.norm(linear, axis=1).max(axis=1))
 
     def release(self):
         for obj in (self.solid, self.wire, self.vbo, self.edge_vbo, self.instances):
@@ -181,11 +180,11 @@ class RigRenderer:
         ctx.enable(moderngl.DEPTH_TEST | moderngl.BLEND)
         ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
         self._draw_ground(view_state)
+        view_start = camera.view_start(width / height)
         if mesh is not None and view_state.show_mesh:
-            self.mesh_renderer.draw(mesh, world, camera, width / height)
+            self.mesh_renderer.draw(mesh, world, view_start)
             if view_state.xray_bones:
                 self._reset_depth()
-        clears_balls = partial(camera.clears_balls, aspect=width / height)
         skeleton = rig.skeleton
         heads, tails = heads_tails(skeleton, world)
         targets, poles = rig.handle_bones()
@@ -195,7 +194,7 @@ class RigRenderer:
             regular = np.array([i for i, n in enumerate(skeleton.names) if n not in special], int)
             self._draw_bones(skeleton, world, heads, tails, regular, view_state,
                              partial(_pixel_size, camera.view_matrix(), camera.projection_matrix(width / height), height),
-                             clears_balls)
+                             view_start)
         if view_state.show_handles:
             rest = np.r_[skeleton.rest_heads, skeleton.rest_tails]
             extent = float(np.linalg.norm(rest.max(axis=0) - rest.min(axis=0)))
@@ -205,7 +204,7 @@ class RigRenderer:
                     (poles, self.poles, style.pole_size, style.pole, style.pole_selected)):
                 index = np.array(sorted(skeleton.index[n] for n in names - hidden), int)
                 fills, wires = self._colours(skeleton, index, view_state, colour, selected)
-                mesh.draw(world[index] @ _scale(np.full(len(index), size * extent)), fills, wires, clears_balls)
+                mesh.draw(world[index] @ _scale(np.full(len(index), size * extent)), fills, wires, view_start)
         if view_state.constraint_line is not None:
             self._draw_constraint_line(view_state.constraint_line)
         if view_state.solver_overlay is not None:
@@ -235,17 +234,17 @@ class RigRenderer:
         fbo.color_mask = True, True, True, True
         fbo.use()
 
-    def _draw_bones(self, skeleton, world, heads, tails, index, view_state, pixels_per_metre, clears_balls):
+    def _draw_bones(self, skeleton, world, heads, tails, index, view_state, pixels_per_metre, view_start):
         lengths = skeleton.lengths[index]
         fills, wires = self._colours(skeleton, index, view_state, self.style.bone, self.style.bone_selected,
                                      self.style.bone_chain)
         shown = pixels_per_metre(heads[index], lengths) >= MIN_PIXELS
-        self.bones.draw(world[index[shown]] @ _scale(lengths[shown]), fills[shown], wires[shown], clears_balls)
+        self.bones.draw(world[index[shown]] @ _scale(lengths[shown]), fills[shown], wires[shown], view_start)
         radii = self.style.joint_radius * np.linalg.norm(tails[index] - heads[index], axis=1)
         centres, radii = np.r_[heads[index], tails[index]], np.r_[radii, radii]
         shown = pixels_per_metre(centres, radii) >= MIN_PIXELS
         self.joints.draw(_translate_scale(centres[shown], radii[shown]), np.r_[fills, fills][shown],
-                         np.r_[wires, wires][shown], clears_balls)
+                         np.r_[wires, wires][shown], view_start)
 
     def _draw_pole_lines(self, rig, heads, hidden):
         """Dashed line from each constrained bone's head (the chain's middle joint) to its pole,

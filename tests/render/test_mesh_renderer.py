@@ -121,7 +121,7 @@ def test_back_faces_are_culled_from_outside_only(ctx, renderer, character, monke
     matrices = document.mesh.skinning_matrices(world)
     hidden = ViewState(show_bones=False, show_handles=False, show_grid=False, show_axes=False)
     outside = render(ctx, renderer, document, camera, pose, hidden)
-    assert renderer.mesh_renderer.only_fronts_show(matrices, camera, W / H)
+    assert renderer.mesh_renderer.only_fronts_show(matrices, camera.view_start(W / H))
     with monkeypatch.context() as patch:
         patch.setattr(renderer.mesh_renderer, "only_fronts_show", lambda *_: False)
         two_sided = render(ctx, renderer, document, camera, pose, hidden)
@@ -129,10 +129,10 @@ def test_back_faces_are_culled_from_outside_only(ctx, renderer, character, monke
 
     chest = world[skeleton.index["spine.03"], :3, 3]
     inside = OrbitCamera(target=chest, distance=0.02, yaw=0.5)
-    assert not renderer.mesh_renderer.only_fronts_show(matrices, inside, W / H)
+    assert not renderer.mesh_renderer.only_fronts_show(matrices, inside.view_start(W / H))
     assert _mesh_mask(render(ctx, renderer, document, inside, pose, hidden)).mean() > 0.99  # culled: about 0.4
     orthographic = OrbitCamera(target=chest, distance=0.02, yaw=0.5, orthographic=True)
-    assert renderer.mesh_renderer.only_fronts_show(matrices, orthographic, W / H)  # its volume starts far behind
+    assert renderer.mesh_renderer.only_fronts_show(matrices, orthographic.view_start(W / H))  # its volume starts far behind
 
 
 def test_mesh_renderer_frees_its_gpu_objects(ctx, character):
