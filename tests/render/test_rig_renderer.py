@@ -8,6 +8,7 @@ import pytest
 from tests.golden import assert_matches_golden
 from render.camera import OrbitCamera
 from render.capture import render_image, save_png
+from render.rig_renderer import RigRenderer
 from render.view_state import ViewState
 from rig.pose import Pose, world_matrices
 from rig.formats.rigfile import load_rig
@@ -156,3 +157,26 @@ def test_a_region_is_drawn_as_the_whole_picture_and_the_rest_only_cleared(ctx, r
     outside = np.ones((H, W), bool)
     outside[H - y - h - 1:H - y + 1, x - 1:x + w + 1] = False  # llvmpipe's multisampled scissor blurs a 1 px ring
     assert np.abs(part[outside].astype(int) - middle).max() <= 1
+
+
+def test_the_cached_backdrop_follows_the_camera_and_the_ground_toggles(ctx, renderer):
+    """Single-sample frames copy the background and ground from a cache: whatever changed since,
+    each frame is the one a renderer with no cache draws."""
+    rig, world, camera = rest_scene("humanoid", 0.3, 0.3)
+    skeleton = rig.skeleton
+    pose = Pose.rest(len(skeleton))
+    pose.rotations[skeleton.index["upper_arm.L"]] = [0.0, 0.0, 0.38268343, 0.92387953]
+    turned = OrbitCamera(target=camera.target, distance=camera.distance, yaw=0.8, pitch=0.2)
+    frames = [(world, camera, ViewState()), (world_matrices(skeleton, pose), camera, ViewState()),
+              (world, turned, ViewState()), (world, turned, ViewState(show_grid=False)),
+              (world, turned, ViewState(show_axes=False))]
+
+    def picture(rig_renderer, matrices, view, view_state):
+        return render_image(ctx, lambda w, h: rig_renderer.draw(rig, matrices, view_state, view, w, h), W, H, samples=0)
+
+    cached = [picture(renderer, *frame) for frame in frames]
+    for frame, image in zip(frames, cached):
+        fresh = RigRenderer(ctx)
+        np.testing.assert_array_equal(image, picture(fresh, *frame))
+        fresh.release()
+    assert all(np.abs(a.astype(int) - b).max() > 40 for a, b in zip(cached, cached[1:]))
