@@ -82,8 +82,8 @@ class MeshRenderer:
             self.ctx.disable(moderngl.CULL_FACE)
 
     def only_fronts_show(self, matrices, view_start):
-        """Whether the mesh last drawn, posed by its skinning ``matrices`` (N, 4, 4), is closed and wholly beyond the near plane, seen from outside:
-        then every ray from the eye meets a front face first."""
+        """Whether the mesh last drawn, posed by its skinning ``matrices`` (N, 4, 4), is closed and
+        seen from outside, wholly beyond the near plane: then every ray meets a front face first."""
         if not self.closed:
             return False
         posed = np.einsum("bij,bkj->bki", matrices[self.boxed_bones], self.boxes)[..., :3].reshape(-1, 3)

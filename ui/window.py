@@ -1,10 +1,10 @@
 """The app's window: one frame = panels, solve, viewport draw, ImGui on top.
 
 Wraps a pyglet window (a real one, or a hidden headless one for screenshots and tests). The
-scene is drawn offscreen into a single-sample frame buffer, the ImGui panels are drawn over it,
-and the result is shown on screen or read back as a screenshot. Viewport input lives in
-``ui.input.ViewportInput``, pushed above ImGui's handlers; it reaches the rig only when ImGui
-does not want the mouse or keyboard.
+scene is drawn offscreen into a single-sample frame buffer where no docked panel covers it, the
+ImGui panels are drawn over it, and the result is shown on screen or read back as a screenshot.
+Viewport input lives in ``ui.input.ViewportInput``, pushed above ImGui's handlers; it reaches the
+rig only when ImGui does not want the mouse or keyboard.
 
 Anti-aliasing is progressive, as in Blender's viewport: while the scene changes from frame to
 frame (a drag, an orbit) it is drawn without multisampling, which keeps a software renderer
@@ -75,7 +75,7 @@ class PosekitWindow:
         self.imgui_context = imgui.create_context()
         self.layout = DockLayout(None if state.deterministic else layout_path())
         imgui.style_colors_dark()
-        style = imgui.get_style()  # opaque panels: the scene is drawn under the whole window
+        style = imgui.get_style()  # opaque panels: the scene is drawn only where none covers it
         background = style.color_(imgui.Col_.window_bg)
         style.set_color_(imgui.Col_.window_bg, imgui.ImVec4(background.x, background.y, background.z, 1.0))
         self.imgui = NearestImGuiRenderer(window)
@@ -129,8 +129,9 @@ class PosekitWindow:
         scale_x, scale_y = width / self.window.width, height / self.window.height
         left, top, right, bottom = self.state.free_pixels(self.window.width, self.window.height)
         seam = imgui.get_style().docking_separator_size
-        x0, x1 = max(int((left - seam) * scale_x), 0), min(int(math.ceil((right + seam) * scale_x)), width)
-        y0, y1 = max(int(height - math.ceil((bottom + seam) * scale_y)), 0), min(int(height - (top - seam) * scale_y), height)
+        x0, x1 = max(int((left - seam) * scale_x), 0), min(math.ceil((right + seam) * scale_x), width)
+        y0 = max(height - math.ceil((bottom + seam) * scale_y), 0)
+        y1 = min(int(height - (top - seam) * scale_y), height)
         return x0, y0, max(x1 - x0, 0), max(y1 - y0, 0)
 
     def _scene_key(self, width, height, region):
