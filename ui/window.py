@@ -42,7 +42,7 @@ class NearestImGuiRenderer(pyglet_backend.PygletProgrammablePipelineRenderer):
     """The ImGui backend with its textures sampled nearest, not bilinear, which cost a software
     renderer about 1 ms a frame at 1280x720. ImGui puts glyphs and the white pixel of its fills
     on whole texels, so panels come out the same; only the anti-aliased edges of texture-drawn
-    round corners and rings at fractional positions (tabs, the gizmo) move by up to 32/255."""
+    corners, check marks and rings at fractional positions move by up to 32/255."""
 
     def _update_texture(self, tex):
         created = tex.status == imgui.ImTextureStatus.want_create

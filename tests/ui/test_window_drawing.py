@@ -36,10 +36,10 @@ def test_nearest_panels_match_bilinear_ones(driver):
     set_filter(imgui_textures(), gl.GL_LINEAR)
     app.frame()
     bilinear = app.read_rgb()
-    # Only the anti-aliased edges of texture-drawn round corners (the tabs') may shift a little.
+    # Only anti-aliased edges drawn from the texture (tabs' round corners, check marks) shift a little.
     difference = np.abs(nearest.astype(int) - bilinear.astype(int)).max(axis=2)
     assert difference.max() <= 32
-    assert np.count_nonzero(difference) < 100
+    assert np.count_nonzero(difference) < difference.size / 1000
 
 
 def test_the_scene_is_drawn_only_where_no_panel_covers_it(driver, monkeypatch):
