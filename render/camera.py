@@ -41,6 +41,35 @@ def _rot_y(a):
     c, s = np.cos(a), np.sin(a)
     return np.array([[c, 0.0, s], [0.0, 1.0, 0.0], [-s, 0.0, c]])
 
+NDC_NEAR_CORNERS = np.array([(x, y, -1.0, 1.0) for x in (-1, 1) for y in (-1, 1)])
+
+
+@dataclass(frozen=True)
+class ViewStart:
+    """Where a camera's rays start: around the perspective ``eye`` (3,) out to the near plane's
+    ``reach``, or on the orthographic volume's near face, ``far`` behind the eye along ``back``
+    (3,). Back faces of closed shapes that the view starts clear of cannot show."""
+    eye: np.ndarray
+    back: np.ndarray
+    reach: float
+    far: float
+    orthographic: bool
+
+    def clears_balls(self, centres, radii):
+        """Whether the view starts outside every ball (``centres`` (N, 3), ``radii`` (N,))."""
+        offsets = np.asarray(centres, float).reshape(-1, 3) - self.eye
+        if self.orthographic:
+            return bool(np.all(offsets @ self.back + radii < self.far))
+        return bool(np.all(np.linalg.norm(offsets, axis=1) > np.asarray(radii) + self.reach))
+
+    def clears_box(self, low, high):
+        """``clears_balls`` for the axis-aligned box from ``low`` (3,) to ``high`` (3,)."""
+        if self.orthographic:
+            corners = np.array([np.where(pick, high, low) for pick in np.ndindex(2, 2, 2)])
+            return bool(np.all((corners - self.eye) @ self.back < self.far))
+        outside_low = self.eye < np.asarray(low) - self.reach
+        return bool(np.any(outside_low) or np.any(self.eye > np.asarray(high) + self.reach))
+
 
 @dataclass
 class OrbitCamera:
@@ -103,6 +132,16 @@ class OrbitCamera:
         p[2, 3] = 2.0 * fa * n / (n - fa)
         p[3, 2] = -1.0
         return p
+
+    def near_plane_reach(self, aspect):
+        """Distance from the eye to the farthest corner of the perspective near plane."""
+        corners = NDC_NEAR_CORNERS @ np.linalg.inv(self.projection_matrix(aspect)).T
+        return float(np.linalg.norm(corners[:, :3] / corners[:, 3:], axis=1).max())
+
+    def view_start(self, aspect):
+        """Where this view's rays start, for a framebuffer of ``aspect`` (width / height)."""
+        reach = 0.0 if self.orthographic else self.near_plane_reach(aspect)
+        return ViewStart(self.eye(), self.rotation()[:, 2], reach, self.far, self.orthographic)
 
     def view_projection(self, width, height):
         return self.projection_matrix(width / height) @ self.view_matrix()

@@ -1,19 +1,21 @@
 """The app's window: one frame = panels, solve, viewport draw, ImGui on top.
 
 Wraps a pyglet window (a real one, or a hidden headless one for screenshots and tests). The
-scene is drawn offscreen into a single-sample frame buffer, the ImGui panels are drawn over it,
-and the result is shown on screen or read back as a screenshot. Viewport input lives in
-``ui.input.ViewportInput``, pushed above ImGui's handlers; it reaches the rig only when ImGui
-does not want the mouse or keyboard.
+scene is drawn offscreen into a single-sample frame buffer where no docked panel covers it, the
+ImGui panels are drawn over it, and the result is shown on screen or read back as a screenshot.
+Viewport input lives in ``ui.input.ViewportInput``, pushed above ImGui's handlers; it reaches the
+rig only when ImGui does not want the mouse or keyboard.
 
 Anti-aliasing is progressive, as in Blender's viewport: while the scene changes from frame to
 frame (a drag, an orbit) it is drawn without multisampling, which keeps a software renderer
 within a frame; once it holds still for a frame it is drawn once 4x multisampled and that
 picture is reused until something changes.
 """
+import math
 import sys
 import time
 
+import OpenGL.GL as gl
 from imgui_bundle import imgui
 from imgui_bundle.python_backends import pyglet_backend
 from pyglet.window import key
@@ -36,6 +38,28 @@ from ui.viewport import active_chain, cancel_drag, constraint_line
 FIXED_DT = 1.0 / 60.0
 
 
+class NearestImGuiRenderer(pyglet_backend.PygletProgrammablePipelineRenderer):
+    """The ImGui backend with its textures sampled nearest, not bilinear, which cost a software
+    renderer about 1 ms a frame at 1280x720. ImGui puts glyphs and the white pixel of its fills
+    on whole texels, so panels come out the same; only the anti-aliased edges of texture-drawn
+    corners, check marks and rings at fractional positions move by up to 32/255."""
+
+    def _update_texture(self, tex):
+        created = tex.status == imgui.ImTextureStatus.want_create
+        super()._update_texture(tex)
+        if created:
+            sample_nearest(tex.tex_id)
+
+
+def sample_nearest(texture_id):
+    """Nearest filtering for the GL 2D texture ``texture_id``, leaving the bound texture bound."""
+    previous = gl.glGetIntegerv(gl.GL_TEXTURE_BINDING_2D)
+    gl.glBindTexture(gl.GL_TEXTURE_2D, texture_id)
+    for parameter in (gl.GL_TEXTURE_MIN_FILTER, gl.GL_TEXTURE_MAG_FILTER):
+        gl.glTexParameteri(gl.GL_TEXTURE_2D, parameter, gl.GL_NEAREST)
+    gl.glBindTexture(gl.GL_TEXTURE_2D, previous)
+
+
 class PosekitWindow:
     """Owns the GL and ImGui resources of one pyglet window and runs frames for ``state``.
 
@@ -51,10 +75,10 @@ class PosekitWindow:
         self.imgui_context = imgui.create_context()
         self.layout = DockLayout(None if state.deterministic else layout_path())
         imgui.style_colors_dark()
-        style = imgui.get_style()  # opaque panels: the scene is drawn under the whole window
+        style = imgui.get_style()  # opaque panels: the scene is drawn only where none covers it
         background = style.color_(imgui.Col_.window_bg)
         style.set_color_(imgui.Col_.window_bg, imgui.ImVec4(background.x, background.y, background.z, 1.0))
-        self.imgui = pyglet_backend.create_renderer(window)
+        self.imgui = NearestImGuiRenderer(window)
         self.scene_target = self.still_target = self.frame_target = None
         self.last_scene = self.still_scene = None
         self.editor = Editor(self)
@@ -98,21 +122,34 @@ class PosekitWindow:
         self.frame_target = OffscreenTarget(self.ctx, width, height, samples=0)  # depth: moving scenes draw here
         self.last_scene = self.still_scene = None
 
-    def _scene_key(self, width, height):
+    def scene_region(self, width, height):
+        """The framebuffer pixels (x, y, width, height from the bottom left) no panel covers, with
+        the see-through splitters along them: the docked panels are opaque, so the scene is
+        drawn only there."""
+        scale_x, scale_y = width / self.window.width, height / self.window.height
+        left, top, right, bottom = self.state.free_pixels(self.window.width, self.window.height)
+        seam = imgui.get_style().docking_separator_size
+        x0, x1 = max(int((left - seam) * scale_x), 0), min(math.ceil((right + seam) * scale_x), width)
+        y0 = max(height - math.ceil((bottom + seam) * scale_y), 0)
+        y1 = min(int(height - (top - seam) * scale_y), height)
+        return x0, y0, max(x1 - x0, 0), max(y1 - y0, 0)
+
+    def _scene_key(self, width, height, region):
         """Everything the scene's picture depends on, to tell a moving scene from a still one."""
         state = self.state
         camera = state.camera
         constraints = [(c.bone, c.target, c.pole_target) for c in state.rig.ik]
-        return (width, height, state.world.tobytes(), camera.view_matrix().tobytes(),
+        return (width, height, region, state.world.tobytes(), camera.view_matrix().tobytes(),
                 camera.projection_matrix(width / height).tobytes(), repr(state.view), repr(constraints), id(state.rig),
                 id(state.mesh))
 
     def _draw_scene(self, width, height):
         """Into the frame target: a fast single-sample picture while the scene moves, the cached
         multisampled one once it holds still."""
-        key = self._scene_key(width, height)
+        region = self.scene_region(width, height)
+        key = self._scene_key(width, height, region)
         draw = lambda: self.renderer.draw(self.state.rig, self.state.world, self.state.view, self.state.camera,
-                                          width, height, mesh=self.state.mesh)
+                                          width, height, mesh=self.state.mesh, region=region)
         if key != self.last_scene:  # drawn straight into the frame: a copy of 1280x720 costs a software renderer ms
             self.last_scene, self.still_scene = key, None
             self.frame_target.use()

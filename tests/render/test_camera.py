@@ -154,3 +154,22 @@ def test_frame_points_without_rectangle_clears_the_shift():
     cam.frame_points(POINTS, aspect=W / H, rect=RECT)
     cam.frame_points(POINTS, aspect=W / H)
     np.testing.assert_array_equal(cam.shift, [0.0, 0.0])
+
+
+@pytest.mark.parametrize("orthographic", [False, True])
+def test_the_view_clears_balls_and_boxes_only_when_it_starts_outside_them(orthographic):
+    """Culling back faces is safe only for shapes wholly in front of where the view starts."""
+    camera = OrbitCamera(target=np.zeros(3), distance=4.0, orthographic=orthographic)
+    start, eye, back = camera.view_start(1.5), camera.eye(), camera.rotation()[:, 2]
+    assert start.clears_balls([[0, 0, 0], [1, 0, 0]], [0.5, 0.5])
+    assert start.clears_box([-1, -1, -1], [1, 1, 1])
+    assert start.clears_balls([eye + 3.0 * back], [0.5])  # behind the eye
+    if orthographic:  # its volume starts ``far`` behind the eye: around the eye is still in front
+        assert start.clears_balls([eye], [0.5])
+        assert not start.clears_balls([eye + camera.far * back], [0.5])
+        assert not start.clears_box(eye - 1.0, eye + camera.far * 2)
+    else:
+        assert not start.clears_balls([eye], [0.5])
+        assert not start.clears_balls([eye + [0.0, 0.0, -0.505]], [0.5])  # the near plane reaches it
+        assert not start.clears_box(eye - 0.1, eye + 0.1)
+        assert not start.clears_box(eye + [-1.0, -1.0, -0.5], eye + [1.0, 1.0, -camera.near / 2])

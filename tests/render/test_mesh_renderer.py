@@ -7,7 +7,8 @@ import pytest
 
 from render.camera import OrbitCamera
 from render.capture import render_image
-from render.mesh_renderer import MeshRenderer
+from render.mesh_renderer import MeshRenderer, is_closed_surface
+from render.shapes import cube
 from render.view_state import ViewState
 from rig.formats.gltf import read_gltf
 from rig.pose import Pose, world_matrices
@@ -90,6 +91,49 @@ def test_toggles_hide_the_mesh_or_draw_bones_over_it(ctx, renderer, character):
     # X-ray: bones hide more of the mesh than when they are drawn inside it.
     assert _mesh_mask(both).sum() < _mesh_mask(inside).sum() - 2000
     assert _mesh_mask(inside).sum() <= _mesh_mask(mesh_only).sum()
+
+
+def cube_surface():
+    """A closed cube with every corner repeated per face, as glTF splits vertices along seams."""
+    triangles = cube().triangles[:, :3]
+    return triangles, np.arange(len(triangles))
+
+
+def test_closed_surfaces_are_told_from_open_or_inside_out_ones(character):
+    positions, indices = cube_surface()
+    assert is_closed_surface(positions, indices)
+    assert not is_closed_surface(positions, indices[3:])  # a hole
+    assert not is_closed_surface(positions, indices[::-1])  # wound inside out
+    flipped = indices.reshape(-1, 3).copy()
+    flipped[0] = flipped[0, ::-1]
+    assert not is_closed_surface(positions, flipped.ravel())  # one face against the others
+    mesh = character[0].mesh
+    assert is_closed_surface(mesh.positions, mesh.indices)
+
+
+def test_back_faces_are_culled_from_outside_only(ctx, renderer, character, monkeypatch):
+    """From outside the closed body only front faces can show, so culling the back ones keeps the
+    picture; with the eye inside the chest the body is still drawn around it."""
+    document, camera = character
+    skeleton = document.rig.skeleton
+    pose = raised_arm_pose(skeleton)
+    world = world_matrices(skeleton, pose)
+    matrices = document.mesh.skinning_matrices(world)
+    hidden = ViewState(show_bones=False, show_handles=False, show_grid=False, show_axes=False)
+    outside = render(ctx, renderer, document, camera, pose, hidden)
+    assert renderer.mesh_renderer.only_fronts_show(matrices, camera.view_start(W / H))
+    with monkeypatch.context() as patch:
+        patch.setattr(renderer.mesh_renderer, "only_fronts_show", lambda *_: False)
+        two_sided = render(ctx, renderer, document, camera, pose, hidden)
+    assert np.count_nonzero(np.abs(outside.astype(int) - two_sided).max(axis=2) > 16) < 10
+
+    chest = world[skeleton.index["spine.03"], :3, 3]
+    inside = OrbitCamera(target=chest, distance=0.02, yaw=0.5)
+    assert not renderer.mesh_renderer.only_fronts_show(matrices, inside.view_start(W / H))
+    seen_from_inside = render(ctx, renderer, document, inside, pose, hidden)
+    assert _mesh_mask(seen_from_inside).mean() > 0.99  # back faces culled: about 0.4
+    orthographic = OrbitCamera(target=chest, distance=0.02, yaw=0.5, orthographic=True)
+    assert renderer.mesh_renderer.only_fronts_show(matrices, orthographic.view_start(W / H))  # its volume starts far behind
 
 
 def test_mesh_renderer_frees_its_gpu_objects(ctx, character):

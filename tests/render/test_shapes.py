@@ -40,3 +40,12 @@ def test_dashed_segments_measure_from_each_start():
     points, distance = shapes.dashed_segments([[0, 0, 0], [1, 1, 1]], [[0, 3, 4], [1, 1, 2]])
     np.testing.assert_allclose(distance, [0, 5, 0, 1])
     np.testing.assert_allclose(points[1], [0, 3, 4])
+
+
+def test_sphere_is_wound_counter_clockwise_from_outside():
+    """The renderer culls the back faces of instanced shapes, so each must face outward."""
+    tris = shapes.uv_sphere().triangles[:, :3].reshape(-1, 3, 3).astype(float)
+    winding = np.cross(tris[:, 1] - tris[:, 0], tris[:, 2] - tris[:, 0])
+    area = np.linalg.norm(winding, axis=1)
+    outward = np.einsum("ij,ij->i", winding, tris.mean(axis=1))
+    assert (outward[area > 1e-9] > 0).all()
