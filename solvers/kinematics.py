@@ -22,7 +22,9 @@ def _rotation(q):
     """The rotation matrix of quaternion ``q`` (xyzw, any length; zero or NaN: identity)."""
     x, y, z, w = q[0], q[1], q[2], q[3]
     norm2 = x * x + y * y + z * z + w * w
-    s = 2.0 / norm2 if norm2 > 1e-24 else 0.0  # NaN fails the test too
+    if not 1e-24 < norm2 < np.inf:  # zero, NaN or infinite: no rotation
+        x, y, z, w, norm2 = 0.0, 0.0, 0.0, 1.0, 1.0
+    s = 2.0 / norm2
     r = np.empty((3, 3))
     r[0, 0], r[0, 1], r[0, 2] = 1.0 - s * (y * y + z * z), s * (x * y - w * z), s * (x * z + w * y)
     r[1, 0], r[1, 1], r[1, 2] = s * (x * y + w * z), 1.0 - s * (x * x + z * z), s * (y * z - w * x)
