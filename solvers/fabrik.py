@@ -10,10 +10,14 @@ an effector with ``use_rotation`` takes its target rotation. With joint limits
 turns a bone only as its limited child allows from the child's frame; a hinged child's line of
 bones first spins about its effector's tail so the wanted bend lies on the side the hinge allows.
 The forward pass works in rotations, root first: a hinge turns by its best angle about its axis,
-other limits clamp the bone's best turn, trying spins of the line below about the effector's tail
-for one they clamp least (the swivel of a limb), and each limited bone also aims the effector's
-tail as the backward pass left it below. The heads below follow those rotations, so every
-iterate is a valid pose with exact bone lengths.
+other limits clamp the bone's best turn, trying spins of the line below about the effector's tail,
+least first, for one they allow or else clamp least (the swivel of a limb), and each limited bone
+also aims the effector's tail as the backward pass left it below. The heads below follow those
+rotations, so every iterate is a valid pose with exact bone lengths.
+
+That step is one compiled kernel for chains and trees (``solvers.fabrik_step``), run on the
+plan as arrays; a chain without limits or target rotation takes a plain-float path instead
+(``_solve_free_chain``), which only moves points.
 """
 import itertools
 import math
