@@ -16,6 +16,7 @@ from numba import njit
 
 from solvers import scalar as sc
 from solvers.limits import HINGE, clamp_encoded, violation_of
+from solvers.rotation_fit import arc, best_rotation, vector_row
 
 # Spins of a limb about the line to its target a clamped turn tries, least first (every 30
 # degrees, either way): the first its top joint's limits allow is taken, else the one they clamp
@@ -25,8 +26,6 @@ SWIVELS = np.array([sign * k * np.pi / 6.0 for k in range(1, 7) for sign in (1.0
 # moves a clamped rotation by ~1e-8.
 FITS = 1e-7
 EPS = 1e-12
-# Jacobi sweeps at most for the 4x4 eigenproblem of a best-fit rotation (each squares the error).
-SWEEPS = 12
 
 
 class StepTables(NamedTuple):
@@ -68,11 +67,6 @@ def for_kernel(values, dtype):
 
 
 @njit(cache=True)
-def _vector(rows, i):
-    return (rows[i, 0], rows[i, 1], rows[i, 2])
-
-
-@njit(cache=True)
 def _put_vector(rows, i, v):
     rows[i, 0], rows[i, 1], rows[i, 2] = v
 
@@ -96,86 +90,8 @@ def _base_rotation(t):
 
 
 @njit(cache=True)
-def _arc(a, b):
-    """The shortest-arc rotation matrix taking direction ``a`` onto ``b``."""
-    return sc.qmatrix(sc.qbetween(sc.normalize(a), sc.normalize(b)))
-
-
-@njit(cache=True)
 def _axis_turn(axis, angle):
     return sc.qmatrix(sc.qaxis_angle(axis, angle))
-
-
-@njit(cache=True)
-def _top_eigen(n):
-    """The largest two eigenvalues of symmetric ``n`` (4, 4; destroyed) and the unit eigenvector
-    of the largest, by cyclic Jacobi rotations."""
-    v = np.eye(4)
-    for _ in range(SWEEPS):
-        off = 0.0
-        for p in range(3):
-            for q in range(p + 1, 4):
-                off += n[p, q] * n[p, q]
-        if off <= 1e-30 * (n[0, 0] ** 2 + n[1, 1] ** 2 + n[2, 2] ** 2 + n[3, 3] ** 2) or off == 0.0:
-            break
-        for p in range(3):
-            for q in range(p + 1, 4):
-                if n[p, q] == 0.0:
-                    continue
-                theta = (n[q, q] - n[p, p]) / (2.0 * n[p, q])
-                t = (1.0 if theta >= 0.0 else -1.0) / (abs(theta) + math.sqrt(theta * theta + 1.0))
-                c = 1.0 / math.sqrt(t * t + 1.0)
-                s = t * c
-                for k in range(4):
-                    a, b = n[k, p], n[k, q]
-                    n[k, p], n[k, q] = c * a - s * b, s * a + c * b
-                for k in range(4):
-                    a, b = n[p, k], n[q, k]
-                    n[p, k], n[q, k] = c * a - s * b, s * a + c * b
-                for k in range(4):
-                    a, b = v[k, p], v[k, q]
-                    v[k, p], v[k, q] = c * a - s * b, s * a + c * b
-    top, second = -1, -1
-    for i in range(4):
-        if top < 0 or n[i, i] > n[top, top]:
-            top, second = i, top
-        elif second < 0 or n[i, i] > n[second, second]:
-            second = i
-    return n[top, top], n[second, second], (v[1, top], v[2, top], v[3, top], v[0, top])
-
-
-@njit(cache=True)
-def _best_rotation(world, vectors, directions, weights):
-    """The world rotation of a bone now at ``world`` that best turns its links' local
-    ``vectors`` (m, 3) onto unit world ``directions`` (m, 3), weighted: Horn's quaternion
-    (the top eigenvector of his 4x4 matrix). When that optimum is not unique (links or
-    directions all on one line) the heaviest link turns by the shortest arc."""
-    s = np.zeros((3, 3))
-    heaviest = 0
-    for i in range(len(weights)):
-        v = sc.normalize(_vector(vectors, i))
-        for a in range(3):
-            for b in range(3):
-                s[a, b] += weights[i] * v[a] * directions[i, b]
-        if weights[i] > weights[heaviest]:
-            heaviest = i
-    if len(weights) > 1:
-        trace = s[0, 0] + s[1, 1] + s[2, 2]
-        horn = np.empty((4, 4))
-        horn[0, 0], horn[1, 1] = trace, s[0, 0] - s[1, 1] - s[2, 2]
-        horn[2, 2], horn[3, 3] = s[1, 1] - s[0, 0] - s[2, 2], s[2, 2] - s[0, 0] - s[1, 1]
-        horn[0, 1] = horn[1, 0] = s[1, 2] - s[2, 1]
-        horn[0, 2] = horn[2, 0] = s[2, 0] - s[0, 2]
-        horn[0, 3] = horn[3, 0] = s[0, 1] - s[1, 0]
-        horn[1, 2] = horn[2, 1] = s[0, 1] + s[1, 0]
-        horn[1, 3] = horn[3, 1] = s[2, 0] + s[0, 2]
-        horn[2, 3] = horn[3, 2] = s[1, 2] + s[2, 1]
-        scale = np.abs(horn).max()
-        top, second, q = _top_eigen(horn)
-        if top - second > 2e-9 * scale:
-            return sc.qmatrix(q)
-    local = sc.normalize(_vector(vectors, heaviest))
-    return sc.mmul(_arc(sc.mvec(world, local), _vector(directions, heaviest)), world)
 
 
 @njit(cache=True)
@@ -198,7 +114,7 @@ def _best_hinge_angle(axis, low, high, vectors, directions, weights):
     about ``axis`` onto ``directions`` (m, 3), and whether the range held it."""
     across, turning = 0.0, 0.0
     for i in range(len(weights)):
-        v, d = _vector(vectors, i), _vector(directions, i)
+        v, d = vector_row(vectors, i), vector_row(directions, i)
         across += weights[i] * (sc.dot(v, d) - sc.dot(v, axis) * sc.dot(d, axis))
         turning += weights[i] * sc.dot(sc.cross(axis, v), d)
     peak = math.atan2(turning, across)
@@ -241,15 +157,15 @@ def _spin_for_hinge(t, row, child, frames, back, toward):
     one-sided hinge so bends the way it may, where keeping the child's roll would leave the
     wanted bend on its forbidden side."""
     n = len(t.parents)
-    head = _vector(back, child)
-    line = sc.sub(_vector(back, n + t.strand_effector[child]), head)
+    head = vector_row(back, child)
+    line = sc.sub(vector_row(back, n + t.strand_effector[child]), head)
     if sc.length(line) < EPS:
         return
     line = sc.normalize(line)
     p = t.limit_parameters[row]
     axis = (p[0], p[1], p[2])
     frame = _matrix(frames, child)
-    link = sc.mvec(sc.transpose(_matrix(t.rest, child)), sc.normalize(_vector(t.offsets, child)))
+    link = sc.mvec(sc.transpose(_matrix(t.rest, child)), sc.normalize(vector_row(t.offsets, child)))
     angle = _hinge_angle_at(axis, p[3], p[4], sc.mvec(sc.transpose(frame), line), link, sc.dot(line, toward))
     turned = sc.mvec(sc.mmul(frame, sc.transpose(_axis_turn(axis, angle))), link)
     spin = _axis_turn(line, sc.signed_angle(sc.sub(turned, sc.scale(line, sc.dot(line, turned))),
@@ -258,7 +174,7 @@ def _spin_for_hinge(t, row, child, frames, back, toward):
     for s in range(t.strand_start[child], t.strand_start[child + 1]):
         bone = t.strand_bone[s]
         _put_matrix(frames, bone, sc.mmul(spin, _matrix(frames, bone)))
-        _put_vector(back, bone, sc.add(head, sc.mvec(spin, sc.sub(_vector(back, bone), head))))
+        _put_vector(back, bone, sc.add(head, sc.mvec(spin, sc.sub(vector_row(back, bone), head))))
 
 
 @njit(cache=True)
@@ -287,7 +203,7 @@ def _parent_within_limits(t, child, frames, back, toward, has_goal):
     seen = np.empty((1, 3))
     link = np.empty((1, 3))
     _put_vector(seen, 0, sc.mvec(sc.transpose(frame), toward))
-    _put_vector(link, 0, sc.mvec(rest_t, sc.normalize(_vector(t.offsets, child))))
+    _put_vector(link, 0, sc.mvec(rest_t, sc.normalize(vector_row(t.offsets, child))))
     angle, _ = _best_hinge_angle(axis, p[3], p[4], seen, link, np.ones(1))
     return sc.mmul(sc.mmul(frame, sc.transpose(_axis_turn(axis, angle))), rest_t)
 
@@ -308,28 +224,28 @@ def _backward(t, heads, world, targets, goals, has_goal):
         j = t.active[a]
         first, stop = t.link_start[j], t.link_start[j + 1]
         if stop - first == 1:
-            c, vector = t.link_node[first], _vector(t.link_vector, first)
+            c, vector = t.link_node[first], vector_row(t.link_vector, first)
             if c >= n and has_goal[c - n]:
                 frame = _matrix(goals, c - n)
             else:
                 here = _matrix(world, j)
-                toward = sc.sub(_vector(back, c), _vector(back, j))
-                frame = sc.mmul(_arc(sc.mvec(here, vector), toward), here)
+                toward = sc.sub(vector_row(back, c), vector_row(back, j))
+                frame = sc.mmul(arc(sc.mvec(here, vector), toward), here)
                 if c < n and t.limit_start[c] < t.limit_start[c + 1]:
                     _put_matrix(frames, j, frame)
                     frame = _parent_within_limits(t, c, frames, back, toward, has_goal)
             _put_matrix(frames, j, frame)
             if t.movable[j]:
-                _put_vector(back, j, sc.sub(_vector(back, c), sc.mvec(frame, vector)))
+                _put_vector(back, j, sc.sub(vector_row(back, c), sc.mvec(frame, vector)))
             continue
         total, weight = (0.0, 0.0, 0.0), 0.0
         for link in range(first, stop):
-            c, vector, w = t.link_node[link], _vector(t.link_vector, link), t.link_weight[link]
+            c, vector, w = t.link_node[link], vector_row(t.link_vector, link), t.link_weight[link]
             if c >= n and has_goal[c - n]:
-                point = sc.sub(_vector(targets, c - n), sc.mvec(_matrix(goals, c - n), vector))
+                point = sc.sub(vector_row(targets, c - n), sc.mvec(_matrix(goals, c - n), vector))
             else:
-                reach = sc.normalize(sc.sub(_vector(back, j), _vector(back, c)))
-                point = sc.add(_vector(back, c), sc.scale(reach, sc.length(vector)))
+                reach = sc.normalize(sc.sub(vector_row(back, j), vector_row(back, c)))
+                point = sc.add(vector_row(back, c), sc.scale(reach, sc.length(vector)))
             total = sc.add(total, sc.scale(point, w))
             weight += w
         if t.movable[j]:
@@ -337,8 +253,8 @@ def _backward(t, heads, world, targets, goals, has_goal):
         directions = np.empty((stop - first, 3))
         for link in range(first, stop):
             _put_vector(directions, link - first,
-                        sc.normalize(sc.sub(_vector(back, t.link_node[link]), _vector(back, j))))
-        _put_matrix(frames, j, _best_rotation(_matrix(world, j), t.link_vector[first:stop], directions,
+                        sc.normalize(sc.sub(vector_row(back, t.link_node[link]), vector_row(back, j))))
+        _put_matrix(frames, j, best_rotation(_matrix(world, j), t.link_vector[first:stop], directions,
                                               t.link_weight[first:stop]))
     return back, frames
 
@@ -351,8 +267,8 @@ def _lay_paths_straight(t, heads, targets, has_goal, back):
         first, stop = t.path_start[e], t.path_start[e + 1]
         if first == stop or has_goal[e]:
             continue
-        top = _vector(heads, t.path_node[first])
-        toward = sc.sub(_vector(targets, e), top)
+        top = vector_row(heads, t.path_node[first])
+        toward = sc.sub(vector_row(targets, e), top)
         if sc.length(toward) >= t.path_reach[stop - 1]:
             unit = sc.normalize(toward)
             for s in range(first, stop):
@@ -384,7 +300,7 @@ def _links_of(t, j, frame, back, limited):
         for e in range(k):
             if t.effector_bone[e] != j and t.in_chain[e, j]:
                 nodes[i], weights[i] = n + e, t.effector_weight[e]
-                _put_vector(vectors, i, sc.mvec(frame_t, sc.sub(_vector(back, n + e), _vector(back, j))))
+                _put_vector(vectors, i, sc.mvec(frame_t, sc.sub(vector_row(back, n + e), vector_row(back, j))))
                 i += 1
     return nodes, vectors, weights
 
@@ -415,13 +331,13 @@ def _turn_within_limits(t, j, frame, before, vectors, directions, weights, swive
         seen = np.empty(directions.shape)
         before_t = sc.transpose(before)
         for i in range(len(weights)):
-            _put_vector(local, i, sc.normalize(_vector(vectors, i)))
-            _put_vector(seen, i, sc.mvec(before_t, _vector(directions, i)))
+            _put_vector(local, i, sc.normalize(vector_row(vectors, i)))
+            _put_vector(seen, i, sc.mvec(before_t, vector_row(directions, i)))
         angle, clamped = _best_hinge_angle(axis, p[3], p[4], local, seen, weights)
         axis_held = _held_axis(axis)
         held = (clamped and axis_held == 0, clamped and axis_held == 1, clamped and axis_held == 2)
         return _axis_turn(axis, angle), held, False, no_spin
-    wanted = _best_rotation(frame, vectors, directions, weights)
+    wanted = best_rotation(frame, vectors, directions, weights)
     before_t = sc.transpose(before)
     rotation = sc.mmul(before_t, wanted)
     if t.limit_start[j] == t.limit_start[j + 1]:
@@ -466,9 +382,9 @@ def _pose(t, local):
         _put_matrix(local, i, rotation)
         p = t.parents[i]
         above = base if p < 0 else _matrix(world, p)
-        head = sc.mvec(above, _vector(t.offsets, i))
+        head = sc.mvec(above, vector_row(t.offsets, i))
         if p >= 0:
-            head = sc.add(_vector(heads, p), head)
+            head = sc.add(vector_row(heads, p), head)
         else:
             head = sc.add((t.base[0, 3], t.base[1, 3], t.base[2, 3]), head)
         frame = sc.mmul(above, sc.mmul(_matrix(t.rest, i), rotation))
@@ -501,7 +417,7 @@ def fabrik_step(t, targets, goals, has_goal, local, world, heads):
         p = t.parents[j]
         above = base if p < 0 else _matrix(new_world, p)
         if t.movable[j]:
-            _put_vector(new_heads, j, sc.add(_vector(new_heads, p), sc.mvec(above, _vector(t.offsets, j))))
+            _put_vector(new_heads, j, sc.add(vector_row(new_heads, p), sc.mvec(above, vector_row(t.offsets, j))))
         rest = _matrix(t.rest, j)
         limited = t.limit_start[j] < t.limit_start[j + 1]
         if goal_of[j] >= 0:
@@ -511,21 +427,21 @@ def fabrik_step(t, targets, goals, has_goal, local, world, heads):
                 rotation = sc.qmatrix(q)
                 held[j, 0], held[j, 1], held[j, 2] = bone_held
         else:
-            head = _vector(new_heads, j)
+            head = vector_row(new_heads, j)
             nodes, vectors, weights = _links_of(t, j, _matrix(frames, j), back, limited)
             directions = np.empty(vectors.shape)
             for i in range(len(nodes)):
-                _put_vector(directions, i, sc.normalize(sc.sub(_vector(back, nodes[i]), head)))
+                _put_vector(directions, i, sc.normalize(sc.sub(vector_row(back, nodes[i]), head)))
             effector = t.strand_effector[j]
             swivels = effector >= 0 and not has_goal[effector]
-            swivel = sc.normalize(sc.sub(_vector(back, n + effector), head)) if swivels else (0.0, 1.0, 0.0)
+            swivel = sc.normalize(sc.sub(vector_row(back, n + effector), head)) if swivels else (0.0, 1.0, 0.0)
             rotation, bone_held, spun, spin = _turn_within_limits(t, j, _matrix(frames, j), sc.mmul(above, rest),
                                                                   vectors, directions, weights, swivel, swivels)
             held[j, 0], held[j, 1], held[j, 2] = bone_held
             if spun:
                 for s in range(t.strand_start[j], t.strand_start[j + 1]):
                     bone = t.strand_bone[s]
-                    _put_vector(back, bone, sc.add(head, sc.mvec(spin, sc.sub(_vector(back, bone), head))))
+                    _put_vector(back, bone, sc.add(head, sc.mvec(spin, sc.sub(vector_row(back, bone), head))))
                     _put_matrix(frames, bone, sc.mmul(spin, _matrix(frames, bone)))
         _put_matrix(new_local, j, rotation)
         _put_matrix(new_world, j, sc.mmul(sc.mmul(above, rest), rotation))

@@ -6,8 +6,9 @@ from hypothesis import assume, given, settings, strategies as st
 
 from solvers.chain import straight_chain
 from solvers.fabrik import Effector, fabrik_plan, solve_fabrik, solve_fabrik_chain
-from solvers.fabrik_step import _best_rotation, fabrik_step
+from solvers.fabrik_step import fabrik_step
 from solvers.limits import Cone, EulerLimit, Hinge, Twist, clamp_encoded, encode_limits
+from solvers.rotation_fit import best_rotation
 from solvers.tree import Tree
 
 SETTINGS = settings(max_examples=60, derandomize=True, deadline=None)
@@ -62,7 +63,7 @@ def test_horns_rotation_is_the_svds_best_fit(links):
     units = vectors / np.linalg.norm(vectors, axis=1)[:, None]
     s = np.linalg.svd(sum(w * np.outer(v, u) for v, u, w in zip(units, directions, weights)), compute_uv=False)
     assume(s[1] > 1e-3 * s[0] and s[1] - s[2] > 1e-3 * s[0])  # a unique optimum, well separated
-    rotation = np.array(_best_rotation(((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0)), vectors, directions,
+    rotation = np.array(best_rotation(((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0)), vectors, directions,
                                        weights))
     np.testing.assert_allclose(rotation, kabsch(units, directions, weights), atol=1e-9)
 
@@ -70,7 +71,7 @@ def test_horns_rotation_is_the_svds_best_fit(links):
 def test_links_on_one_line_turn_the_heaviest_by_the_shortest_arc():
     vectors = np.array([[0.0, 1.0, 0.0], [0.0, 2.0, 0.0]])
     directions = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, 1.0]])
-    rotation = np.array(_best_rotation(((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0)), vectors, directions,
+    rotation = np.array(best_rotation(((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0)), vectors, directions,
                                        np.array([1.0, 3.0])))
     np.testing.assert_allclose(rotation @ [0.0, 1.0, 0.0], [0.0, 0.0, 1.0], atol=1e-12)
     np.testing.assert_allclose(rotation @ [1.0, 0.0, 0.0], [1.0, 0.0, 0.0], atol=1e-12)  # no twist about the arc
