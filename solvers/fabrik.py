@@ -10,10 +10,14 @@ an effector with ``use_rotation`` takes its target rotation. With joint limits
 turns a bone only as its limited child allows from the child's frame; a hinged child's line of
 bones first spins about its effector's tail so the wanted bend lies on the side the hinge allows.
 The forward pass works in rotations, root first: a hinge turns by its best angle about its axis,
-other limits clamp the bone's best turn, trying spins of the line below about the effector's tail
-for one they clamp least (the swivel of a limb), and each limited bone also aims the effector's
-tail as the backward pass left it below. The heads below follow those rotations, so every
-iterate is a valid pose with exact bone lengths.
+other limits clamp the bone's best turn, trying spins of the line below about the effector's tail,
+least first, for one they allow or else clamp least (the swivel of a limb), and each limited bone
+also aims the effector's tail as the backward pass left it below. The heads below follow those
+rotations, so every iterate is a valid pose with exact bone lengths.
+
+That step is one compiled kernel for chains and trees (``solvers.fabrik_step``), run on the
+plan as arrays; a chain without limits or target rotation takes a plain-float path instead
+(``_solve_free_chain``), which only moves points.
 """
 import itertools
 import math
@@ -25,17 +29,15 @@ import numpy as np
 from solvers import scalar as sc
 from solvers.chain import Chain, SolveResult, stretch_to_reach
 from solvers.iterate import iterate
-from solvers.limits import clamp_rotation, limit_violation, sole_hinge, validate_limits
-from solvers.transforms import EPS, matrix3_to_quat, normalize, quat_angle, quat_from_axis_angle, \
-    quat_to_matrix3, signed_angle
+from solvers.fabrik_step import StepTables, fabrik_step, for_kernel
+from solvers.limits import Hinge, encode_limits, validate_limits
+from solvers.transforms import EPS, matrix3_to_quat, quat_angle, quat_from_axis_angle, quat_to_matrix3
 from solvers.tree import Tree, tree_pose
 
 
 UNFOLD = 1e-3
 REST = [0.0, 0.0, 0.0, 1.0]
 EPS_SQUARED = sc.EPS * sc.EPS
-ONE = np.ones(1)
-SWIVELS = np.linspace(-np.pi, np.pi, 12, endpoint=False)
 
 
 @dataclass(frozen=True)
@@ -52,21 +54,19 @@ class Effector:
 @dataclass
 class FabrikPlan:
     """A tree, its effectors and limits checked once, with the bookkeeping the passes need:
-    ``active`` bones (ascending), ``movable`` (n,) whether a bone's head moves, and per active bone
-    its ``links``: (node, local vector, weight) for each child head or effector tail it carries
-    (node ``n + e`` is effector e's tail). ``paths[e]``: the nodes from effector e's fixed top
-    head down to its tail with their distances from the top, when that path carries nothing else
-    (then an out-of-reach target lays it straight at once), else None; ``chains[e]``: the bones
-    effector e moves."""
+    ``active`` bones (ascending), ``movable`` (n,) whether a bone's head moves, and ``tables``
+    the rest as arrays for the compiled step (``solvers.fabrik_step.StepTables``): per active
+    bone its links, (node, local vector, weight) for each child head or effector tail it carries
+    (node ``n + e`` is effector e's tail); per effector the nodes from its fixed top head down to
+    its tail with their distances from the top, when that path carries nothing else (then an
+    out-of-reach target lays it straight at once), and the bones it moves; per bone the line
+    of bones below it to one effector's tail, if any (``_strands``)."""
     tree: Tree
     effectors: tuple
     limits: tuple
     active: list
     movable: np.ndarray
-    links: dict
-    paths: list
-    chains: list
-    strands: dict
+    tables: StepTables
 
 
 def fabrik_plan(tree, effectors, limits=None):
@@ -109,13 +109,46 @@ def fabrik_plan(tree, effectors, limits=None):
                 break
             bone = int(tree.parents[bone])
         if movable[nodes[-1]] if nodes[-1] < n else True:
-            paths.append(None)
+            paths.append(((), ()))
             continue
         nodes.reverse()
         steps = [np.linalg.norm(tree.offsets[c]) for c in nodes[1:-1]] + [tree.lengths[effector.bone]]
-        paths.append((np.array(nodes), np.concatenate([[0.0], np.cumsum(steps)])))
-    return FabrikPlan(tree, effectors, limits, active, movable, links, paths, [frozenset(c) for c in chains],
-                      _strands(n, active, links))
+        paths.append((nodes, np.concatenate([[0.0], np.cumsum(steps)])))
+    in_chain = np.zeros((len(effectors), n), dtype=bool)
+    for e, chain in enumerate(chains):
+        in_chain[e, list(chain)] = True
+    return FabrikPlan(tree, effectors, limits, active, movable,
+                      _tables(tree, effectors, limits, active, movable, links, paths, in_chain))
+
+
+def _ragged(rows, width=None):
+    """Rows of variable length as (starts (n + 1,), the rows concatenated)."""
+    starts = np.concatenate([[0], np.cumsum([len(r) for r in rows])]).astype(np.int64)
+    flat = [item for r in rows for item in r]
+    return starts, (np.array(flat, dtype=float).reshape(-1, width) if width else np.array(flat, dtype=np.int64))
+
+
+def _tables(tree, effectors, limits, active, movable, links, paths, in_chain):
+    """The plan as ``StepTables`` for the compiled step, every array C-ordered and writeable
+    (``for_kernel``), so one compiled specialisation serves every plan."""
+    n = len(tree)
+    per_bone = [links.get(j, []) for j in range(n)]
+    link_start, link_node = _ragged([[c for c, _, _ in row] for row in per_bone])
+    _, link_vector = _ragged([[tuple(v) for _, v, _ in row] for row in per_bone], 3)
+    link_weight = [w for row in per_bone for _, _, w in row]
+    path_start, path_node = _ragged([nodes for nodes, _ in paths])
+    path_reach = [d for _, reach in paths for d in reach]
+    strands = _strands(n, active, links)
+    strand_effector = [strands[j][1] if j in strands else -1 for j in range(n)]
+    strand_start, strand_bone = _ragged([strands[j][0] if j in strands else () for j in range(n)])
+    limit_start, limit_kind, limit_parameters = encode_limits(n, limits)
+    return StepTables(*(for_kernel(a, d) for a, d in (
+        (tree.parents, int), (tree.offsets, float), (tree.rest_matrices, float), (tree.base, float),
+        (tree.lengths, float), (active, int), (movable, bool), (link_start, int), (link_node, int),
+        (link_vector, float), (link_weight, float), ([e.bone for e in effectors], int),
+        ([e.weight for e in effectors], float), (in_chain, bool), (path_start, int), (path_node, int),
+        (path_reach, float), (strand_effector, int), (strand_start, int), (strand_bone, int), (limit_start, int),
+        (limit_kind, int), (limit_parameters, float))))
 
 
 def _strands(n, active, links):
@@ -134,220 +167,16 @@ def _strands(n, active, links):
     return strands
 
 
-def _best_rotation(world, links, directions):
-    """The world rotation (3, 3) of a bone currently at ``world`` that best turns its links'
-    local vectors onto ``directions`` (unit, one per link)."""
-    local = [normalize(vector) for _, vector, _ in links]
-    if len(links) > 1:
-        h = sum(w * np.outer(v, u) for (_, _, w), v, u in zip(links, local, directions))
-        u_, s, vt = np.linalg.svd(h)
-        if s[1] > 1e-9 * s[0]:
-            fix = np.diag([1.0, 1.0, np.sign(np.linalg.det(vt.T @ u_.T))])
-            return vt.T @ fix @ u_.T
-    heaviest = int(np.argmax([w for _, _, w in links]))
-    return _arc(world @ local[heaviest], directions[heaviest]) @ world
-
-
-def _arc(a, b):
-    """The shortest-arc rotation (3, 3) taking direction ``a`` (3,) onto ``b`` (3,), on plain
-    floats: numpy's ``quat_between`` costs more than its arithmetic on one pair."""
-    return np.array(sc.qmatrix(sc.qbetween(sc.normalize(a.tolist()), sc.normalize(b.tolist()))))
-
-
-def _backward(plan, nodes, world, targets, goal_rotations):
-    """FABRIK's backward pass, tips first, carrying each bone's frame: every effector's tail on
-    its target, each bone turned by the shortest arc toward the point its links ask for and its
-    head placed behind them. A bone carrying one limited child turns only as the child's limits
-    allow from the child's frame, so the pass leaves a chain that its limits allow, rather than
-    points no limited pose reaches. Returns the nodes' new points and the bones' frames."""
-    n = len(plan.tree)
-    back, frames = nodes.copy(), world.copy()
-    back[n:] = targets
-    for j in reversed(plan.active):
-        links = plan.links[j]
-        if len(links) == 1:
-            (c, vector, _), = links
-            if c >= n and goal_rotations[c - n] is not None:
-                frames[j] = goal_rotations[c - n]
-            else:
-                aim = world[j] @ vector
-                frames[j] = _arc(aim, back[c] - back[j]) @ world[j]
-                if c < n and plan.limits and plan.limits[c]:
-                    frames[j] = _parent_within_limits(plan, c, frames, back, back[c] - back[j], goal_rotations)
-            if plan.movable[j]:
-                back[j] = back[c] - frames[j] @ vector
-            continue
-        total, weight = np.zeros(3), 0.0
-        for c, vector, w in links:
-            if c >= n and goal_rotations[c - n] is not None:
-                total += w * (targets[c - n] - goal_rotations[c - n] @ vector)
-            else:
-                total += w * (back[c] + normalize(back[j] - back[c]) * np.linalg.norm(vector))
-            weight += w
-        if plan.movable[j]:
-            back[j] = total / weight
-        frames[j] = _best_rotation(world[j], links, [normalize(back[c] - back[j]) for c, _, _ in links])
-    return back, frames
-
-
-def _parent_within_limits(plan, child, frames, back, toward, goal_rotations):
-    """The frame nearest ``frames[child's parent]`` that the parent may take under the child's
-    frame as the child's limits allow: the child's pose rotation the two frames make, clamped.
-    A hinged child leaves the parent one turn, about the hinge, that best points the parent's
-    link ``toward`` (world) the child's head; when the child heads a line of bones to a free
-    tail, that line may first spin about its tail (``_spin_for_hinge``), which may change the
-    frames and points below."""
-    rest = plan.tree.rest_matrices[child]
-    hinge = sole_hinge(plan.limits[child])
-    if hinge is None:
-        pose = rest.T @ frames[plan.tree.parents[child]].T @ frames[child]
-        return frames[child] @ quat_to_matrix3(clamp_rotation(plan.limits[child], matrix3_to_quat(pose))[0]).T @ rest.T
-    link = rest.T @ normalize(plan.tree.offsets[child])
-    strand = plan.strands.get(child)
-    if strand is not None and goal_rotations[strand[1]] is None:
-        _spin_for_hinge(plan, hinge, child, strand, link, frames, back, normalize(toward))
-    seen = frames[child].T @ normalize(toward)
-    angle, _ = hinge.best_angle(seen[None], link[None], ONE)
-    return frames[child] @ quat_to_matrix3(quat_from_axis_angle(hinge.axis, angle)).T @ rest.T
-
-
-def _spin_for_hinge(plan, hinge, child, strand, link, frames, back, toward):
-    """Spin the line of bones from hinged ``child`` down to its effector's tail (frames and
-    points, in place) about the line from the child's head to that tail, so that a hinge angle
-    within range points the parent's ``link`` (unit, child's rest frame) ``toward`` (world, unit)
-    as near as it can: the hinge angle sets the link's angle to the spin axis, the spin its
-    side. A one-sided hinge so bends the way it may, where keeping the child's roll would leave
-    the wanted bend on its forbidden side."""
-    n = len(plan.tree)
-    tail = n + strand[1]
-    axis = back[tail] - back[child]
-    if np.linalg.norm(axis) < EPS:
-        return
-    axis = normalize(axis)
-    angle = _hinge_angle_at(hinge, frames[child].T @ axis, link, float(axis @ toward))
-    rotation = frames[child] @ quat_to_matrix3(quat_from_axis_angle(hinge.axis, angle)).T
-    spin = quat_to_matrix3(quat_from_axis_angle(axis, signed_angle(rotation @ link - axis * (axis @ rotation @ link),
-                                                                  toward - axis * (axis @ toward), axis)))
-    for bone in (child,) + strand[0]:
-        frames[bone] = spin @ frames[bone]
-    moved = list(strand[0])
-    back[moved] = back[child] + (back[moved] - back[child]) @ spin.T
-
-
-def _hinge_angle_at(hinge, axis, link, cosine):
-    """The hinge angle within range that turns ``link`` (child's rest frame) to make ``cosine``
-    with ``axis`` (the child's frame), or as near as the range allows: the cosine is a sinusoid
-    in the angle, met at two angles (the two sides of the bend)."""
-    a = np.asarray(hinge.axis)
-    along = (a @ axis) * (a @ link)
-    across, turning = axis @ link - along, np.cross(a, axis) @ link
-    size, peak = math.hypot(across, turning), math.atan2(turning, across)
-    spread = math.acos(min(max((cosine - along) / size, -1.0), 1.0)) if size > EPS else 0.0
-    low, high = hinge.min_angle, hinge.max_angle
-    candidates = [low, high] + [c + k * 2.0 * math.pi for c in (peak + spread, peak - spread) for k in (-1, 0, 1)
-                                if low <= c + k * 2.0 * math.pi <= high]
-    return min(candidates, key=lambda t: abs(along + size * math.cos(t - peak) - cosine))
-
-
-def _tip_links(plan, j, frame, back):
-    """Links from limited bone ``j`` to the tails of the effectors below it, as the backward pass
-    left them (its frame there): aligning only its child's head leaves a limited bone's roll where
-    it was, and a base that may only turn about its own axis, or a hinge rolled off the bend the
-    target needs, would never turn toward the target."""
-    links = []
-    for e, effector in enumerate(plan.effectors):
-        if effector.bone != j and j in plan.chains[e]:
-            node = len(plan.tree) + e
-            links.append((node, frame.T @ (back[node] - back[j]), effector.weight))
-    return links
-
-
-def _turn_within_limits(plan, j, frame, parent_world, links, directions, swivel=None):
-    """Bone ``j``'s pose rotation (3, 3) that best turns its ``links`` onto ``directions``
-    (world, unit), starting from ``frame`` (its world frame), within its limits, the axes they
-    held and the spin (3, 3, world) it took: a hinge turns by the best angle about its axis,
-    other limits clamp the best turn. With ``swivel`` (a unit world axis from the bone's head
-    through the one effector tail it carries), a turn the limits would clamp first spins about
-    that axis (which leaves the tail where it is) to the angle, of ``SWIVELS``, the limits clamp
-    least: the roll of the bones below is free, and a limb reaches with its bend in a plane its
-    top joint allows."""
-    before = parent_world @ plan.tree.rest_matrices[j]
-    bone_limits = plan.limits[j] if plan.limits else ()
-    hinge = sole_hinge(bone_limits)
-    held = np.zeros(3, dtype=bool)
-    if hinge is not None:
-        vectors = np.array([normalize(vector) for _, vector, _ in links])
-        weights = np.array([w for _, _, w in links])
-        angle, clamped = hinge.best_angle(vectors, np.asarray(directions) @ before, weights)
-        held[int(np.argmax(np.abs(hinge.axis)))] = clamped
-        return quat_to_matrix3(quat_from_axis_angle(hinge.axis, angle)), held, None
-    wanted = _best_rotation(frame, links, directions)
-    rotation = before.T @ wanted
-    if not bone_limits:
-        return rotation, held, None
-    q, held = clamp_rotation(bone_limits, matrix3_to_quat(rotation))
-    spin = None
-    if held.any() and swivel is not None:
-        spins = quat_to_matrix3(quat_from_axis_angle(swivel, SWIVELS))
-        turned = matrix3_to_quat(before.T @ spins @ wanted)
-        misses = [limit_violation(bone_limits, t) for t in turned]
-        best = int(np.argmin(misses))
-        if misses[best] < limit_violation(bone_limits, matrix3_to_quat(rotation)):
-            spin = spins[best]
-            q, held = clamp_rotation(bone_limits, turned[best])
-    return quat_to_matrix3(q), held, spin
-
-
 def _step(plan, targets, goal_rotations):
-    tree, n = plan.tree, len(plan.tree)
-    parents = tree.parents
+    """One iteration for ``iterate``: the compiled step (``solvers.fabrik_step``) on the state
+    (pose rotations, world rotations, heads, tails, held axes)."""
+    targets = for_kernel(targets, float)
+    goals = for_kernel([np.eye(3) if g is None else g for g in goal_rotations], float)
+    has_goal = for_kernel([g is not None for g in goal_rotations], bool)
 
     def step(state):
-        local, world, heads, tails, _ = state
-        nodes = np.vstack([heads, tails[[e.bone for e in plan.effectors]]])
-        back, frames = _backward(plan, nodes, world, targets, goal_rotations)
-        for e, path in enumerate(plan.paths):
-            if path is not None and goal_rotations[e] is None:
-                path_nodes, reach = path
-                top = nodes[path_nodes[0]]
-                if np.linalg.norm(targets[e] - top) >= reach[-1]:
-                    back[path_nodes] = top + normalize(targets[e] - top) * reach[:, None]
-        # The forward pass, root first, as rotations: each bone turns from where its (limited)
-        # parent put its head toward the points the backward pass left for what it carries, and
-        # its limits hold that turn, so the heads below follow the pose the limits allow.
-        new_local = local.copy()
-        held = np.zeros((n, 3), dtype=bool)
-        new_world = world.copy()
-        new_heads = heads.copy()
-        effector_of = {e.bone: i for i, e in enumerate(plan.effectors) if goal_rotations[i] is not None}
-        for j in plan.active:
-            parent_world = tree.base[:3, :3] if parents[j] < 0 else new_world[parents[j]]
-            if plan.movable[j]:
-                new_heads[j] = new_heads[parents[j]] + parent_world @ tree.offsets[j]
-            if j in effector_of:
-                rotation = tree.rest_matrices[j].T @ parent_world.T @ goal_rotations[effector_of[j]]
-                if plan.limits and plan.limits[j]:
-                    q, held[j] = clamp_rotation(plan.limits[j], matrix3_to_quat(rotation))
-                    rotation = quat_to_matrix3(q)
-            else:
-                links = plan.links[j] + (_tip_links(plan, j, frames[j], back) if plan.limits and plan.limits[j]
-                                         else [])
-                directions = [normalize(back[c] - new_heads[j]) for c, _, _ in links]
-                strand = plan.strands.get(j)
-                swivel = None
-                if strand is not None and goal_rotations[strand[1]] is None:
-                    swivel = normalize(back[n + strand[1]] - new_heads[j])
-                rotation, held[j], spin = _turn_within_limits(plan, j, frames[j], parent_world, links, directions,
-                                                              swivel)
-                if spin is not None:
-                    below = list(strand[0])
-                    back[below] = new_heads[j] + (back[below] - new_heads[j]) @ spin.T
-                    frames[below] = spin @ frames[below]
-            new_local[j] = rotation
-            new_world[j] = parent_world @ tree.rest_matrices[j] @ rotation
-        # Re-orthonormalise through quaternions so rounding cannot compound across iterations.
-        new_local = quat_to_matrix3(matrix3_to_quat(new_local))
-        return (new_local,) + tree_pose(tree, new_local) + (held,)
+        local, world, heads, _, _ = state
+        return fabrik_step(plan.tables, targets, goals, has_goal, local, world, heads)
 
     return step
 
@@ -375,10 +204,11 @@ def solve_fabrik(plan: FabrikPlan, rotations, targets, target_rotations=None, ma
         return _unchanged(rotations, k)
     bones = [e.bone for e in plan.effectors]
     local = quat_to_matrix3(rotations)
-    start = (local,) + tree_pose(plan.tree, local) + (np.zeros((len(rotations), 3), dtype=bool),)
-    if _straight_toward_targets(plan, start[2], start[3][bones], targets):
+    pose = tree_pose(plan.tree, local)
+    if _straight_toward_targets(plan, *pose[1:], bones, targets):
         local = local @ quat_to_matrix3(quat_from_axis_angle([1.0, 0.0, 0.0], np.where(plan.movable, UNFOLD, 0.0)))
-        start = (local,) + tree_pose(plan.tree, local) + (start[4],)
+        pose = tree_pose(plan.tree, local)
+    start = tuple(for_kernel(a, float) for a in (local,) + pose) + (np.zeros((len(rotations), 3), dtype=bool),)
     turned = [(e, goal) for e, goal in enumerate(goal_rotations) if goal is not None]
 
     def errors(state):
@@ -421,10 +251,10 @@ def solve_fabrik_chain(chain: Chain, rotations, target, limits=None, target_rota
                         max_iterations, tolerance)
 
 
-def _straight_toward_targets(plan, heads, tails, targets):
-    """True when the active bones and the targets all lie on one line: FABRIK's passes would then
-    only slide joints along it and never bend the chain."""
-    points = np.vstack([heads[plan.active], tails, targets])
+def _straight_toward_targets(plan, heads, tails, bones, targets):
+    """True when the active bones, the effectors' tails (of ``bones``) and the targets all lie on
+    one line: FABRIK's passes would then only slide joints along it and never bend the chain."""
+    points = np.vstack([heads[plan.active], tails[bones], targets])
     centred = points - points[0]
     scale = max(np.abs(centred).max(), EPS)
     return np.linalg.svd(centred / scale, compute_uv=False)[1] < 1e-9
@@ -551,3 +381,10 @@ def _rotations_from_points(chain, rotations, points):
         pz = fw * qz + fx * qy - fy * qx + fz * qw
         pw = fw * qw - fx * qx - fy * qy - fz * qz
     return np.array(solved)
+
+
+def warm():
+    """Compile (or load from the cache) the FABRIK step for the argument types solves pass."""
+    tree = Tree(np.eye(4), [-1, 0], [[0.0, 0.0, 0.0], [0.0, 1.0, 0.0]], [[0.0, 0.0, 0.0, 1.0]] * 2, [1.0, 1.0])
+    plan = fabrik_plan(tree, [Effector(1)], [None, Hinge((1.0, 0.0, 0.0), 0.0, 1.0)])
+    solve_fabrik(plan, [[0.0, 0.0, 0.0, 1.0]] * 2, [[0.0, 1.5, 0.5]], max_iterations=1)

@@ -10,10 +10,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from numba.extending import register_jitable
+
+from solvers import scalar as sc
 from solvers.transforms import euler_xyz_from_quat, normalize, quat_from_axis_angle, quat_from_euler_xyz, \
     quat_from_rotvec, quat_mul, quat_to_rotvec, swing_twist
 
 Y = np.array([0.0, 1.0, 0.0])
+# Kinds of limit as compiled kernels read them (``encode_limits``); each row's parameters:
+# HINGE axis (3), min, max; CONE max; TWIST min, max; EULER low (3), high (3) with locks at 0.
+HINGE, CONE, TWIST, EULER = range(4)
+PARAMETERS = 9
 
 
 def _wrap(angle):
@@ -68,6 +75,9 @@ class Hinge:
             return peak, False
         return min((self.min_angle, self.max_angle), key=lambda end: abs(_wrap(end - peak))), True
 
+    def encoded(self):
+        return HINGE, (*self.axis, self.min_angle, self.max_angle)
+
 
 @dataclass(frozen=True)
 class Cone:
@@ -89,6 +99,9 @@ class Cone:
         held[[0, 2]] = np.abs(rotvec[[0, 2]]) > 1e-12
         return quat_mul(quat_from_rotvec(rotvec * (self.max_angle / angle)), twist), held
 
+    def encoded(self):
+        return CONE, (self.max_angle,)
+
 
 @dataclass(frozen=True)
 class Twist:
@@ -107,6 +120,9 @@ class Twist:
         if clamped == angle:
             return np.asarray(q, dtype=float), held
         return quat_mul(swing, quat_from_axis_angle(Y, clamped)), held
+
+    def encoded(self):
+        return TWIST, (self.min_angle, self.max_angle)
 
 
 @dataclass(frozen=True)
@@ -130,6 +146,11 @@ class EulerLimit:
         if not held.any():
             return np.asarray(q, dtype=float), held
         return quat_from_euler_xyz(clamped), held
+
+    def encoded(self):
+        low = np.where(self.lock, 0.0, self.min)
+        high = np.where(self.lock, 0.0, self.max)
+        return EULER, (*low.tolist(), *high.tolist())
 
 
 def validate_limits(count, limits):
@@ -172,3 +193,84 @@ def limit_violation(bone_limits, q):
     clamped, _ = clamp_rotation(bone_limits, q)
     dot = abs(float(np.dot(clamped, q) / (np.linalg.norm(clamped) * np.linalg.norm(q))))
     return 2.0 * float(np.arccos(min(dot, 1.0)))
+
+
+def encode_limits(count, limits):
+    """Validated ``limits`` (``validate_limits``'s tuple, or None) as arrays a compiled kernel
+    reads: ``starts`` (count + 1,) so that bone i's limits are rows ``starts[i]:starts[i + 1]`` of
+    ``kinds`` (rows,) and ``parameters`` (rows, PARAMETERS), in the order they apply."""
+    rows = [limit.encoded() for entry in (limits or ((),) * count) for limit in entry]
+    sizes = [len(entry) for entry in (limits or ((),) * count)]
+    parameters = np.zeros((len(rows), PARAMETERS))
+    for i, (_, values) in enumerate(rows):
+        parameters[i, :len(values)] = values
+    return (np.concatenate([[0], np.cumsum(sizes, dtype=np.int64)]).astype(np.int64),
+            np.array([kind for kind, _ in rows], dtype=np.int64), parameters)
+
+
+@register_jitable
+def _split_twist(q, axis):
+    """``swing_twist`` on floats: (swing, twist) with ``q = swing * twist``, twist about unit ``axis``."""
+    along = sc.dot((q[0], q[1], q[2]), axis)
+    x, y, z, w = axis[0] * along, axis[1] * along, axis[2] * along, q[3]
+    norm = math.sqrt(x * x + y * y + z * z + w * w)
+    twist = (x / norm, y / norm, z / norm, w / norm) if norm > 1e-12 else (0.0, 0.0, 0.0, 1.0)
+    return sc.qmul(q, sc.qconj(twist)), twist
+
+
+@register_jitable
+def _wrapped(angle):
+    return (angle + math.pi) % (2.0 * math.pi) - math.pi
+
+
+@register_jitable
+def clamp_encoded(kinds, parameters, start, stop, q):
+    """``clamp_rotation`` on floats for the encoded limits in rows ``start:stop``: the allowed
+    rotation of ``q`` (4-tuple) and the held axes (3 booleans)."""
+    hx, hy, hz = False, False, False
+    for row in range(start, stop):
+        p = parameters[row]
+        kind = kinds[row]
+        if kind == HINGE:
+            axis = (p[0], p[1], p[2])
+            _, twist = _split_twist(q, axis)
+            angle = _wrapped(2.0 * math.atan2(sc.dot((twist[0], twist[1], twist[2]), axis), twist[3]))
+            clamped = sc.clip(angle, p[3], p[4])
+            q = sc.qaxis_angle(axis, clamped)
+            if clamped != angle:
+                largest = max(abs(p[0]), abs(p[1]), abs(p[2]))
+                if abs(p[0]) == largest:
+                    hx = True
+                elif abs(p[1]) == largest:
+                    hy = True
+                else:
+                    hz = True
+        elif kind == CONE:
+            swing, twist = _split_twist(q, (0.0, 1.0, 0.0))
+            rotvec = sc.qto_rotvec(swing)
+            angle = sc.length(rotvec)
+            if angle > p[0]:
+                hx, hz = hx or abs(rotvec[0]) > 1e-12, hz or abs(rotvec[2]) > 1e-12
+                q = sc.qmul(sc.qfrom_rotvec(sc.scale(rotvec, p[0] / angle)), twist)
+        elif kind == TWIST:
+            swing, twist = _split_twist(q, (0.0, 1.0, 0.0))
+            angle = _wrapped(2.0 * math.atan2(twist[1], twist[3]))
+            clamped = sc.clip(angle, p[0], p[1])
+            if clamped != angle:
+                hy = True
+                q = sc.qmul(swing, sc.qaxis_angle((0.0, 1.0, 0.0), clamped))
+        else:
+            angles = sc.qto_euler_xyz(q)
+            clamped = (sc.clip(angles[0], p[0], p[3]), sc.clip(angles[1], p[1], p[4]), sc.clip(angles[2], p[2], p[5]))
+            x, y, z = clamped[0] != angles[0], clamped[1] != angles[1], clamped[2] != angles[2]
+            if x or y or z:
+                hx, hy, hz = hx or x, hy or y, hz or z
+                q = sc.qfrom_euler_xyz(clamped)
+    return q, (hx, hy, hz)
+
+
+@register_jitable
+def violation_of(clamped, q):
+    """``limit_violation`` from a rotation ``q`` and its clamp (4-tuples): the angle between them."""
+    dot = abs(sc.qdot(clamped, q)) / math.sqrt(sc.qdot(clamped, clamped) * sc.qdot(q, q))
+    return 2.0 * math.acos(min(dot, 1.0))

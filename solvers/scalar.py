@@ -10,9 +10,15 @@ interface, so a solver written against it runs on one limb or a batch: the branc
 below work on both unchanged, and each module has its own ``length``, ``normalize``,
 ``qnormalize``, ``qbetween``, ``qaxis_angle``, ``signed_angle``, ``aim``, math functions,
 ``minimum``/``maximum``/``clip`` and the branch tools ``where``, ``select``, ``fallback``, ``some``.
+
+The helpers marked ``register_jitable`` stay plain Python functions when Python calls them and
+compile into the numba kernels that call them (``solvers.fabrik_step``), so a compiled solver
+step uses these same bodies rather than copies.
 """
 import math
 from math import acos, atan2, cos, exp, sin, sqrt
+
+from numba.extending import register_jitable
 
 EPS = 1e-12
 minimum, maximum = min, max
@@ -26,6 +32,7 @@ def stretch_share(amount):
     return amount ** 3
 
 
+@register_jitable
 def clip(x, low, high):
     return min(high, max(low, x))
 
@@ -46,41 +53,50 @@ def fallback(mask, value, make):
 some = bool
 
 
+@register_jitable
 def sub(a, b):
     return (a[0] - b[0], a[1] - b[1], a[2] - b[2])
 
 
+@register_jitable
 def add(a, b):
     return (a[0] + b[0], a[1] + b[1], a[2] + b[2])
 
 
+@register_jitable
 def scale(a, s):
     return (a[0] * s, a[1] * s, a[2] * s)
 
 
+@register_jitable
 def dot(a, b):
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 
 
+@register_jitable
 def cross(a, b):
     return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
 
 
+@register_jitable
 def length(a):
     return math.sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2])
 
 
+@register_jitable
 def normalize(a, fallback=(0.0, 1.0, 0.0)):
     n = math.sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2])
     return (a[0] / n, a[1] / n, a[2] / n) if n > EPS else fallback
 
 
+@register_jitable
 def any_perpendicular(v):
     """A unit vector perpendicular to unit ``v`` (the same choice as ``transforms``)."""
     helper = (1.0, 0.0, 0.0) if abs(v[0]) < 0.9 else (0.0, 1.0, 0.0)
     return normalize(cross(v, helper), (0.0, 0.0, 1.0))
 
 
+@register_jitable
 def qmul(a, b):
     ax, ay, az, aw = a
     bx, by, bz, bw = b
@@ -90,14 +106,17 @@ def qmul(a, b):
             aw * bw - ax * bx - ay * by - az * bz)
 
 
+@register_jitable
 def qdot(a, b):
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3]
 
 
+@register_jitable
 def qconj(q):
     return (-q[0], -q[1], -q[2], q[3])
 
 
+@register_jitable
 def qrotate(q, v):
     """``v`` rotated by unit quaternion ``q``."""
     x, y, z, w = q
@@ -107,6 +126,7 @@ def qrotate(q, v):
     return (v[0] + w * tx + y * tz - z * ty, v[1] + w * ty + z * tx - x * tz, v[2] + w * tz + x * ty - y * tx)
 
 
+@register_jitable
 def qnormalize(q):
     n = math.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
     if n <= EPS:
@@ -115,12 +135,14 @@ def qnormalize(q):
     return (q[0] * s, q[1] * s, q[2] * s, q[3] * s)
 
 
+@register_jitable
 def qaxis_angle(axis, angle):
     """Rotation by ``angle`` about unit ``axis``."""
     s = math.sin(0.5 * angle)
     return (axis[0] * s, axis[1] * s, axis[2] * s, math.cos(0.5 * angle))
 
 
+@register_jitable
 def qbetween(a, b):
     """Shortest arc taking unit ``a`` onto unit ``b`` (minimal twist); opposite vectors turn by
     pi about an arbitrary perpendicular."""
@@ -132,6 +154,7 @@ def qbetween(a, b):
     return qnormalize((c[0], c[1], c[2], 1.0 + d))
 
 
+@register_jitable
 def signed_angle(a, b, axis):
     """Angle from ``a`` to ``b`` about unit ``axis`` (both taken perpendicular to it)."""
     return math.atan2(dot(cross(a, b), axis), dot(a, b))
@@ -156,6 +179,7 @@ def aim(pose, local_dir, target_dir, pole_dir=None, up_local=None):
     return pose, poled
 
 
+@register_jitable
 def quat_from_matrix3(m):
     """Unit quaternion (w >= 0) of rotation matrix ``m`` given as 3 rows of 3 floats: the same
     largest-diagonal choice as ``transforms.matrix3_to_quat``."""
@@ -173,6 +197,7 @@ def quat_from_matrix3(m):
     return qnormalize(q)
 
 
+@register_jitable
 def qmatrix(q):
     """Rotation matrix (3 rows of 3 floats) of quaternion ``q``, normalised on the way (zero gives
     the identity), as ``transforms.quat_to_matrix3``."""
@@ -188,6 +213,7 @@ def qmatrix(q):
             (xz - wy, yz + wx, 1.0 - (xx + yy)))
 
 
+@register_jitable
 def mmul(a, b):
     """Matrix product ``a @ b`` of 3x3 matrices given as rows."""
     (a00, a01, a02), (a10, a11, a12), (a20, a21, a22) = a
@@ -197,20 +223,25 @@ def mmul(a, b):
             (a20 * b00 + a21 * b10 + a22 * b20, a20 * b01 + a21 * b11 + a22 * b21, a20 * b02 + a21 * b12 + a22 * b22))
 
 
+@register_jitable
 def transpose(m):
-    return tuple(zip(*m))
+    (a, b, c), (d, e, f), (g, h, i) = m
+    return ((a, d, g), (b, e, h), (c, f, i))
 
 
+@register_jitable
 def mvec(m, v):
     """``m @ v`` for a 3x3 matrix given as rows."""
     return (dot(m[0], v), dot(m[1], v), dot(m[2], v))
 
 
+@register_jitable
 def column(m, axis):
     """Column ``axis`` of a 3x3 matrix given as rows."""
     return (m[0][axis], m[1][axis], m[2][axis])
 
 
+@register_jitable
 def qfrom_rotvec(v):
     """Unit quaternion of rotation vector ``v`` (zero gives identity), as ``transforms.quat_from_rotvec``."""
     angle = math.sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2])
@@ -219,6 +250,7 @@ def qfrom_rotvec(v):
     return (v[0] * s, v[1] * s, v[2] * s, math.cos(half))
 
 
+@register_jitable
 def qto_rotvec(q):
     """Rotation vector (angle in [0, pi]) of unit quaternion ``q``, as ``transforms.quat_to_rotvec``."""
     x, y, z, w = q if q[3] >= 0.0 else (-q[0], -q[1], -q[2], -q[3])
@@ -227,6 +259,7 @@ def qto_rotvec(q):
     return (x * k, y * k, z * k)
 
 
+@register_jitable
 def qfrom_euler_xyz(angles):
     """Unit quaternion of Euler XYZ ``angles``, as ``transforms.quat_from_euler_xyz``."""
     hx, hy, hz = 0.5 * angles[0], 0.5 * angles[1], 0.5 * angles[2]
@@ -236,6 +269,7 @@ def qfrom_euler_xyz(angles):
             cx * cy * cz + sx * sy * sz)
 
 
+@register_jitable
 def qto_euler_xyz(q):
     """Euler XYZ angles of quaternion ``q``, as ``transforms.euler_xyz_from_quat`` (Y in
     [-pi/2, pi/2]; at gimbal lock Z is 0)."""

@@ -1,0 +1,449 @@
+"""One FABRIK iteration on a tree with limits, compiled: the step ``solvers.fabrik`` iterates.
+
+Both passes carry each bone's frame (see ``solvers.fabrik``). Compiled with numba because a
+limited step is hundreds of small vector, quaternion and limit operations per bone (twelve
+trial spins of a limb, each clamped), where numpy's per-call cost made a solve take 4-150 ms
+and plain Python floats still several (bench/bench_limits.py); the arithmetic is the
+``register_jitable`` helpers of ``solvers.scalar`` and ``solvers.limits``, compiled in.
+Vectors are 3-tuples and matrices tuples of rows inside the kernel; the plan and the state are
+arrays. ``cache=True`` keeps the machine code beside this file (``warm`` at set-up compiles it).
+"""
+import math
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from solvers import scalar as sc
+from solvers.limits import HINGE, clamp_encoded, violation_of
+from solvers.rotation_fit import arc, best_rotation, vector_row
+
+# Spins of a limb about the line to its target a clamped turn tries, least first (every 30
+# degrees, either way): the first its top joint's limits allow is taken, else the one they clamp
+# least, so the limb's bend moves no further round than it must.
+SWIVELS = np.array([sign * k * np.pi / 6.0 for k in range(1, 7) for sign in (1.0, -1.0)][:-1])
+# A trial turn whose clamp moves it by less than this (radians) counts as allowed: rounding alone
+# moves a clamped rotation by ~1e-8.
+FITS = 1e-7
+EPS = 1e-12
+
+
+class StepTables(NamedTuple):
+    """A ``FabrikPlan`` as arrays for the kernel. Links of bone j are rows
+    ``link_start[j]:link_start[j + 1]`` (node, local vector, weight; node ``n + e`` is effector
+    e's tail); effector e's straight path (none: an empty range) rows ``path_start[e]:...``
+    (node, distance from its top head); ``strand_effector[j]`` the effector whose tail bone j's
+    line of bones leads to (-1: none), those bones rows ``strand_start[j]:...``; ``in_chain[e, j]``
+    whether effector e moves bone j; limits as ``solvers.limits.encode_limits``."""
+    parents: np.ndarray
+    offsets: np.ndarray
+    rest: np.ndarray
+    base: np.ndarray
+    lengths: np.ndarray
+    active: np.ndarray
+    movable: np.ndarray
+    link_start: np.ndarray
+    link_node: np.ndarray
+    link_vector: np.ndarray
+    link_weight: np.ndarray
+    effector_bone: np.ndarray
+    effector_weight: np.ndarray
+    in_chain: np.ndarray
+    path_start: np.ndarray
+    path_node: np.ndarray
+    path_reach: np.ndarray
+    strand_effector: np.ndarray
+    strand_start: np.ndarray
+    strand_bone: np.ndarray
+    limit_start: np.ndarray
+    limit_kind: np.ndarray
+    limit_parameters: np.ndarray
+
+
+def for_kernel(values, dtype):
+    """``values`` as an array of ``dtype`` the kernel takes without compiling again: C-ordered and
+    writeable (numba compiles one specialisation per layout and flag)."""
+    return np.require(np.asarray(values, dtype=dtype), requirements=("C", "W"))
+
+
+@njit(cache=True)
+def _put_vector(rows, i, v):
+    rows[i, 0], rows[i, 1], rows[i, 2] = v
+
+
+@njit(cache=True)
+def _matrix(stack, i):
+    m = stack[i]
+    return ((m[0, 0], m[0, 1], m[0, 2]), (m[1, 0], m[1, 1], m[1, 2]), (m[2, 0], m[2, 1], m[2, 2]))
+
+
+@njit(cache=True)
+def _put_matrix(stack, i, m):
+    for r in range(3):
+        stack[i, r, 0], stack[i, r, 1], stack[i, r, 2] = m[r]
+
+
+@njit(cache=True)
+def _base_rotation(t):
+    b = t.base
+    return ((b[0, 0], b[0, 1], b[0, 2]), (b[1, 0], b[1, 1], b[1, 2]), (b[2, 0], b[2, 1], b[2, 2]))
+
+
+@njit(cache=True)
+def _axis_turn(axis, angle):
+    return sc.qmatrix(sc.qaxis_angle(axis, angle))
+
+
+@njit(cache=True)
+def _hinge_of(t, bone):
+    """The row of ``bone``'s Hinge when that is its only limit, else -1."""
+    row = t.limit_start[bone]
+    return row if t.limit_start[bone + 1] == row + 1 and t.limit_kind[row] == HINGE else -1
+
+
+@njit(cache=True)
+def _held_axis(axis):
+    """The local axis (0, 1, 2) a hinge about ``axis`` holds: its largest component."""
+    largest = max(abs(axis[0]), abs(axis[1]), abs(axis[2]))
+    return 0 if abs(axis[0]) == largest else 1 if abs(axis[1]) == largest else 2
+
+
+@njit(cache=True)
+def _best_hinge_angle(axis, low, high, vectors, directions, weights):
+    """``Hinge.best_angle``: the angle in [low, high] that best turns ``vectors`` (m, 3, unit)
+    about ``axis`` onto ``directions`` (m, 3), and whether the range held it."""
+    across, turning = 0.0, 0.0
+    for i in range(len(weights)):
+        v, d = vector_row(vectors, i), vector_row(directions, i)
+        across += weights[i] * (sc.dot(v, d) - sc.dot(v, axis) * sc.dot(d, axis))
+        turning += weights[i] * sc.dot(sc.cross(axis, v), d)
+    peak = math.atan2(turning, across)
+    if low <= peak <= high:
+        return peak, False
+    to_low = abs((low - peak + math.pi) % (2.0 * math.pi) - math.pi)
+    to_high = abs((high - peak + math.pi) % (2.0 * math.pi) - math.pi)
+    return (low if to_low <= to_high else high), True
+
+
+@njit(cache=True)
+def _hinge_angle_at(axis, low, high, line, link, cosine):
+    """The hinge angle within range that turns ``link`` (child's rest frame) to make ``cosine``
+    with ``line`` (the child's frame), or as near as the range allows: the cosine is a sinusoid
+    in the angle, met at two angles (the two sides of the bend)."""
+    along = sc.dot(axis, line) * sc.dot(axis, link)
+    across, turning = sc.dot(line, link) - along, sc.dot(sc.cross(axis, line), link)
+    size, peak = math.hypot(across, turning), math.atan2(turning, across)
+    spread = math.acos(sc.clip((cosine - along) / size, -1.0, 1.0)) if size > EPS else 0.0
+    best, best_miss = low, abs(along + size * math.cos(low - peak) - cosine)
+    miss = abs(along + size * math.cos(high - peak) - cosine)
+    if miss < best_miss:
+        best, best_miss = high, miss
+    for side in (peak + spread, peak - spread):
+        for k in (-1.0, 0.0, 1.0):
+            angle = side + k * 2.0 * math.pi
+            if low <= angle <= high:
+                miss = abs(along + size * math.cos(angle - peak) - cosine)
+                if miss < best_miss:
+                    best, best_miss = angle, miss
+    return best
+
+
+@njit(cache=True)
+def _spin_for_hinge(t, row, child, frames, back, toward):
+    """Spin the line of bones from hinged ``child`` down to its effector's tail (frames and
+    points, in place) about the line from the child's head to that tail, so that a hinge angle
+    within range points the parent's link (child's rest frame) ``toward`` (world, unit) as near
+    as it can: the hinge angle sets the link's angle to the spin axis, the spin its side. A
+    one-sided hinge so bends the way it may, where keeping the child's roll would leave the
+    wanted bend on its forbidden side."""
+    n = len(t.parents)
+    head = vector_row(back, child)
+    line = sc.sub(vector_row(back, n + t.strand_effector[child]), head)
+    if sc.length(line) < EPS:
+        return
+    line = sc.normalize(line)
+    p = t.limit_parameters[row]
+    axis = (p[0], p[1], p[2])
+    frame = _matrix(frames, child)
+    link = sc.mvec(sc.transpose(_matrix(t.rest, child)), sc.normalize(vector_row(t.offsets, child)))
+    angle = _hinge_angle_at(axis, p[3], p[4], sc.mvec(sc.transpose(frame), line), link, sc.dot(line, toward))
+    turned = sc.mvec(sc.mmul(frame, sc.transpose(_axis_turn(axis, angle))), link)
+    spin = _axis_turn(line, sc.signed_angle(sc.sub(turned, sc.scale(line, sc.dot(line, turned))),
+                                            sc.sub(toward, sc.scale(line, sc.dot(line, toward))), line))
+    _put_matrix(frames, child, sc.mmul(spin, frame))
+    for s in range(t.strand_start[child], t.strand_start[child + 1]):
+        bone = t.strand_bone[s]
+        _put_matrix(frames, bone, sc.mmul(spin, _matrix(frames, bone)))
+        _put_vector(back, bone, sc.add(head, sc.mvec(spin, sc.sub(vector_row(back, bone), head))))
+
+
+@njit(cache=True)
+def _parent_within_limits(t, child, frames, back, toward, has_goal):
+    """The frame nearest the child's parent's frame that the parent may take under the child's
+    frame as the child's limits allow: the child's pose rotation the two frames make, clamped.
+    A hinged child leaves the parent one turn, about the hinge, that best points the parent's
+    link ``toward`` (world) the child's head; when the child heads a line of bones to a free
+    tail, that line may first spin about its tail (``_spin_for_hinge``), which may change the
+    frames and points below."""
+    rest_t = sc.transpose(_matrix(t.rest, child))
+    row = _hinge_of(t, child)
+    if row < 0:
+        frame = _matrix(frames, child)
+        pose = sc.mmul(sc.mmul(rest_t, sc.transpose(_matrix(frames, t.parents[child]))), frame)
+        q, _ = clamp_encoded(t.limit_kind, t.limit_parameters, t.limit_start[child], t.limit_start[child + 1],
+                             sc.quat_from_matrix3(pose))
+        return sc.mmul(sc.mmul(frame, sc.transpose(sc.qmatrix(q))), rest_t)
+    toward = sc.normalize(toward)
+    effector = t.strand_effector[child]
+    if effector >= 0 and not has_goal[effector]:
+        _spin_for_hinge(t, row, child, frames, back, toward)
+    frame = _matrix(frames, child)
+    p = t.limit_parameters[row]
+    axis = (p[0], p[1], p[2])
+    seen = np.empty((1, 3))
+    link = np.empty((1, 3))
+    _put_vector(seen, 0, sc.mvec(sc.transpose(frame), toward))
+    _put_vector(link, 0, sc.mvec(rest_t, sc.normalize(vector_row(t.offsets, child))))
+    angle, _ = _best_hinge_angle(axis, p[3], p[4], seen, link, np.ones(1))
+    return sc.mmul(sc.mmul(frame, sc.transpose(_axis_turn(axis, angle))), rest_t)
+
+
+@njit(cache=True)
+def _backward(t, heads, world, targets, goals, has_goal):
+    """FABRIK's backward pass, tips first, carrying each bone's frame: every effector's tail on
+    its target, each bone turned by the shortest arc toward the point its links ask for and its
+    head placed behind them. A bone carrying one limited child turns only as the child's limits
+    allow from the child's frame, so the pass leaves a chain that its limits allow, rather than
+    points no limited pose reaches. Returns the nodes' new points and the bones' frames."""
+    n, k = len(t.parents), len(t.effector_bone)
+    back = np.empty((n + k, 3))
+    back[:n] = heads
+    back[n:] = targets
+    frames = world.copy()
+    for a in range(len(t.active) - 1, -1, -1):
+        j = t.active[a]
+        first, stop = t.link_start[j], t.link_start[j + 1]
+        if stop - first == 1:
+            c, vector = t.link_node[first], vector_row(t.link_vector, first)
+            if c >= n and has_goal[c - n]:
+                frame = _matrix(goals, c - n)
+            else:
+                here = _matrix(world, j)
+                toward = sc.sub(vector_row(back, c), vector_row(back, j))
+                frame = sc.mmul(arc(sc.mvec(here, vector), toward), here)
+                if c < n and t.limit_start[c] < t.limit_start[c + 1]:
+                    _put_matrix(frames, j, frame)
+                    frame = _parent_within_limits(t, c, frames, back, toward, has_goal)
+            _put_matrix(frames, j, frame)
+            if t.movable[j]:
+                _put_vector(back, j, sc.sub(vector_row(back, c), sc.mvec(frame, vector)))
+            continue
+        total, weight = (0.0, 0.0, 0.0), 0.0
+        for link in range(first, stop):
+            c, vector, w = t.link_node[link], vector_row(t.link_vector, link), t.link_weight[link]
+            if c >= n and has_goal[c - n]:
+                point = sc.sub(vector_row(targets, c - n), sc.mvec(_matrix(goals, c - n), vector))
+            else:
+                reach = sc.normalize(sc.sub(vector_row(back, j), vector_row(back, c)))
+                point = sc.add(vector_row(back, c), sc.scale(reach, sc.length(vector)))
+            total = sc.add(total, sc.scale(point, w))
+            weight += w
+        if t.movable[j]:
+            _put_vector(back, j, (total[0] / weight, total[1] / weight, total[2] / weight))
+        directions = np.empty((stop - first, 3))
+        for link in range(first, stop):
+            _put_vector(directions, link - first,
+                        sc.normalize(sc.sub(vector_row(back, t.link_node[link]), vector_row(back, j))))
+        _put_matrix(frames, j, best_rotation(_matrix(world, j), t.link_vector[first:stop], directions,
+                                              t.link_weight[first:stop]))
+    return back, frames
+
+
+@njit(cache=True)
+def _lay_paths_straight(t, heads, targets, has_goal, back):
+    """Effectors whose target lies beyond their straight path's reach: the path laid straight
+    toward it at once (in ``back``)."""
+    for e in range(len(t.effector_bone)):
+        first, stop = t.path_start[e], t.path_start[e + 1]
+        if first == stop or has_goal[e]:
+            continue
+        top = vector_row(heads, t.path_node[first])
+        toward = sc.sub(vector_row(targets, e), top)
+        if sc.length(toward) >= t.path_reach[stop - 1]:
+            unit = sc.normalize(toward)
+            for s in range(first, stop):
+                _put_vector(back, t.path_node[s], sc.add(top, sc.scale(unit, t.path_reach[s])))
+
+
+@njit(cache=True)
+def _links_of(t, j, frame, back, limited):
+    """Bone ``j``'s links (nodes, local vectors, weights); a limited bone's also reach the
+    tails of the effectors below it, as the backward pass left them (its ``frame`` there):
+    aligning only its child's head leaves a limited bone's roll where it was, and a base that
+    may only turn about its own axis, or a hinge rolled off the bend the target needs, would
+    never turn toward the target."""
+    n, k = len(t.parents), len(t.effector_bone)
+    first, stop = t.link_start[j], t.link_start[j + 1]
+    tips = 0
+    if limited:
+        for e in range(k):
+            if t.effector_bone[e] != j and t.in_chain[e, j]:
+                tips += 1
+    count = stop - first + tips
+    nodes, vectors, weights = np.empty(count, np.int64), np.empty((count, 3)), np.empty(count)
+    nodes[:stop - first] = t.link_node[first:stop]
+    vectors[:stop - first] = t.link_vector[first:stop]
+    weights[:stop - first] = t.link_weight[first:stop]
+    i = stop - first
+    if limited:
+        frame_t = sc.transpose(frame)
+        for e in range(k):
+            if t.effector_bone[e] != j and t.in_chain[e, j]:
+                nodes[i], weights[i] = n + e, t.effector_weight[e]
+                _put_vector(vectors, i, sc.mvec(frame_t, sc.sub(vector_row(back, n + e), vector_row(back, j))))
+                i += 1
+    return nodes, vectors, weights
+
+
+@njit(cache=True)
+def _clamped(t, j, rotation):
+    return clamp_encoded(t.limit_kind, t.limit_parameters, t.limit_start[j], t.limit_start[j + 1],
+                         sc.quat_from_matrix3(rotation))
+
+
+@njit(cache=True)
+def _turn_within_limits(t, j, frame, before, vectors, directions, weights, swivel, swivels):
+    """Bone ``j``'s pose rotation that best turns its links' ``vectors`` onto ``directions``
+    (world, unit), starting from ``frame`` (its world frame; ``before`` the frame it turns in),
+    within its limits, the axes they held and the spin (world) it took, or None: a hinge turns
+    by the best angle about its axis, other limits clamp the best turn. With ``swivels`` (about
+    ``swivel``, a unit world axis from the bone's head through the one effector tail it
+    carries), a turn the limits would clamp first spins about that axis (which leaves the tail
+    where it is) to the first angle of ``SWIVELS`` the limits allow, else the one they clamp
+    least: the roll of the bones below is free, and a limb reaches with its bend in a plane its
+    top joint allows."""
+    no_spin = ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0))
+    row = _hinge_of(t, j)
+    if row >= 0:
+        p = t.limit_parameters[row]
+        axis = (p[0], p[1], p[2])
+        local = np.empty(vectors.shape)
+        seen = np.empty(directions.shape)
+        before_t = sc.transpose(before)
+        for i in range(len(weights)):
+            _put_vector(local, i, sc.normalize(vector_row(vectors, i)))
+            _put_vector(seen, i, sc.mvec(before_t, vector_row(directions, i)))
+        angle, clamped = _best_hinge_angle(axis, p[3], p[4], local, seen, weights)
+        axis_held = _held_axis(axis)
+        held = (clamped and axis_held == 0, clamped and axis_held == 1, clamped and axis_held == 2)
+        return _axis_turn(axis, angle), held, False, no_spin
+    wanted = best_rotation(frame, vectors, directions, weights)
+    before_t = sc.transpose(before)
+    rotation = sc.mmul(before_t, wanted)
+    if t.limit_start[j] == t.limit_start[j + 1]:
+        return rotation, (False, False, False), False, no_spin
+    unclamped = sc.quat_from_matrix3(rotation)
+    q, held = _clamped(t, j, rotation)
+    if not (held[0] or held[1] or held[2]) or not swivels:
+        return sc.qmatrix(q), held, False, no_spin
+    # A spin by angle a is the quaternion (swivel sin(a/2), cos(a/2)), so each trial turn
+    # before^T spin wanted is a sum of two products computed once.
+    to_rest = sc.qconj(sc.quat_from_matrix3(before))
+    wanted_q = sc.quat_from_matrix3(wanted)
+    straight = sc.qmul(to_rest, wanted_q)
+    across = sc.qmul(to_rest, sc.qmul((swivel[0], swivel[1], swivel[2], 0.0), wanted_q))
+    best_miss, best_angle, best_q = violation_of(q, unclamped), 0.0, unclamped
+    for angle in SWIVELS:
+        c, s = math.cos(0.5 * angle), math.sin(0.5 * angle)
+        turned = sc.qnormalize((straight[0] * c + across[0] * s, straight[1] * c + across[1] * s,
+                                straight[2] * c + across[2] * s, straight[3] * c + across[3] * s))
+        clamped, _ = clamp_encoded(t.limit_kind, t.limit_parameters, t.limit_start[j], t.limit_start[j + 1], turned)
+        miss = violation_of(clamped, turned)
+        if miss < best_miss:
+            best_miss, best_angle, best_q = miss, angle, turned
+        if miss <= FITS:
+            break
+    if best_angle == 0.0:
+        return sc.qmatrix(q), held, False, no_spin
+    q, held = clamp_encoded(t.limit_kind, t.limit_parameters, t.limit_start[j], t.limit_start[j + 1], best_q)
+    return sc.qmatrix(q), held, True, _axis_turn(swivel, best_angle)
+
+
+@njit(cache=True)
+def _pose(t, local):
+    """World rotations (n, 3, 3), heads and tails (n, 3) of pose rotations ``local`` (n, 3, 3),
+    each first made orthonormal through its quaternion so rounding cannot compound across
+    iterations (``local`` is changed in place)."""
+    n = len(t.parents)
+    world, heads, tails = np.empty((n, 3, 3)), np.empty((n, 3)), np.empty((n, 3))
+    base = _base_rotation(t)
+    for i in range(n):
+        rotation = sc.qmatrix(sc.quat_from_matrix3(_matrix(local, i)))
+        _put_matrix(local, i, rotation)
+        p = t.parents[i]
+        above = base if p < 0 else _matrix(world, p)
+        head = sc.mvec(above, vector_row(t.offsets, i))
+        if p >= 0:
+            head = sc.add(vector_row(heads, p), head)
+        else:
+            head = sc.add((t.base[0, 3], t.base[1, 3], t.base[2, 3]), head)
+        frame = sc.mmul(above, sc.mmul(_matrix(t.rest, i), rotation))
+        _put_matrix(world, i, frame)
+        _put_vector(heads, i, head)
+        _put_vector(tails, i, sc.add(head, sc.scale(sc.column(frame, 1), t.lengths[i])))
+    return world, heads, tails
+
+
+@njit(cache=True)
+def fabrik_step(t, targets, goals, has_goal, local, world, heads):
+    """One FABRIK iteration from pose rotations ``local`` (n, 3, 3) with their ``world``
+    rotations and ``heads``: ``targets`` (k, 3) one per effector, ``goals`` (k, 3, 3) the world
+    rotation of those whose ``has_goal``. The forward pass runs root first, as rotations: each
+    bone turns from where its (limited) parent put its head toward the points the backward pass
+    left for what it carries, and its limits hold that turn, so the heads below follow the pose
+    the limits allow. Returns the new pose rotations, world rotations, heads, tails (n, 3) and
+    the axes the limits held (n, 3)."""
+    n = len(t.parents)
+    back, frames = _backward(t, heads, world, targets, goals, has_goal)
+    _lay_paths_straight(t, heads, targets, has_goal, back)
+    new_local, new_world, new_heads = local.copy(), world.copy(), heads.copy()
+    held = np.zeros((n, 3), dtype=np.bool_)
+    goal_of = np.full(n, -1)
+    for e in range(len(t.effector_bone)):
+        if has_goal[e]:
+            goal_of[t.effector_bone[e]] = e
+    base = _base_rotation(t)
+    for j in t.active:
+        p = t.parents[j]
+        above = base if p < 0 else _matrix(new_world, p)
+        if t.movable[j]:
+            _put_vector(new_heads, j, sc.add(vector_row(new_heads, p), sc.mvec(above, vector_row(t.offsets, j))))
+        rest = _matrix(t.rest, j)
+        limited = t.limit_start[j] < t.limit_start[j + 1]
+        if goal_of[j] >= 0:
+            rotation = sc.mmul(sc.mmul(sc.transpose(rest), sc.transpose(above)), _matrix(goals, goal_of[j]))
+            if limited:
+                q, bone_held = _clamped(t, j, rotation)
+                rotation = sc.qmatrix(q)
+                held[j, 0], held[j, 1], held[j, 2] = bone_held
+        else:
+            head = vector_row(new_heads, j)
+            nodes, vectors, weights = _links_of(t, j, _matrix(frames, j), back, limited)
+            directions = np.empty(vectors.shape)
+            for i in range(len(nodes)):
+                _put_vector(directions, i, sc.normalize(sc.sub(vector_row(back, nodes[i]), head)))
+            effector = t.strand_effector[j]
+            swivels = effector >= 0 and not has_goal[effector]
+            swivel = sc.normalize(sc.sub(vector_row(back, n + effector), head)) if swivels else (0.0, 1.0, 0.0)
+            rotation, bone_held, spun, spin = _turn_within_limits(t, j, _matrix(frames, j), sc.mmul(above, rest),
+                                                                  vectors, directions, weights, swivel, swivels)
+            held[j, 0], held[j, 1], held[j, 2] = bone_held
+            if spun:
+                for s in range(t.strand_start[j], t.strand_start[j + 1]):
+                    bone = t.strand_bone[s]
+                    _put_vector(back, bone, sc.add(head, sc.mvec(spin, sc.sub(vector_row(back, bone), head))))
+                    _put_matrix(frames, bone, sc.mmul(spin, _matrix(frames, bone)))
+        _put_matrix(new_local, j, rotation)
+        _put_matrix(new_world, j, sc.mmul(sc.mmul(above, rest), rotation))
+    new_world, new_heads, tails = _pose(t, new_local)
+    return new_local, new_world, new_heads, tails, held

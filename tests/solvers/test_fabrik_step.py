@@ -1,0 +1,91 @@
+"""The compiled FABRIK step's parts agree with the numpy definitions they replace: the encoded
+limit clamp with each limit's ``clamp``, Horn's best-fit rotation with the SVD's, and one
+compiled specialisation serves chains and trees whatever arrays the caller hands in."""
+import numpy as np
+from hypothesis import assume, given, settings, strategies as st
+
+from solvers.chain import straight_chain
+from solvers.fabrik import Effector, fabrik_plan, solve_fabrik, solve_fabrik_chain
+from solvers.fabrik_step import fabrik_step
+from solvers.limits import Cone, EulerLimit, Hinge, Twist, clamp_encoded, encode_limits
+from solvers.rotation_fit import best_rotation
+from solvers.tree import Tree
+
+SETTINGS = settings(max_examples=60, derandomize=True, deadline=None)
+unit = st.floats(-1.0, 1.0)
+quaternions = st.tuples(unit, unit, unit, unit)
+angles = st.floats(-3.0, 3.0)
+vectors3 = st.tuples(unit, unit, unit)
+
+
+def limit_sets():
+    axes = vectors3.filter(lambda axis: np.linalg.norm(axis) > 1e-3)
+    hinge = st.builds(lambda axis, a, b: Hinge(axis, min(a, b), max(a, b)), axes, angles, angles)
+    cone = st.builds(Cone, st.floats(0.0, 3.1))
+    twist = st.builds(lambda a, b: Twist(min(a, b), max(a, b)), angles, angles)
+    euler = st.builds(lambda lows, spans, lock: EulerLimit(tuple(lows), tuple(a + s for a, s in zip(lows, spans)), lock),
+                      st.lists(angles, min_size=3, max_size=3), st.lists(st.floats(0.0, 3.0), min_size=3, max_size=3),
+                      st.tuples(st.booleans(), st.booleans(), st.booleans()))
+    return st.lists(st.one_of(hinge, cone, twist, euler), min_size=1, max_size=2).map(tuple)
+
+
+@SETTINGS
+@given(quaternions, st.data())
+def test_encoded_clamp_gives_each_limits_rotation_and_held_axes(q, data):
+    assume(np.linalg.norm(q) > 0.1)
+    q = tuple(np.array(q) / np.linalg.norm(q))
+    limits = data.draw(limit_sets())
+    starts, kinds, parameters = encode_limits(1, (limits,))
+    expected, expected_held = np.array(q), np.zeros(3, dtype=bool)
+    for limit in limits:
+        expected, held = limit.clamp(expected)
+        expected_held |= held
+    clamped, held = clamp_encoded(kinds, parameters, starts[0], starts[1], q)
+    assert min(np.abs(np.subtract(clamped, expected)).max(), np.abs(np.add(clamped, expected)).max()) <= 1e-9
+    assert tuple(held) == tuple(expected_held)
+
+
+def kabsch(vectors, directions, weights):
+    """The rotation best turning unit ``vectors`` onto ``directions``, by SVD."""
+    h = sum(w * np.outer(v, u) for v, u, w in zip(vectors, directions, weights))
+    u, _, vt = np.linalg.svd(h)
+    return vt.T @ np.diag([1.0, 1.0, np.sign(np.linalg.det(vt.T @ u.T))]) @ u.T
+
+
+@SETTINGS
+@given(st.lists(st.tuples(vectors3, vectors3, st.floats(0.1, 2.0)), min_size=2, max_size=4))
+def test_horns_rotation_is_the_svds_best_fit(links):
+    vectors = np.array([v for v, _, _ in links])
+    directions = np.array([d for _, d, _ in links])
+    assume((np.linalg.norm(vectors, axis=1) > 0.1).all() and (np.linalg.norm(directions, axis=1) > 0.1).all())
+    directions /= np.linalg.norm(directions, axis=1)[:, None]
+    weights = np.array([w for _, _, w in links])
+    units = vectors / np.linalg.norm(vectors, axis=1)[:, None]
+    s = np.linalg.svd(sum(w * np.outer(v, u) for v, u, w in zip(units, directions, weights)), compute_uv=False)
+    assume(s[1] > 1e-3 * s[0] and s[1] - s[2] > 1e-3 * s[0])  # a unique optimum, well separated
+    rotation = np.array(best_rotation(((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0)), vectors, directions,
+                                       weights))
+    np.testing.assert_allclose(rotation, kabsch(units, directions, weights), atol=1e-9)
+
+
+def test_links_on_one_line_turn_the_heaviest_by_the_shortest_arc():
+    vectors = np.array([[0.0, 1.0, 0.0], [0.0, 2.0, 0.0]])
+    directions = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, 1.0]])
+    rotation = np.array(best_rotation(((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0)), vectors, directions,
+                                       np.array([1.0, 3.0])))
+    np.testing.assert_allclose(rotation @ [0.0, 1.0, 0.0], [0.0, 0.0, 1.0], atol=1e-12)
+    np.testing.assert_allclose(rotation @ [1.0, 0.0, 0.0], [1.0, 0.0, 0.0], atol=1e-12)  # no twist about the arc
+
+
+def test_one_compiled_step_serves_chains_and_trees_from_any_arrays():
+    chain = straight_chain([0.3, 0.25, 0.2])
+    limits = [Hinge((1.0, 0.0, 0.0), 0.0, 1.2), (Cone(0.4), Twist(-0.3, 0.3)), EulerLimit((-1, -1, -1), (1, 1, 1))]
+    strided = np.tile([0.0, 0.0, 0.0, 1.0, 9.0], (3, 1))[:, :4]  # a non-contiguous view
+    solve_fabrik_chain(chain, strided, [0, 0.4, 0.3], limits, target_rotation=[0, 0, 0, 1], max_iterations=3)
+    tree = Tree(np.eye(4), [-1, 0, 0], [[0.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 1.0, 0.0]],
+                [[0.0, 0.0, 0.0, 1.0]] * 3, [1, 1, 1])
+    plan = fabrik_plan(tree, [Effector(1, weight=2.0), Effector(2, use_rotation=True)])
+    result = solve_fabrik(plan, np.tile([0.0, 0.0, 0.0, 1.0], (3, 1)), [[1, 1, 0], [-1, 1, 0]],
+                          [[0, 0, 0, 1], [0, 0, 0.3826834, 0.9238795]], max_iterations=3)
+    assert np.isfinite(result.errors).all()
+    assert len(fabrik_step.signatures) == 1
