@@ -20,6 +20,7 @@ from rig.pose import identity_rotations, update_world
 from rig.solver_views import chain_arrays, tree_arrays
 from solvers.chain import SolveResult
 from solvers.goals import DistanceGoal, JointRotationGoal, PositionGoal, RotationGoal
+from solvers.methods import METHODS
 from solvers.problem import ANALYTIC, Problem, Settings, solve
 from solvers.transforms import matrix3_to_quat, quat_from_euler_xyz, quat_slerp
 
@@ -292,9 +293,11 @@ def solve_goals(rig, pose, world, goals, bones):
         return not (search.best.converged or _out_of_reach(rig, pose, world, goals, bones, plan.features))
 
     start, going = None, True
+    forced = choice.restarts is not None and len(choice.methods) == 1  # its own first run, then fresh starts
     for k, method in enumerate(choice.methods):
         last = k == len(choice.methods) - 1 and choice.restarts is None
-        going = run(method, start, search.remaining() if last else min(search.remaining(), share))
+        first = search.budget // METHODS[method].patience if forced else share
+        going = run(method, start, search.remaining() if last else min(search.remaining(), first))
         if not going or search.remaining() <= 0:
             break
         # An analytic answer clamped to limits is a poor start; an iterative one a good one.
