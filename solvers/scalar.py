@@ -5,17 +5,14 @@ the per-limb fast paths work on tuples of Python floats. Conventions match ``tra
 vectors are 3-tuples, quaternions ``(x, y, z, w)`` 4-tuples acting on column vectors, and
 degenerate input never gives NaN (zero vectors normalise to the given fallback).
 
-This module and ``lanes`` (the same helpers on component arrays, one lane per limb) offer one
-interface, so a solver written against it runs on one limb or a batch: the branch-free helpers
-below work on both unchanged, and each module has its own ``length``, ``normalize``,
-``qnormalize``, ``qbetween``, ``qaxis_angle``, ``signed_angle``, ``aim``, math functions,
-``minimum``/``maximum``/``clip`` and the branch tools ``where``, ``select``, ``fallback``, ``some``.
+The helpers a compiled kernel calls (``JITABLE``) are registered with numba as well, so a kernel
+(``two_bone``'s) runs these same bodies compiled, while Python callers call them as they are.
 """
 import math
-from math import acos, atan2, cos, exp, sin, sqrt
+
+from numba.extending import register_jitable
 
 EPS = 1e-12
-minimum, maximum = min, max
 
 
 def stretch_share(amount):
@@ -28,22 +25,6 @@ def stretch_share(amount):
 
 def clip(x, low, high):
     return min(high, max(low, x))
-
-
-def where(mask, a, b):
-    """``a`` if ``mask`` else ``b`` (``numpy.where`` for one lane; both are already computed)."""
-    return a if mask else b
-
-
-select = where
-
-
-def fallback(mask, value, make):
-    """``make()`` if ``mask`` else ``value``: a branch computed only when taken."""
-    return make() if mask else value
-
-
-some = bool
 
 
 def sub(a, b):
@@ -244,3 +225,9 @@ def qto_euler_xyz(q):
     if abs(m20) > 1.0 - 1e-12:
         return (math.atan2(-m12, m11), y, 0.0)
     return (math.atan2(m21, m22), y, math.atan2(m10, m00))
+
+
+JITABLE = (stretch_share, clip, sub, add, scale, dot, cross, length, normalize, any_perpendicular, qmul, qdot, qconj,
+           qrotate, qnormalize, qaxis_angle, qbetween, signed_angle, aim, quat_from_matrix3)
+for helper in JITABLE:
+    register_jitable(helper)
