@@ -5,25 +5,19 @@ the per-limb fast paths work on tuples of Python floats. Conventions match ``tra
 vectors are 3-tuples, quaternions ``(x, y, z, w)`` 4-tuples acting on column vectors, and
 degenerate input never gives NaN (zero vectors normalise to the given fallback).
 
-This module and ``lanes`` (the same helpers on component arrays, one lane per limb) offer one
-interface, so a solver written against it runs on one limb or a batch: the branch-free helpers
-below work on both unchanged, and each module has its own ``length``, ``normalize``,
-``qnormalize``, ``qbetween``, ``qaxis_angle``, ``signed_angle``, ``aim``, math functions,
-``minimum``/``maximum``/``clip`` and the branch tools ``where``, ``select``, ``fallback``, ``some``.
-
 The helpers marked ``register_jitable`` stay plain Python functions when Python calls them and
-compile into the numba kernels that call them (``solvers.fabrik_step``), so a compiled solver
-step uses these same bodies rather than copies.
+compile into the numba kernels that call them (``solvers.fabrik_step``, ``solvers.two_bone``), so
+a compiled solver uses these same bodies rather than copies. numba's cache checks only the
+kernel's own file: after editing this one, run ``bash .ci/setup`` (it compiles the kernels afresh).
 """
 import math
-from math import acos, atan2, cos, exp, sin, sqrt
 
 from numba.extending import register_jitable
 
 EPS = 1e-12
-minimum, maximum = min, max
 
 
+@register_jitable
 def stretch_share(amount):
     """A bone's share of the length a far target asks its chain to grow, relative to the others,
     from its IK stretch ``amount`` (floats or arrays): amount cubed, as Blender 3.4's legacy solver
@@ -35,22 +29,6 @@ def stretch_share(amount):
 @register_jitable
 def clip(x, low, high):
     return min(high, max(low, x))
-
-
-def where(mask, a, b):
-    """``a`` if ``mask`` else ``b`` (``numpy.where`` for one lane; both are already computed)."""
-    return a if mask else b
-
-
-select = where
-
-
-def fallback(mask, value, make):
-    """``make()`` if ``mask`` else ``value``: a branch computed only when taken."""
-    return make() if mask else value
-
-
-some = bool
 
 
 @register_jitable
@@ -160,6 +138,7 @@ def signed_angle(a, b, axis):
     return math.atan2(dot(cross(a, b), axis), dot(a, b))
 
 
+@register_jitable
 def aim(pose, local_dir, target_dir, pole_dir=None, up_local=None):
     """The rotation ``pose`` turned so unit ``local_dir`` (the joint's frame) points along unit
     ``target_dir`` (the frame ``pose`` acts in, e.g. the joint's rest frame): the shortest turn,

@@ -20,23 +20,24 @@ plane. The rest shape stands for Blender's FK pose, so the result does not depen
 chain starts with (``solvers.chain.face_pole`` does the same for the iterative solvers).
 tests/rig/test_blender_pole_reference.py checks the poses against Blender's.
 
-The solve is written once (``_solve``) against the interface ``scalar`` and ``lanes`` share: a
-single limb runs it on plain floats (a numpy call costs more than a whole limb's arithmetic), a
-batch on component arrays, one lane per limb, so both give the same poses. The commonest single
-solve, a limb with no pole, stretch, soft reach or end rotation (a dragged hand or foot), also
-has ``_solve_floats``: the same steps inlined, with the limb's rotations held as matrix rows and
-no function call per vector, in half the time; tests hold it to ``_solve``'s poses to rounding,
-and it hands degenerate input back to ``_solve``.
+The solve is written once, ``_solve_limb``: one limb in plain float code, compiled with numba
+(``scalar``'s helpers compile into it, so it runs their bodies). ``solve_two_bone`` calls it
+through ``_solve_one`` (floats in, arrays out: a numpy call costs more than the limb's
+arithmetic), ``solve_two_bone_batch`` through ``_solve_many``, a compiled loop over the limbs, so
+both give the same poses. Input is conditioned in Python before either (``solvers.inputs``).
+``cache=True`` keeps the machine code beside this file and ``warm`` (run by .ci/setup) fills it;
+numba keys that cache on this file alone: after editing ``scalar``, delete
+solvers/__pycache__/two_bone*.nb* so the kernels recompile with the new helpers.
 """
 import math
-from math import sqrt
 from dataclasses import dataclass
 from functools import cached_property
 from typing import NamedTuple
 
 import numpy as np
+from numba import njit
 
-from solvers import inputs, lanes
+from solvers import inputs
 from solvers import scalar as sc
 from solvers.chain import Chain, SolveResult, chain_pose
 from solvers.transforms import normalize, quat_between, quat_to_matrix3
@@ -45,6 +46,9 @@ Y = (0.0, 1.0, 0.0)
 X = (1.0, 0.0, 0.0)
 STRAIGHT = 1e-7
 FLOAT64 = np.dtype(float)
+NOT_GIVEN = np.empty((0, 0))  # ``_solve_many``'s poles, stretch or end rotations when there are none
+ORIGIN = (0.0, 0.0, 0.0)
+NO_SETTINGS = np.array(ORIGIN + (0.0, 0.0, 0.0, 0.0) + inputs.IDENTITY + (1.0,))  # ``_solve_one``'s: none given
 
 
 def validate_two_bone(chain):
@@ -53,9 +57,12 @@ def validate_two_bone(chain):
         raise ValueError(f"the two-bone solver needs a chain of exactly 2 bones, got {len(chain)}")
 
 
-def _columns(values, count):
-    """The components of ``values`` (count, k) as k contiguous (count,) lanes."""
-    return tuple(np.ascontiguousarray(np.asarray(values, dtype=float).reshape(count, -1).T))
+def _packed(base, offsets, rest_rotations, lengths):
+    """L limbs' constants as the kernels read them (``_mount``), a C row of 27 floats each: the
+    base's top three rows, both offsets, both rest rotations, the second bone's length."""
+    count = len(lengths)
+    return np.concatenate([base[:, :3].reshape(count, 12), offsets.reshape(count, 6),
+                           rest_rotations.reshape(count, 8), lengths[:, 1:]], axis=1)
 
 
 @dataclass
@@ -79,16 +86,10 @@ class TwoBoneLimbs:
         return len(self.lengths)
 
     @cached_property
-    def lanes(self):
-        """The per-limb constants ``_solve`` takes (``_mount``, ``_limb``), as lanes. The base quaternions come
-        from the float path's own conversion, once per limb: a last-bit difference there would
-        grow to 1e-8 where the end-bone twist is ill-conditioned."""
-        count = len(self)
-        base_q = _columns([sc.quat_from_matrix3(m) for m in self.base[:, :3, :3].tolist()], count)
-        mount = _mount(base_q, _columns(self.base[:, :3, 3], count), _columns(self.offsets[:, 0], count),
-                       _columns(self.rest_rotations[:, 0], count))
-        return mount, _limb(lanes, _columns(self.rest_rotations[:, 1], count), _columns(self.offsets[:, 1], count),
-                            np.ascontiguousarray(self.lengths[:, 1]))
+    def packed(self):
+        """The limbs' constants (L, 27) as ``_solve_many`` reads them."""
+        return _packed(np.asarray(self.base, float), np.asarray(self.offsets, float),
+                       np.asarray(self.rest_rotations, float), np.asarray(self.lengths, float))
 
 
 @dataclass
@@ -101,85 +102,130 @@ class TwoBoneBatchResult:
     converged: np.ndarray
 
 
-def _reach(xp, distance, upper, lower, stretch, soft):
-    """How far from the root the tip goes, and the bones' Y scales: soft easing near full
-    extension (an exponential that approaches the reach without the snap of a chain going
-    straight), then stretch to cover what the easing and the reach left short."""
-    reach = upper + lower
-    solve_distance = xp.minimum(distance, reach)
-    softly = soft > sc.EPS
-    if xp.some(softly):
-        start = reach - soft
-        eased = start + soft * (1.0 - xp.exp(-xp.maximum(distance - start, 0.0) / xp.where(softly, soft, 1.0)))
-        solve_distance = xp.where(softly, xp.where(distance > start, eased, distance), solve_distance)
-    if stretch is None:
-        return solve_distance, 1.0, 1.0
-    # Each bone's Y scale grows at the rate that gives it its share of the extra length.
-    rate0, rate1 = (sc.stretch_share(s) / xp.maximum(length, sc.EPS) for s, length in zip(stretch, (upper, lower)))
-    give = rate0 * upper + rate1 * lower
-    stretchy = give > sc.EPS
-    near = solve_distance > sc.EPS
-    ratio = xp.where(near, distance / xp.where(near, solve_distance, 1.0), 1.0)
-    grow = xp.where(stretchy, reach * (ratio - 1.0) / xp.where(stretchy, give, 1.0), 0.0)
-    return xp.where(stretchy, distance, solve_distance), 1.0 + grow * rate0, 1.0 + grow * rate1
-
-
-def _straight_hinge(xp, mid_dir, rest1):
-    """The bend axis (first bone's frame) of a straight limb: the rest bend plane's normal, or
-    the first bone's X axis made perpendicular to the middle joint when the rest pose is
-    straight too."""
-    hinge = sc.cross(mid_dir, sc.qrotate(rest1, Y))
-    x_axis = sc.sub(X, sc.scale(mid_dir, mid_dir[0]))
-    x_axis = xp.fallback(xp.length(x_axis) <= 1e-6, x_axis, lambda: xp.any_perpendicular(mid_dir))
-    return xp.normalize(xp.select(xp.length(hinge) <= STRAIGHT, x_axis, hinge))
+class _Asked(NamedTuple):
+    """What one limb's solve is asked beyond its target, each with whether it was given."""
+    pole: tuple  # world
+    has_pole: bool
+    pole_angle: float
+    stretch: tuple  # per bone
+    has_stretch: bool
+    soft: float
+    end_rotation: tuple  # world
+    has_end: bool
+    end_weight: float
 
 
 class _Limb(NamedTuple):
-    """A limb's constants for ``_solve``, those of its bones (not of the frame it hangs from).
+    """A limb's constants for ``_solve_limb``, those of its bones (not of the frame it hangs from).
     Each bone is solved in its rest frame (the frame its pose rotation acts in), which saves
     turning every rotation into world space and back: ``rest1`` takes the second bone's rest
     frame into the first bone's."""
     rest1: tuple
     mid: tuple  # the second bone's head, first bone's frame
-    upper: object  # ``mid``'s length
-    lower: object  # the second bone's length
+    upper: float  # ``mid``'s length
+    lower: float  # the second bone's length
     mid_dir1: tuple  # ``mid``'s direction in the second bone's rest frame
     straight_hinge1: tuple  # the straight-limb bend axis, second bone's rest frame
     rest_tip: tuple  # the tip of the chain in its rest shape, first bone's frame
 
 
-def _limb(xp, rest1, mid, lower):
-    mid_dir = xp.normalize(mid)
+class _Mount(NamedTuple):
+    """Where a limb hangs: its root (world) and the rotation taking world directions into the
+    first bone's rest frame."""
+    root: tuple
+    to_rest0: tuple
+
+
+class _Solved(NamedTuple):
+    """One limb's answer: pose rotations, Y scales, errors (``end_error`` 0 without an end
+    rotation) and whether the tip converged."""
+    r0: tuple
+    r1: tuple
+    scale0: float
+    scale1: float
+    tip_error: float
+    end_error: float
+    converged: bool
+
+
+@njit
+def _mount(c):
+    """A limb's ``_Mount`` from its ``_packed`` row."""
+    base_q = sc.quat_from_matrix3(((c[0], c[1], c[2]), (c[4], c[5], c[6]), (c[8], c[9], c[10])))
+    offset0, rest0 = (c[12], c[13], c[14]), (c[18], c[19], c[20], c[21])
+    return _Mount(sc.add((c[3], c[7], c[11]), sc.qrotate(base_q, offset0)), sc.qconj(sc.qmul(base_q, rest0)))
+
+
+@njit
+def _straight_hinge(mid_dir, rest1):
+    """The bend axis (first bone's frame) of a straight limb: the rest bend plane's normal, or
+    the first bone's X axis made perpendicular to the middle joint when the rest pose is
+    straight too."""
+    hinge = sc.cross(mid_dir, sc.qrotate(rest1, Y))
+    if sc.length(hinge) > STRAIGHT:
+        return sc.normalize(hinge)
+    x_axis = sc.sub(X, sc.scale(mid_dir, mid_dir[0]))
+    return sc.normalize(sc.any_perpendicular(mid_dir) if sc.length(x_axis) <= 1e-6 else x_axis)
+
+
+@njit
+def _limb(rest1, mid, lower):
+    mid_dir = sc.normalize(mid)
     to_rest1 = sc.qconj(rest1)
-    return _Limb(rest1, mid, xp.length(mid), lower, sc.qrotate(to_rest1, mid_dir),
-                 sc.qrotate(to_rest1, _straight_hinge(xp, mid_dir, rest1)),
+    return _Limb(rest1, mid, sc.length(mid), lower, sc.qrotate(to_rest1, mid_dir),
+                 sc.qrotate(to_rest1, _straight_hinge(mid_dir, rest1)),
                  sc.add(mid, sc.scale(sc.qrotate(rest1, Y), lower)))
 
 
-def _mount(base_q, origin, offset0, rest0):
-    """Where a limb hangs: its root (world) and the rotation taking world directions into the
-    first bone's rest frame."""
-    return sc.add(origin, sc.qrotate(base_q, offset0)), sc.qconj(sc.qmul(base_q, rest0))
+@njit
+def _reach(distance, upper, lower, asked):
+    """How far from the root the tip goes, and the bones' Y scales: soft easing near full
+    extension (an exponential that approaches the reach without the snap of a chain going
+    straight), then stretch to cover what the easing and the reach left short."""
+    reach = upper + lower
+    solve_distance = min(distance, reach)
+    soft = asked.soft
+    if soft > sc.EPS:
+        start = reach - soft
+        solve_distance = start + soft * (1.0 - math.exp(-max(distance - start, 0.0) / soft)) \
+            if distance > start else distance
+    if not asked.has_stretch:
+        return solve_distance, 1.0, 1.0
+    # Each bone's Y scale grows at the rate that gives it its share of the extra length.
+    rate0 = sc.stretch_share(asked.stretch[0]) / max(upper, sc.EPS)
+    rate1 = sc.stretch_share(asked.stretch[1]) / max(lower, sc.EPS)
+    give = rate0 * upper + rate1 * lower
+    if give <= sc.EPS:
+        return solve_distance, 1.0, 1.0
+    ratio = distance / solve_distance if solve_distance > sc.EPS else 1.0
+    grow = reach * (ratio - 1.0) / give
+    return distance, 1.0 + grow * rate0, 1.0 + grow * rate1
 
 
-def _bend(xp, mid_dir1, upper, lower, solve_distance, q1, straight_hinge1):
+@njit
+def _bend(limb, solve_distance, q1):
     """Bend the middle joint so the tip lies ``solve_distance`` from the root: in the second
     bone's rest frame the bone turns within the bend plane, about the normal of the current one
     (of the rest one, kept perpendicular to a stretched middle joint, for a straight limb).
     Returns the second bone's pose rotation and its new direction (its rest frame)."""
+    mid_dir1, upper, lower = limb.mid_dir1, limb.upper, limb.lower
     d2 = sc.qrotate(q1, Y)
+    if not (upper > sc.EPS and lower > sc.EPS):
+        return q1, d2
     hinge = sc.cross(mid_dir1, d2)
-    hinge = xp.normalize(xp.fallback(xp.length(hinge) <= STRAIGHT, hinge, lambda: sc.sub(
-        straight_hinge1, sc.scale(mid_dir1, sc.dot(straight_hinge1, mid_dir1)))))
-    bendable = (upper > sc.EPS) & (lower > sc.EPS)
-    cosine = xp.clip((solve_distance * solve_distance - upper * upper - lower * lower)
-                     / xp.where(bendable, 2.0 * upper * lower, 1.0), -1.0, 1.0)
-    sine = xp.sqrt((1.0 - cosine) * (1.0 + cosine))
-    new_d2 = xp.select(bendable, sc.add(sc.scale(mid_dir1, cosine), sc.scale(sc.cross(hinge, mid_dir1), sine)), d2)
-    return sc.qmul(xp.qbetween(d2, new_d2), q1), new_d2
+    if sc.length(hinge) <= STRAIGHT:
+        straight = limb.straight_hinge1
+        hinge = sc.sub(straight, sc.scale(mid_dir1, sc.dot(straight, mid_dir1)))
+    hinge = sc.normalize(hinge)
+    cosine = sc.clip((solve_distance * solve_distance - upper * upper - lower * lower) / (2.0 * upper * lower),
+                     -1.0, 1.0)
+    sine = math.sqrt((1.0 - cosine) * (1.0 + cosine))
+    new_d2 = sc.add(sc.scale(mid_dir1, cosine), sc.scale(sc.cross(hinge, mid_dir1), sine))
+    return sc.qmul(sc.qbetween(d2, new_d2), q1), new_d2
 
 
-def _end_rotation(xp, rest1, r0, r1, target_dir, poled, goal, weight):
+@njit
+def _end_rotation(rest1, r0, r1, target_dir, poled, goal, weight):
     """Blend toward the end bone's rotation ``goal`` (first bone's rest frame) by ``weight``
     using only the freedom the tip leaves: roll the chain about the target line (unless a pole
     holds the roll), then twist the end bone about its own axis."""
@@ -187,152 +233,113 @@ def _end_rotation(xp, rest1, r0, r1, target_dir, poled, goal, weight):
     goal_y = sc.qrotate(goal, Y)
     end_dir = sc.sub(end_y, sc.scale(target_dir, sc.dot(end_y, target_dir)))
     goal_dir = sc.sub(goal_y, sc.scale(target_dir, sc.dot(goal_y, target_dir)))
-    held = poled | (xp.length(end_dir) <= 1e-9) | (xp.length(goal_dir) <= 1e-9)
-    roll = xp.where(held, 0.0, xp.signed_angle(end_dir, goal_dir, target_dir)) * weight
-    r0 = sc.qmul(xp.qaxis_angle(target_dir, roll), r0)
-    local = xp.qnormalize(sc.qmul(sc.qconj(sc.qmul(r0, sc.qmul(rest1, r1))), goal))  # w >= 0: the shorter twist
-    twist = 2.0 * xp.atan2(local[1], local[3])
-    return r0, sc.qmul(r1, xp.qaxis_angle(Y, weight * twist))
+    if not (poled or sc.length(end_dir) <= 1e-9 or sc.length(goal_dir) <= 1e-9):
+        r0 = sc.qmul(sc.qaxis_angle(target_dir, sc.signed_angle(end_dir, goal_dir, target_dir) * weight), r0)
+    local = sc.qnormalize(sc.qmul(sc.qconj(sc.qmul(r0, sc.qmul(rest1, r1))), goal))  # w >= 0: the shorter twist
+    twist = 2.0 * math.atan2(local[1], local[3])
+    return r0, sc.qmul(r1, sc.qaxis_angle(Y, weight * twist))
 
 
-def _solve(xp, mount, limb, q0, q1, target, pole, pole_angle, stretch, soft, end_rotation, end_weight):
-    """The two-bone solve on finite input, for ``xp`` = ``scalar`` (one limb, floats) or
-    ``lanes`` (a batch); ``mount`` from ``_mount``, ``limb`` a ``_Limb``. Returns ((r0, r1),
-    (scale0, scale1), errors, converged) with errors (tip distance,) or (tip distance, end-bone
-    angle)."""
-    root, to_rest0 = mount
-    rest1, mid, upper, lower, mid_dir1, straight_hinge1, rest_tip = limb
-    to_target = sc.qrotate(to_rest0, sc.sub(target, root))  # the first bone's rest frame from here on
-    distance = xp.length(to_target)
-    solve_distance, scale0, scale1 = _reach(xp, distance, upper, lower, stretch, soft)
-    if stretch is not None:
-        _, mid, upper, lower, mid_dir1, _, rest_tip = _limb(xp, rest1, (mid[0], mid[1] * scale0, mid[2]),
-                                                            lower * scale1)
-    r1, lower_dir = _bend(xp, mid_dir1, upper, lower, solve_distance, q1, straight_hinge1)
-    tip = sc.add(mid, sc.scale(sc.qrotate(rest1, lower_dir), lower))
+@njit
+def _aim(limb, mount, q0, tip, distance, to_target, asked):
+    """Turn the first bone so the tip (first bone's frame) lies on the root-to-target line, and
+    faces the pole when there is one. Returns its rotation, the target line's direction and
+    whether the pole set the roll."""
+    tip_dir = sc.normalize(tip)
+    if distance > sc.EPS:
+        target_dir = sc.scale(to_target, 1.0 / distance)
+    else:
+        target_dir = sc.normalize(sc.qrotate(q0, tip_dir))
+    if not asked.has_pole:
+        r0, poled = sc.aim(q0, tip_dir, target_dir)
+        return r0, target_dir, poled
+    # Blender: the rest-shaped chain turns to the target and rolls to the pole, then bends
+    start_dir = sc.normalize(tip if sc.length(limb.rest_tip) <= sc.EPS else limb.rest_tip)
+    up = (math.cos(asked.pole_angle), 0.0, math.sin(asked.pole_angle))
+    r0, poled = sc.aim(q0, start_dir, target_dir, sc.qrotate(mount.to_rest0, sc.sub(asked.pole, mount.root)), up)
+    return sc.qmul(r0, sc.qbetween(tip_dir, start_dir)), target_dir, poled
 
-    # Aim: turn the first bone so the tip lies on the root-to-target line (and faces the pole).
-    tip_dir = xp.normalize(tip)
-    toward = sc.scale(to_target, 1.0 / xp.where(distance > sc.EPS, distance, 1.0))
-    target_dir = xp.fallback(distance <= sc.EPS, toward, lambda: xp.normalize(sc.qrotate(q0, tip_dir)))
-    if pole is None:
-        r0, poled = xp.aim(q0, tip_dir, target_dir)
-    else:  # Blender: the rest-shaped chain turns to the target and rolls to the pole, then bends
-        start_dir = xp.normalize(xp.select(xp.length(rest_tip) <= sc.EPS, tip, rest_tip))
-        r0, poled = xp.aim(q0, start_dir, target_dir, sc.qrotate(to_rest0, sc.sub(pole, root)),
-                           (xp.cos(pole_angle), 0.0, xp.sin(pole_angle)))
-        r0 = sc.qmul(r0, xp.qbetween(tip_dir, start_dir))
-    if end_rotation is not None:
-        end_rotation = sc.qmul(to_rest0, end_rotation)
-        r0, r1 = _end_rotation(xp, rest1, r0, r1, target_dir, poled, end_rotation, end_weight)
 
-    errors = (abs(distance - xp.length(tip)),)  # the aim is exact: the tip lies on the target line
-    if end_rotation is not None:
+@njit
+def _solve_limb(c, q0, q1, target, asked):
+    """The two-bone solve of one limb on finite input: ``c`` its ``_packed`` row, ``q0``, ``q1``
+    its start rotations, ``target`` world, ``asked`` an ``_Asked``. Returns ``_Solved``."""
+    mount = _mount(c)
+    rest1, mid, lower = (c[22], c[23], c[24], c[25]), (c[15], c[16], c[17]), c[26]  # the bones' part of the row
+    limb = _limb(rest1, mid, lower)
+    to_target = sc.qrotate(mount.to_rest0, sc.sub(target, mount.root))  # the first bone's rest frame from here on
+    distance = sc.length(to_target)
+    solve_distance, scale0, scale1 = _reach(distance, limb.upper, limb.lower, asked)
+    if asked.has_stretch:
+        stretched = _limb(rest1, (mid[0], mid[1] * scale0, mid[2]), lower * scale1)
+        limb = _Limb(rest1, stretched.mid, stretched.upper, stretched.lower, stretched.mid_dir1,
+                     limb.straight_hinge1, stretched.rest_tip)
+    r1, lower_dir = _bend(limb, solve_distance, q1)
+    tip = sc.add(limb.mid, sc.scale(sc.qrotate(rest1, lower_dir), limb.lower))
+    r0, target_dir, poled = _aim(limb, mount, q0, tip, distance, to_target, asked)
+    end_error = 0.0
+    if asked.has_end:
+        goal = sc.qmul(mount.to_rest0, asked.end_rotation)
+        r0, r1 = _end_rotation(rest1, r0, r1, target_dir, poled, goal, asked.end_weight)
         end = sc.qmul(r0, sc.qmul(rest1, r1))
-        errors += (2.0 * xp.acos(xp.minimum(abs(sc.dot(end, end_rotation) + end[3] * end_rotation[3]), 1.0)),)
-    converged = errors[0] <= 1e-6 * xp.maximum(upper + lower, 1.0)
-    return (xp.qnormalize(r0), xp.qnormalize(r1)), (scale0, scale1), errors, converged
+        end_error = 2.0 * math.acos(min(abs(sc.qdot(end, goal)), 1.0))
+    tip_error = abs(distance - sc.length(tip))  # the aim is exact: the tip lies on the target line
+    converged = tip_error <= 1e-6 * max(limb.upper + limb.lower, 1.0)
+    return _Solved(sc.qnormalize(r0), sc.qnormalize(r1), scale0, scale1, tip_error, end_error, converged)
 
 
-class _Floats(NamedTuple):
-    """One limb's constants for ``_solve_floats``: ``_mount`` and ``_Limb`` with each rotation
-    they apply to a vector held as matrix rows, which costs fewer float operations than turning
-    the vector by a quaternion."""
-    root: tuple  # world
-    to_rest0: tuple  # rows: world directions into the first bone's rest frame
-    mid: tuple
-    upper: float
-    lower: float
-    mid_dir1: tuple
-    straight_hinge1: tuple
-    rest1_lower: tuple  # rows: the second bone's rest frame into the first's, scaled by ``lower``
-    tolerance: float  # the tip error under which the solve counts as converged, as ``_solve``'s
+@njit(cache=True)
+def _solve_one(c, x0, y0, z0, w0, x1, y1, z1, w1, tx, ty, tz, settings, has_pole, has_stretch, has_end):
+    """``_solve_limb`` for ``solve_two_bone``: ``c`` a ``_packed`` row, the start rotations and the
+    target as floats, ``settings`` a C float64 array of the pole (3), pole angle, stretch (2),
+    soft reach, end rotation (4) and end weight, with whether the pole, stretch and end rotation
+    in it were given. Returns a (3, 4) array, the
+    rotations then (tip error, end error, scale0, scale1), and whether it converged."""
+    asked = _Asked((settings[0], settings[1], settings[2]), has_pole, settings[3], (settings[4], settings[5]),
+                   has_stretch, settings[6], (settings[7], settings[8], settings[9], settings[10]), has_end,
+                   settings[11])
+    solved = _solve_limb(c, (x0, y0, z0, w0), (x1, y1, z1, w1), (tx, ty, tz), asked)
+    out = np.empty((3, 4))
+    for k in range(4):
+        out[0, k], out[1, k] = solved.r0[k], solved.r1[k]
+    out[2, 0], out[2, 1], out[2, 2], out[2, 3] = solved.tip_error, solved.end_error, solved.scale0, solved.scale1
+    return out, solved.converged
 
 
-def _float_constants(chain):
-    """``_Floats`` for a chain, or None when a bone is too short to bend (the generic solve
-    handles those): the limb's part is kept across rebasing, the mount's is per base. Raises
-    ValueError for a chain that is not two bones long."""
-    validate_two_bone(chain)
-    base_q, origin, (offset0, mid), (rest0, rest1), (_, lower) = chain.floats
-    limb = chain.cached("two_bone", lambda: _limb(sc, rest1, mid, lower))
-    if limb.upper <= sc.EPS or limb.lower <= sc.EPS:
-        return None
-    root, to_rest0 = _mount(base_q, origin, offset0, rest0)
-    rest1_lower = tuple(sc.scale(row, limb.lower) for row in sc.qmatrix(limb.rest1))
-    return _Floats(root, sc.qmatrix(to_rest0), limb.mid, limb.upper, limb.lower, limb.mid_dir1, limb.straight_hinge1,
-                   rest1_lower, 1e-6 * max(limb.upper + limb.lower, 1.0))
+@njit(cache=True)
+def _solve_many(packed, rotations, targets, poles, pole_angles, stretch, soft, end_rotations, end_weights):
+    """``_solve_limb`` for each limb of ``solve_two_bone_batch``: C float64 arrays, (L, 27),
+    (L, 2, 4), (L, 3), poles (L, 3), (L,), stretch (L, 2), (L,), end rotations (L, 4), (L,); an
+    empty (0, 0) array for poles, stretch or end rotations not given. Returns rotations
+    (L, 2, 4), scales (L, 2), errors (L, 1 or 2) and converged (L,)."""
+    count = len(packed)
+    has_pole, has_stretch, has_end = len(poles) > 0, len(stretch) > 0, len(end_rotations) > 0
+    solved_rotations, scales = np.empty((count, 2, 4)), np.empty((count, 2))
+    errors, converged = np.empty((count, 2 if has_end else 1)), np.empty(count, dtype=np.bool_)
+    for i in range(count):
+        q, t = rotations[i], targets[i]
+        asked = _Asked((poles[i, 0], poles[i, 1], poles[i, 2]) if has_pole else ORIGIN, has_pole, pole_angles[i],
+                       (stretch[i, 0], stretch[i, 1]) if has_stretch else (0.0, 0.0), has_stretch, soft[i],
+                       (end_rotations[i, 0], end_rotations[i, 1], end_rotations[i, 2], end_rotations[i, 3])
+                       if has_end else inputs.IDENTITY, has_end, end_weights[i])
+        solved = _solve_limb(packed[i], (q[0, 0], q[0, 1], q[0, 2], q[0, 3]), (q[1, 0], q[1, 1], q[1, 2], q[1, 3]),
+                             (t[0], t[1], t[2]), asked)
+        for k in range(4):
+            solved_rotations[i, 0, k], solved_rotations[i, 1, k] = solved.r0[k], solved.r1[k]
+        scales[i, 0], scales[i, 1] = solved.scale0, solved.scale1
+        errors[i, 0] = solved.tip_error
+        if has_end:
+            errors[i, 1] = solved.end_error
+        converged[i] = solved.converged
+    return solved_rotations, scales, errors, converged
 
 
-def _solve_floats(c, q0, q1, target):
-    """``_solve`` for one limb with no pole, stretch, soft reach or end rotation (the common case
-    of a dragged hand or foot), inlined on floats: the same steps, in the same frames, without a
-    function call per vector. ``c`` is ``_Floats``; ``q0``, ``q1`` and the result's rotations are
-    (x, y, z, w) tuples. Returns ((r0, r1), tip error), or None where ``_solve`` would take one of
-    its guarded branches (a target at the root or not finite, a turn by half a circle, a
-    degenerate bend axis), so that it answers instead. Agrees with ``_solve`` to rounding
-    (tests/solvers/test_two_bone.py)."""
-    (rx, ry, rz), ((a00, a01, a02), (a10, a11, a12), (a20, a21, a22)), (mx, my, mz), upper, lower, \
-        (ux, uy, uz), (fx, fy, fz), ((b00, b01, b02), (b10, b11, b12), (b20, b21, b22)), _ = c
-    x0, y0, z0, w0 = q0
-    x1, y1, z1, w1 = q1
-    vx, vy, vz = target[0] - rx, target[1] - ry, target[2] - rz
-    px = a00 * vx + a01 * vy + a02 * vz  # the target, first bone's rest frame
-    py = a10 * vx + a11 * vy + a12 * vz
-    pz = a20 * vx + a21 * vy + a22 * vz
-    distance = sqrt(px * px + py * py + pz * pz)
-    if not sc.EPS < distance < math.inf:
-        return None
-    reach = upper + lower
-    solve_distance = distance if distance < reach else reach
-
-    # Bend (``_bend``): d = the second bone's Y axis now, h the hinge, e its new direction.
-    dx, dy, dz = 2.0 * (x1 * y1 - z1 * w1), 1.0 - 2.0 * (x1 * x1 + z1 * z1), 2.0 * (y1 * z1 + x1 * w1)
-    hx, hy, hz = uy * dz - uz * dy, uz * dx - ux * dz, ux * dy - uy * dx
-    n = sqrt(hx * hx + hy * hy + hz * hz)
-    if n <= STRAIGHT:
-        along = fx * ux + fy * uy + fz * uz
-        hx, hy, hz = fx - ux * along, fy - uy * along, fz - uz * along
-        n = sqrt(hx * hx + hy * hy + hz * hz)
-        if n <= sc.EPS:
-            return None
-    hx, hy, hz = hx / n, hy / n, hz / n
-    cosine = (solve_distance * solve_distance - upper * upper - lower * lower) / (2.0 * upper * lower)
-    cosine = 1.0 if cosine > 1.0 else -1.0 if cosine < -1.0 else cosine
-    sine = sqrt((1.0 - cosine) * (1.0 + cosine))
-    ex = ux * cosine + (hy * uz - hz * uy) * sine
-    ey = uy * cosine + (hz * ux - hx * uz) * sine
-    ez = uz * cosine + (hx * uy - hy * ux) * sine
-    cw = 1.0 + dx * ex + dy * ey + dz * ez  # shortest arc d -> e, then applied to q1
-    if cw < 1e-9:
-        return None
-    cx, cy, cz = dy * ez - dz * ey, dz * ex - dx * ez, dx * ey - dy * ex  # unnormalised: the end's qnormalize scales it
-    x1, y1, z1, w1 = (cw * x1 + cx * w1 + cy * z1 - cz * y1, cw * y1 - cx * z1 + cy * w1 + cz * x1,
-                      cw * z1 + cx * y1 - cy * x1 + cz * w1, cw * w1 - cx * x1 - cy * y1 - cz * z1)
-
-    # Aim (``scalar.aim`` without a pole): the tip, first bone's frame, turned by q0 onto the target line.
-    kx = mx + b00 * ex + b01 * ey + b02 * ez
-    ky = my + b10 * ex + b11 * ey + b12 * ez
-    kz = mz + b20 * ex + b21 * ey + b22 * ez
-    tip = sqrt(kx * kx + ky * ky + kz * kz)
-    if tip <= sc.EPS:
-        return None
-    kx, ky, kz = kx / tip, ky / tip, kz / tip
-    tx, ty, tz = 2.0 * (y0 * kz - z0 * ky), 2.0 * (z0 * kx - x0 * kz), 2.0 * (x0 * ky - y0 * kx)
-    ox, oy, oz = kx + w0 * tx + y0 * tz - z0 * ty, ky + w0 * ty + z0 * tx - x0 * tz, kz + w0 * tz + x0 * ty - y0 * tx
-    n = sqrt(ox * ox + oy * oy + oz * oz)
-    ox, oy, oz = ox / n, oy / n, oz / n
-    px, py, pz = px / distance, py / distance, pz / distance
-    cw = 1.0 + ox * px + oy * py + oz * pz
-    if cw < 1e-9:
-        return None
-    cx, cy, cz = oy * pz - oz * py, oz * px - ox * pz, ox * py - oy * px
-    x0, y0, z0, w0 = (cw * x0 + cx * w0 + cy * z0 - cz * y0, cw * y0 - cx * z0 + cy * w0 + cz * x0,
-                      cw * z0 + cx * y0 - cy * x0 + cz * w0, cw * w0 - cx * x0 - cy * y0 - cz * z0)
-    # scalar.qnormalize on both (w >= 0); their norms are at least cw's 1e-9, far from its EPS guard
-    n0 = (1.0 if w0 >= 0.0 else -1.0) / sqrt(x0 * x0 + y0 * y0 + z0 * z0 + w0 * w0)
-    n1 = (1.0 if w1 >= 0.0 else -1.0) / sqrt(x1 * x1 + y1 * y1 + z1 * z1 + w1 * w1)
-    return ((x0 * n0, y0 * n0, z0 * n0, w0 * n0), (x1 * n1, y1 * n1, z1 * n1, w1 * n1)), abs(distance - tip)
+def warm():
+    """Compile (or load from the cache) both entry kernels for the argument types the entry points
+    pass, so a first solve does not."""
+    chain = Chain(np.eye(4), [[0.0, 0.0, 0.0], [0.0, 1.0, 0.0]], [[0.0, 0.0, 0.0, 1.0]] * 2, [1.0, 1.0])
+    solve_two_bone(chain, [[0.0, 0.0, 0.0, 1.0]] * 2, (0.5, 1.0, 0.5))
+    solve_two_bone_batch(TwoBoneLimbs.from_chains([chain]), [[[0.0, 0.0, 0.0, 1.0]] * 2], [[0.5, 1.0, 0.5]])
 
 
 def pole_facing(chain: Chain, rotations, pole_angle):
@@ -347,14 +354,21 @@ def pole_facing(chain: Chain, rotations, pole_angle):
     return world[0] @ unbend @ np.array([math.cos(pole_angle), 0.0, math.sin(pole_angle)])
 
 
+
 def _floats(values):
-    """``values`` as (nested) lists of floats; None stays None. A float64 array converts
-    directly: ``asarray`` first would more than double the cost."""
+    """``values`` as (nested) lists of floats, the kernel's argument type; None stays None. A
+    float64 array converts directly: ``asarray`` first would more than double the cost."""
     if type(values) is np.ndarray and values.dtype is FLOAT64:
         return values.tolist()
-    if type(values) is tuple:  # a goal's target: floats already
+    if type(values) is tuple and all(type(v) is float for v in values):  # a goal's target
         return values
     return values if values is None else np.asarray(values, dtype=float).tolist()
+
+
+def _constants(chain):
+    """The chain's ``_packed`` row, once per chain and base."""
+    validate_two_bone(chain)
+    return _packed(chain.base[None], chain.offsets[None], chain.rest_rotations[None], chain.lengths[None])[0]
 
 
 def solve_two_bone(chain: Chain, rotations, target, pole=None, pole_angle=0.0, *, stretch=None, soft=0.0,
@@ -378,17 +392,12 @@ def solve_two_bone(chain: Chain, rotations, target, pole=None, pole_angle=0.0, *
       target line when there is no pole, the bone's twist about its own axis).
     ``result.errors`` is (tip distance,) or (tip distance, end-bone angle in radians).
     """
+    constants = chain.cached_for_base("two_bone", lambda: _constants(chain))
     target, beyond = inputs.near_target(_floats(target), chain.floats[1])
     start = inputs.unit_rows(_floats(rotations))
-    if pole is None and stretch is None and end_rotation is None and soft == 0.0:
-        constants = chain.cached_for_base("two_bone_floats", lambda: _float_constants(chain))
-        solved = constants and _solve_floats(constants, *start, target)
-        if solved:
-            rotations, error = solved
-            return SolveResult(np.array(rotations), 1, np.array((error + beyond,)), error <= constants.tolerance)
-    validate_two_bone(chain)
     pole, stretch, end_rotation = _floats(pole), inputs.stretch_amounts(_floats(stretch)), _floats(end_rotation)
-    pole_angle = inputs.finite_angle(pole_angle, "pole_angle")
+    if pole_angle != 0.0:
+        pole_angle = inputs.finite_angle(pole_angle, "pole_angle")
     if pole is not None:
         pole, _ = inputs.near_target(pole, chain.floats[1])
     if end_rotation is not None:
@@ -396,18 +405,31 @@ def solve_two_bone(chain: Chain, rotations, target, pole=None, pole_angle=0.0, *
     if not all(map(math.isfinite, tuple(target) + tuple(pole or ()) + tuple(end_rotation or ()))):
         errors = np.full(1 if end_rotation is None else 2, np.inf)
         return SolveResult(np.array(start), 1, errors, False)
-    q0, q1 = start
-    base_q, origin, (offset0, mid), (rest0, rest1), (_, lower) = chain.floats
-    limb = chain.cached("two_bone", lambda: _limb(sc, rest1, mid, lower))
-    solved, scale, errors, converged = _solve(sc, _mount(base_q, origin, offset0, rest0), limb, q0, q1, target, pole,
-                                              pole_angle, stretch, float(soft), end_rotation, float(end_weight))
-    errors = (errors[0] + beyond,) + tuple(errors[1:])
-    return SolveResult(np.array(solved), 1, np.array(errors), converged and beyond == 0.0, np.array(scale))
+    if pole is None and stretch is None and end_rotation is None and soft == 0.0:
+        settings = NO_SETTINGS
+    else:
+        settings = np.array((*(pole or ORIGIN), pole_angle, *(stretch or (0.0, 0.0)), soft,
+                             *(end_rotation or inputs.IDENTITY), end_weight), dtype=float)
+    solved, converged = _solve_one(constants, *start[0], *start[1], *target, settings, pole is not None,
+                                   stretch is not None, end_rotation is not None)
+    errors = solved[2, :1] if end_rotation is None else solved[2, :2]
+    if beyond:
+        errors[0] += beyond
+    return SolveResult(solved[:2], 1, errors, converged and beyond == 0.0, None if stretch is None else solved[2, 2:])
 
 
-def _per_limb(value, count):
-    """A per-limb setting as a float when it is one for all, else as (count,) lanes."""
-    return float(value) if np.ndim(value) == 0 else np.ascontiguousarray(np.broadcast_to(value, (count,)), float)
+def _c_array(values, shape):
+    """``values`` broadcast to ``shape`` as a writable C float64 array: the one array type the
+    batch kernel is compiled for (a copy only where the input is not already that)."""
+    array = np.asarray(values, dtype=float)
+    if array.shape != shape:
+        array = np.broadcast_to(array, shape)
+    return array if array.flags.c_contiguous and array.flags.writeable else np.array(array, order="C")
+
+
+def _given(values, shape):
+    """``_c_array``, or ``NOT_GIVEN`` for None."""
+    return NOT_GIVEN if values is None else _c_array(values, shape)
 
 
 def solve_two_bone_batch(limbs: TwoBoneLimbs, rotations, targets, poles=None, pole_angles=0.0, *, stretch=None,
@@ -419,21 +441,15 @@ def solve_two_bone_batch(limbs: TwoBoneLimbs, rotations, targets, poles=None, po
     (L, 4) or None. Returns a ``TwoBoneBatchResult``.
     """
     count = len(limbs)
-    rotations = np.asarray(rotations, dtype=float)
-    inputs = [np.asarray(v, dtype=float) if v is not None else None for v in (targets, poles, end_rotations)]
-    finite = np.logical_and.reduce([np.isfinite(v).all(-1) for v in inputs if v is not None])
+    rotations = _c_array(rotations, (count, 2, 4))
+    given = [_given(v, (count, k)) for v, k in ((targets, 3), (poles, 3), (end_rotations, 4))]
+    finite = np.logical_and.reduce([np.isfinite(v).all(-1) for v in given if v is not NOT_GIVEN])
     if not finite.all():  # those limbs solve stand-in input (+Z, the identity quaternion), then keep their pose
-        inputs = [v if v is None else np.where(finite[:, None], v, np.eye(v.shape[-1])[-1]) for v in inputs]
-    target, pole, end_rotation = [v if v is None else _columns(v, count) for v in inputs]
-    q = _columns(rotations, count)
-    (r0, r1), (scale0, scale1), errors, converged = _solve(
-        lanes, *limbs.lanes, q[:4], q[4:], target, pole, _per_limb(pole_angles, count),
-        None if stretch is None else _columns(stretch, count), _per_limb(soft, count), end_rotation,
-        _per_limb(end_weights, count))
-    solved = np.stack(r0 + r1, axis=-1).reshape(count, 2, 4)
-    scale = np.ones((count, 2))
-    scale[:, 0], scale[:, 1] = scale0, scale1
-    errors = np.stack(errors, axis=-1)
+        given = [v if v is NOT_GIVEN else np.where(finite[:, None], v, np.eye(v.shape[-1])[-1]) for v in given]
+    targets, poles, end_rotations = given
+    solved, scale, errors, converged = _solve_many(
+        limbs.packed, rotations, targets, poles, _c_array(pole_angles, (count,)), _given(stretch, (count, 2)),
+        _c_array(soft, (count,)), end_rotations, _c_array(end_weights, (count,)))
     if not finite.all():
         solved[~finite], scale[~finite], errors[~finite] = rotations[~finite], 1.0, np.inf
         converged &= finite

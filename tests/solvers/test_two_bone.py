@@ -1,3 +1,8 @@
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -5,9 +10,10 @@ from hypothesis import given, settings, strategies as st
 from solvers.chain import Chain, chain_pose, straight_chain
 from solvers.transforms import (compose, matrix3_to_quat, quat_angle, quat_from_axis_angle, quat_mul, quat_normalize,
                                 quat_to_matrix3, safe_acos)
-from solvers import scalar as sc, two_bone
+from solvers import two_bone
 from solvers.two_bone import TwoBoneLimbs, solve_two_bone, solve_two_bone_batch, validate_two_bone
 
+ROOT = Path(__file__).resolve().parents[2]
 IDENTITY = np.tile([0.0, 0.0, 0.0, 1.0], (2, 1))
 coord = st.floats(-2.5, 2.5)
 SETTINGS = settings(max_examples=50, derandomize=True, deadline=None)
@@ -106,33 +112,21 @@ def test_no_pole_sideways_drag_turns_the_limb_no_more_than_the_target(axis, turn
     assert np.all(quat_angle(frames[0], frames[1]) <= target_turn + 1e-7)
 
 
-def generic_solve(chain, rotations, target):
-    """The generic float solve ``solve_two_bone`` falls back to: rotations (2, 4), tip error."""
-    base_q, origin, (offset0, mid), (rest0, rest1), (_, lower) = chain.floats
-    mount, limb = two_bone._mount(base_q, origin, offset0, rest0), two_bone._limb(sc, rest1, mid, lower)
-    solved, _, errors, _ = two_bone._solve(sc, mount, limb, *rotations.tolist(), target.tolist(), None, 0.0, None,
-                                           0.0, None, 1.0)
-    return np.array(solved), errors[0]
-
-
 @SETTINGS
 @given(unit, st.floats(0.0, 3.0), st.one_of(st.sampled_from([0.0, 1e-9, -1e-9]), st.floats(0.0, 2.8)),
        st.tuples(coord, coord, coord), st.booleans())
-def test_inlined_no_pole_solve_agrees_with_the_generic_one(axis, turn, bend, offset, tilted):
-    """Without pole, stretch, soft reach or end rotation a single solve runs inlined on floats;
-    it takes the generic solve's steps, so it gives its pose and error to rounding. ``bend`` is
-    counted from straight, so straight and all but straight starts are drawn: there the hinge
-    comes from the rest bend."""
+def test_single_and_batch_entries_agree_from_straight_and_bent_starts(axis, turn, bend, offset, tilted):
+    """Both entry points run the one compiled solve, so a limb solved alone and in a batch gets
+    the same pose and error to 1e-12. ``bend`` is counted from straight, so straight and all but
+    straight starts are drawn: there the hinge comes from the rest bend."""
     chain = arm() if tilted else straight_chain([1.0, 0.8])
     start = posed_start(axis, turn, bend - (0.3 if tilted else 0.0))  # arm()'s rest bend is 0.3
     target = chain_pose(chain, IDENTITY)[1][0] + np.asarray(offset)
-    inlined = two_bone._solve_floats(two_bone._float_constants(chain), *start.tolist(), target.tolist())
-    if np.linalg.norm(offset) > 1e-3:
-        assert inlined is not None  # the inlined path serves this input; None would hand it to the generic one
     result = solve_two_bone(chain, start, target)
-    rotations, error = generic_solve(chain, start, target)
-    np.testing.assert_allclose(quat_to_matrix3(result.rotations), quat_to_matrix3(rotations), atol=1e-12)
-    assert result.errors[0] == pytest.approx(error, abs=1e-12)
+    batch = solve_two_bone_batch(TwoBoneLimbs.from_chains([chain]), start[None], target[None])
+    np.testing.assert_allclose(quat_to_matrix3(result.rotations), quat_to_matrix3(batch.rotations[0]), atol=1e-12)
+    assert result.errors[0] == pytest.approx(batch.errors[0, 0], abs=1e-12)
+    assert result.converged == batch.converged[0]
     assert (result.rotations[:, 3] >= 0.0).all()
 
 
@@ -320,3 +314,48 @@ def test_batch_matches_single_solves_to_the_last_bits(use_pole, stretchy, use_en
 def test_validation():
     with pytest.raises(ValueError):
         validate_two_bone(straight_chain([1.0, 1.0, 1.0]))
+
+
+def test_each_kernel_is_compiled_for_one_set_of_argument_types():
+    """Whatever array kinds and number types the entry points get, they hand the kernels one set of
+    argument types, so the kernels ``warm`` loads are the only ones (no compile mid-session)."""
+    two_bone.warm()
+    chain = arm()
+    readonly = np.tile(IDENTITY, (3, 1, 1))
+    readonly.flags.writeable = False
+    fortran = np.asfortranarray(np.tile([0.3, 1.0, 0.2], (3, 1)))
+    for start, target in [(IDENTITY.tolist(), (1, 1, 0)), (tuple(map(tuple, IDENTITY)), [0.5, 1.0, 0.0]),
+                          (readonly[0], np.array([1, 2, 0])), (IDENTITY.astype(np.float32), fortran[0])]:
+        solve_two_bone(chain, start, target)
+        solve_two_bone(chain, start, target, (0, 0, 1), 1, stretch=(1, 0), soft=0, end_rotation=(0, 0, 0, 1),
+                       end_weight=1)
+    limbs = TwoBoneLimbs.from_chains([chain] * 3)
+    solve_two_bone_batch(limbs, readonly, fortran)
+    solve_two_bone_batch(limbs, readonly[:, :, :], fortran, fortran, 1, stretch=[1, 0], soft=np.float32(0.1),
+                         end_rotations=[0, 0, 0, 1], end_weights=[1, 0, 1])
+    assert len(two_bone._solve_one.signatures) == 1 and len(two_bone._solve_many.signatures) == 1
+
+
+def batch_poses(seed):
+    """Seeded limbs solved by the batch entry with pole, stretch, soft reach and end rotation."""
+    rng = np.random.default_rng(seed)
+    count = 20
+    chains = random_limbs(rng, count)
+    rotations = quat_normalize(np.tile(IDENTITY, (count, 1, 1)) + 0.3 * rng.normal(size=(count, 2, 4)))
+    targets = np.array([chain_pose(c, IDENTITY)[1][0] for c in chains]) + rng.normal(size=(count, 3)) * 1.5
+    batch = solve_two_bone_batch(TwoBoneLimbs.from_chains(chains), rotations, targets, rng.normal(size=(count, 3)),
+                                 0.4, stretch=rng.uniform(0, 1, (count, 2)), soft=0.1,
+                                 end_rotations=quat_normalize(rng.normal(size=(count, 4))), end_weights=0.6)
+    return np.concatenate([batch.rotations.reshape(count, -1), batch.stretch, batch.errors], axis=1)
+
+
+def test_compiled_kernels_run_the_source_as_it_is_now(tmp_path):
+    """The kernels run the Python source (this module's and ``scalar``'s helpers) compiled; the same
+    source run as plain Python (numba's jit off) gives the same poses. numba keys its cache on
+    two_bone.py alone, so this fails on a kernel cached before an edit to ``scalar``: then delete
+    solvers/__pycache__/two_bone*.nb*."""
+    script = f"import sys; sys.path.insert(0, {str(ROOT)!r}); import numpy as np; " \
+             "from tests.solvers.test_two_bone import batch_poses; np.save(sys.argv[1], batch_poses(3))"
+    out = tmp_path / "poses.npy"
+    subprocess.run([sys.executable, "-c", script, str(out)], check=True, env=dict(os.environ, NUMBA_DISABLE_JIT="1"))
+    np.testing.assert_allclose(batch_poses(3), np.load(out), atol=1e-12)
