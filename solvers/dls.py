@@ -302,6 +302,8 @@ def _start(plan, rotations):
     return _evaluate(plan, quats, angles, [1.0] * len(rotations), 1.0, False)
 
 
+AT_LIMIT = 1e-9  # radians: an angle that converged this close to its limit sits on it (a clamp puts it there exactly)
+
 # The gradient, relative to the residual and the plan's scale, below which the goals pull along a
 # straight chain: any pull that weak stalls; one that weak pulling a tip back along its bone (a
 # target inside reach on the chain's line) cannot shorten it (a target 2e-6 off the line of a
@@ -352,7 +354,8 @@ def solve_dls(plan: DlsPlan, rotations, max_iterations=100, tolerance=1e-3, damp
         at_limit = np.zeros((n, 3), dtype=bool)
         euler = plan.euler_bones
         angles = np.array(state.angles)[euler]
-        at_limit[euler] = plan.limited[euler] & ((angles <= plan.low[euler]) | (angles >= plan.high[euler]))
+        at_limit[euler] = plan.limited[euler] & ((angles <= plan.low[euler] + AT_LIMIT) |
+                                                 (angles >= plan.high[euler] - AT_LIMIT))
         return result, np.array(state.stretch), at_limit
 
     return iterate(_start(plan, rotations), _step(plan, method, damping), lambda state: state.errors,
