@@ -528,13 +528,50 @@ def _within(errors, tolerance):
 
 
 @njit(cache=True)
+def _free_chain(t, has_goal):
+    """Whether every active bone turns freely toward a single link: no limits, no rotation goal."""
+    for e in range(len(has_goal)):
+        if has_goal[e]:
+            return False
+    for j in t.active:
+        if t.limit_start[j] < t.limit_start[j + 1] or t.link_start[j + 1] - t.link_start[j] != 1:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _least_twist(t, start, local):
+    """Pose rotations of a free chain that lay it on the points pose ``local`` reaches, each
+    active bone turned from its rotation in ``start`` by the shortest arc once its parent has
+    turned: the roll the start pose gave each bone stays, however the iterations turned it on
+    the way (their shortest arcs, one per step, do not add up to one)."""
+    world, heads, tails = _pose(t, local)
+    n = len(t.parents)
+    laid = local.copy()
+    base = _base_rotation(t)
+    for j in t.active:
+        p = t.parents[j]
+        before = sc.mmul(base if p < 0 else _matrix(world, p), _matrix(t.rest, j))
+        link = t.link_start[j]
+        node = t.link_node[link]
+        point = vector_row(heads, node) if node < n else vector_row(tails, t.effector_bone[node - n])
+        was = _matrix(start, j)
+        toward = sc.mvec(sc.transpose(before), sc.sub(point, vector_row(heads, j)))
+        rotation = sc.mmul(arc(sc.mvec(was, vector_row(t.link_vector, link)), toward), was)
+        _put_matrix(laid, j, rotation)
+        _put_matrix(world, j, sc.mmul(before, rotation))
+    return laid
+
+
+@njit(cache=True)
 def fabrik_solve(t, targets, goals, has_goal, rotations, unfold, max_iterations, tolerance, patience, min_gain):
     """FABRIK from pose ``rotations`` (n, 4): ``fabrik_step`` iterated under the rules of
     ``solvers.iterate.iterate`` (until every error is within ``tolerance``, ``max_iterations``
     steps, or ``patience`` steps in a row without lowering the summed error by ``min_gain``),
     compiled with the step because calling a kernel from Python costs more than a chain's whole
     step. A pose whose bones and targets lie on one line first turns each movable bone by
-    ``unfold`` about its X axis, so the passes can bend it. Returns the best pose's rotations
+    ``unfold`` about its X axis, so the passes can bend it; a free chain's bones end turned from
+    that start by the least twist (``_least_twist``). Returns the best pose's rotations
     (n, 4), the steps taken, its errors (``_errors``) and the axes its limits held (n, 3)."""
     n = len(t.parents)
     local = np.empty((n, 3, 3))
@@ -548,7 +585,7 @@ def fabrik_solve(t, targets, goals, has_goal, rotations, unfold, max_iterations,
                 _put_matrix(local, i, sc.mmul(_matrix(local, i), turn))
         world, heads, tails = _pose(t, local)
     held = np.zeros((n, 3), dtype=np.bool_)
-    best_local, best_held = local, held
+    start, best_local, best_held = local, local, held
     best_errors = _errors(t, world, tails, targets, goals, has_goal)
     best_cost = _cost(best_errors)
     iterations, stalled = 0, 0
@@ -562,6 +599,8 @@ def fabrik_solve(t, targets, goals, has_goal, rotations, unfold, max_iterations,
             best_local, best_held, best_errors, best_cost = local, held, errors, cost
         if stalled >= patience:
             break
+    if _free_chain(t, has_goal):
+        best_local = _least_twist(t, start, best_local)
     solved = np.empty((n, 4))
     for i in range(n):
         solved[i, 0], solved[i, 1], solved[i, 2], solved[i, 3] = sc.quat_from_matrix3(_matrix(best_local, i))

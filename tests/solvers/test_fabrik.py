@@ -5,7 +5,8 @@ from hypothesis import given, settings, strategies as st
 from solvers.chain import chain_points, straight_chain
 from solvers.fabrik import Effector, fabrik_plan, solve_fabrik, solve_fabrik_chain
 from solvers.limits import Cone, EulerLimit, Hinge, Twist, clamp_rotation
-from solvers.transforms import quat_from_axis_angle, quat_from_euler_xyz, quat_angle, swing_twist
+from solvers.transforms import (quat_angle, quat_conjugate, quat_from_axis_angle, quat_from_euler_xyz, quat_mul,
+                                swing_twist)
 from solvers.tree import tree_pose
 from solvers.transforms import matrix3_to_quat, quat_to_matrix3
 from tests.solvers.trees import y_tree
@@ -175,3 +176,17 @@ def test_chain_with_offset_joints_and_tilted_base_reaches_and_keeps_its_shape():
     assert result.converged and np.linalg.norm(points[-1] - target) <= 1e-5
     np.testing.assert_allclose(np.linalg.norm(np.diff(points, axis=0), axis=1),
                                np.linalg.norm(np.diff(start, axis=0), axis=1), atol=1e-9)
+
+
+def test_free_chain_bones_turn_from_their_start_roll_by_the_least_twist():
+    # Each step turns a bone by a shortest arc; on a chain coiled in 3D many of them do not add
+    # up to one. The solve must still hand back each bone's shortest arc from where it started
+    # (its roll kept): a turn whose axis is square to the bone's start direction.
+    chain = straight_chain([0.3] * 10)
+    start = np.tile(quat_from_euler_xyz([0.3, 0.7, 0.1]), (10, 1))
+    result = solve_fabrik_chain(chain, start, [0.9, 1.4, -1.1], max_iterations=60, tolerance=1e-9)
+    assert result.iterations > 5
+    was = quat_to_matrix3(start[0]) @ [0.0, 1.0, 0.0]
+    for q in result.rotations:
+        turn = quat_mul(q, quat_conjugate(start[0]))
+        assert abs(np.dot(turn[:3], was)) < 1e-9
