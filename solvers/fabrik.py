@@ -90,12 +90,13 @@ def fabrik_plan(tree, effectors, limits=None):
             bone, steps = tree.parents[bone], steps + 1
     active = [int(j) for j in np.flatnonzero(on_path)]
     movable = np.array([p >= 0 and on_path[p] for p in tree.parents])
+    vectors = _node_vectors(tree, effectors)
     links = {j: [] for j in active}
     for c in active:
         if movable[c]:
-            links[int(tree.parents[c])].append((c, tree.offsets[c], below[c]))
+            links[int(tree.parents[c])].append((c, vectors[c], below[c]))
     for e, effector in enumerate(effectors):
-        links[effector.bone].append((n + e, np.array([0.0, tree.lengths[effector.bone], 0.0]), effector.weight))
+        links[effector.bone].append((n + e, vectors[n + e], effector.weight))
     paths = []
     for e, effector in enumerate(effectors):
         nodes, bone = [n + e], effector.bone
@@ -108,13 +109,38 @@ def fabrik_plan(tree, effectors, limits=None):
             paths.append(((), ()))
             continue
         nodes.reverse()
-        steps = [np.linalg.norm(tree.offsets[c]) for c in nodes[1:-1]] + [tree.lengths[effector.bone]]
-        paths.append((nodes, np.concatenate([[0.0], np.cumsum(steps)])))
+        paths.append((nodes, _reach(vectors, nodes)))
     in_chain = np.zeros((len(effectors), n), dtype=bool)
     for e, chain in enumerate(chains):
         in_chain[e, list(chain)] = True
     return FabrikPlan(tree, effectors, limits, active, movable,
                       _tables(tree, effectors, limits, active, movable, links, paths, in_chain))
+
+
+def _node_vectors(tree, effectors):
+    """Each node's point in its bone's frame (n + k, 3): a bone's head from its parent's head,
+    then effector e's tail (node n + e) from its bone's head."""
+    tails = np.zeros((len(effectors), 3))
+    tails[:, 1] = tree.lengths[[e.bone for e in effectors]]
+    return np.vstack([tree.offsets, tails])
+
+
+def _reach(vectors, nodes):
+    """Distances from the top of a path of ``nodes`` (top first) to each of them, laid straight."""
+    return np.concatenate([[0.0], np.cumsum(np.linalg.norm(vectors[list(nodes[1:])], axis=1))])
+
+
+def _resized(plan, tree):
+    """``plan`` for ``tree``: the same bones, base and rest rotations with other offsets and
+    lengths (a chain grown by IK stretch), so the same links and paths with other vectors and
+    reaches, without planning again."""
+    t = plan.tables
+    vectors = _node_vectors(tree, plan.effectors)
+    reach = [_reach(vectors, t.path_node[start:stop]) for start, stop in zip(t.path_start[:-1], t.path_start[1:])
+             if stop > start]
+    return FabrikPlan(tree, plan.effectors, plan.limits, plan.active, plan.movable, t._replace(
+        offsets=for_kernel(tree.offsets, float), lengths=for_kernel(tree.lengths, float),
+        link_vector=for_kernel(vectors[t.link_node], float), path_reach=for_kernel(np.concatenate([[]] + reach), float)))
 
 
 def _ragged(rows, width=None):
@@ -201,20 +227,21 @@ def solve_fabrik_chain(chain: Chain, rotations, target, limits=None, target_rota
     ``stretch`` (n,) per-bone IK stretch amounts grow the bones for a target out of reach
     (``stretch_to_reach``), reported in ``result.stretch``.
     """
-    grown = stretch_to_reach(chain, target, stretch)
-    if grown is not None:
-        result = solve_fabrik_chain(grown.chain, rotations, target, limits, target_rotation, max_iterations, tolerance)
-        result.stretch = grown.factors
-        return result
     use_rotation = target_rotation is not None
     if limits is None:
-        # A free chain's plan depends on nothing else: built once per chain (and base).
+        # A free chain's plan depends on the chain alone: built once per chain (and base).
         plan = chain.cached_for_base(("fabrik plan", use_rotation), lambda: _chain_plan(chain, use_rotation, None))
     else:
         plan = _chain_plan(chain, use_rotation, limits)
-    return solve_fabrik(plan, rotations, np.asarray(target, dtype=float)[None],
-                        None if target_rotation is None else np.asarray(target_rotation, dtype=float)[None],
-                        max_iterations, tolerance)
+    grown = stretch_to_reach(chain, target, stretch)
+    if grown is not None:
+        plan = _resized(plan, Tree.from_chain(grown.chain))
+    result = solve_fabrik(plan, rotations, np.asarray(target, dtype=float)[None],
+                          None if target_rotation is None else np.asarray(target_rotation, dtype=float)[None],
+                          max_iterations, tolerance)
+    if grown is not None:
+        result.stretch = grown.factors
+    return result
 
 
 def _chain_plan(chain, use_rotation, limits):

@@ -7,7 +7,7 @@ from solvers.fabrik import Effector, fabrik_plan, solve_fabrik, solve_fabrik_cha
 from solvers.limits import Cone, EulerLimit, Hinge, Twist, clamp_rotation
 from solvers.transforms import (quat_angle, quat_conjugate, quat_from_axis_angle, quat_from_euler_xyz, quat_mul,
                                 swing_twist)
-from solvers.tree import tree_pose
+from solvers.tree import Tree, tree_pose
 from solvers.transforms import matrix3_to_quat, quat_to_matrix3
 from tests.solvers.trees import y_tree
 
@@ -190,3 +190,22 @@ def test_free_chain_bones_turn_from_their_start_roll_by_the_least_twist():
     for q in result.rotations:
         turn = quat_mul(q, quat_conjugate(start[0]))
         assert abs(np.dot(turn[:3], was)) < 1e-9
+
+
+@pytest.mark.parametrize("limits", [None, [None, Hinge((1.0, 0.0, 0.0), -1.0, 1.0), None, Cone(0.8)]])
+def test_stretched_chain_solves_as_one_planned_at_its_grown_size(limits):
+    # The chain's plan is resized for the grown bones rather than planned again: the solve must
+    # match one planned from scratch for them, straight path reach included.
+    from solvers.chain import Chain, stretch_to_reach
+    offsets = [[0.0, 0.0, 0.0], [0.05, 0.5, 0.0], [0.0, 0.45, -0.06], [0.0, 0.4, 0.0]]
+    chain = Chain(np.eye(4), offsets, rest(4), [0.5, 0.45, 0.4, 0.3])
+    amounts = [0.2, 0.5, 1.0, 0.4]
+    for target in ([0.3, 2.2, 0.4], [0.9, 1.0, -1.4]):
+        result = solve_fabrik_chain(chain, rest(4), target, limits, stretch=amounts, max_iterations=40)
+        grown = stretch_to_reach(chain, target, amounts)
+        planned = solve_fabrik(fabrik_plan(Tree.from_chain(grown.chain), [Effector(3)], limits), rest(4), [target],
+                               max_iterations=40)
+        np.testing.assert_allclose(result.stretch, grown.factors)
+        np.testing.assert_allclose(result.rotations, planned.rotations, atol=1e-12)
+        np.testing.assert_allclose(result.errors, planned.errors, atol=1e-12)
+        assert result.iterations == planned.iterations
