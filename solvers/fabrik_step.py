@@ -260,17 +260,24 @@ def _backward(t, heads, world, targets, goals, has_goal):
 
 
 @njit(cache=True)
+def _beyond_reach(t, heads, targets, has_goal, e):
+    """Whether effector ``e`` has a straight path (and no rotation goal) whose reach its target
+    lies beyond."""
+    first, stop = t.path_start[e], t.path_start[e + 1]
+    if first == stop or has_goal[e]:
+        return False
+    return sc.length(sc.sub(vector_row(targets, e), vector_row(heads, t.path_node[first]))) >= t.path_reach[stop - 1]
+
+
+@njit(cache=True)
 def _lay_paths_straight(t, heads, targets, has_goal, back):
     """Effectors whose target lies beyond their straight path's reach: the path laid straight
     toward it at once (in ``back``)."""
     for e in range(len(t.effector_bone)):
-        first, stop = t.path_start[e], t.path_start[e + 1]
-        if first == stop or has_goal[e]:
-            continue
-        top = vector_row(heads, t.path_node[first])
-        toward = sc.sub(vector_row(targets, e), top)
-        if sc.length(toward) >= t.path_reach[stop - 1]:
-            unit = sc.normalize(toward)
+        if _beyond_reach(t, heads, targets, has_goal, e):
+            first, stop = t.path_start[e], t.path_start[e + 1]
+            top = vector_row(heads, t.path_node[first])
+            unit = sc.normalize(sc.sub(vector_row(targets, e), top))
             for s in range(first, stop):
                 _put_vector(back, t.path_node[s], sc.add(top, sc.scale(unit, t.path_reach[s])))
 
@@ -584,6 +591,14 @@ def fabrik_solve(t, targets, goals, has_goal, rotations, unfold, max_iterations,
             if t.movable[i]:
                 _put_matrix(local, i, sc.mmul(_matrix(local, i), turn))
         world, heads, tails = _pose(t, local)
+    free = _free_chain(t, has_goal)
+    beyond = free
+    for e in range(len(t.effector_bone)):
+        beyond = beyond and _beyond_reach(t, heads, targets, has_goal, e)
+    if beyond:
+        # The first step lays each free chain straight at its target, and no later step gets
+        # nearer (limits could keep a chain off that line, and their later steps get nearer).
+        max_iterations = min(max_iterations, 1)
     held = np.zeros((n, 3), dtype=np.bool_)
     start, best_local, best_held = local, local, held
     best_errors = _errors(t, world, tails, targets, goals, has_goal)
@@ -599,7 +614,7 @@ def fabrik_solve(t, targets, goals, has_goal, rotations, unfold, max_iterations,
             best_local, best_held, best_errors, best_cost = local, held, errors, cost
         if stalled >= patience:
             break
-    if _free_chain(t, has_goal):
+    if free:
         best_local = _least_twist(t, start, best_local)
     solved = np.empty((n, 4))
     for i in range(n):
