@@ -13,7 +13,9 @@ The forward pass works in rotations, root first: a hinge turns by its best angle
 other limits clamp the bone's best turn, trying spins of the line below about the effector's tail,
 least first, for one they allow or else clamp least (the swivel of a limb), and each limited bone
 also aims the effector's tail as the backward pass left it below. The heads below follow those
-rotations, so every iterate is a valid pose with exact bone lengths.
+rotations, so every iterate is a valid pose with exact bone lengths. A free chain (no limits, no
+rotation goal) ends with each bone turned by one shortest arc from its start rotation, however
+many the iterations took, and an out-of-reach target lays it straight in one step.
 
 That step is one compiled kernel for every chain and tree, free or limited
 (``solvers.fabrik_step``), run on the plan as arrays, and so is the loop that iterates it: one

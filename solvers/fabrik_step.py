@@ -1,10 +1,13 @@
-"""One FABRIK iteration on a tree with limits, compiled: the step ``solvers.fabrik`` iterates.
+"""FABRIK compiled: the one iteration ``solvers.fabrik`` runs on every tree and chain, free or
+limited, and the loop that iterates it (``fabrik_solve``, one call per solve).
 
 Both passes carry each bone's frame (see ``solvers.fabrik``). Compiled with numba because a
 limited step is hundreds of small vector, quaternion and limit operations per bone (twelve
 trial spins of a limb, each clamped), where numpy's per-call cost made a solve take 4-150 ms
-and plain Python floats still several (bench/bench_limits.py); the arithmetic is the
-``register_jitable`` helpers of ``solvers.scalar`` and ``solvers.limits``, compiled in.
+and plain Python floats still several (bench/bench_limits.py); a free chain's step is cheap
+enough that calling a kernel once per iteration from Python cost more than the step itself,
+hence the compiled loop. The arithmetic is the ``register_jitable`` helpers of
+``solvers.scalar`` and ``solvers.limits``, compiled in.
 Vectors are 3-tuples and matrices tuples of rows inside the kernel; the plan and the state are
 arrays. ``cache=True`` keeps the machine code beside this file (``warm`` at set-up compiles it).
 """
