@@ -531,6 +531,7 @@ def _cost(errors):
 
 @njit(cache=True)
 def _within(errors, tolerance):
+    """Whether every error is within ``tolerance``."""
     for error in errors:
         if not error <= tolerance:  # NaN is never within
             return False
