@@ -142,7 +142,8 @@ def _resized(plan, tree):
              if stop > start]
     return FabrikPlan(tree, plan.effectors, plan.limits, plan.active, plan.movable, t._replace(
         offsets=for_kernel(tree.offsets, float), lengths=for_kernel(tree.lengths, float),
-        link_vector=for_kernel(vectors[t.link_node], float), path_reach=for_kernel(np.concatenate([[]] + reach), float)))
+        link_vector=for_kernel(vectors[t.link_node], float),
+        path_reach=for_kernel(np.concatenate([[]] + reach), float)))
 
 
 def _ragged(rows, width=None):
