@@ -13,31 +13,29 @@ The forward pass works in rotations, root first: a hinge turns by its best angle
 other limits clamp the bone's best turn, trying spins of the line below about the effector's tail,
 least first, for one they allow or else clamp least (the swivel of a limb), and each limited bone
 also aims the effector's tail as the backward pass left it below. The heads below follow those
-rotations, so every iterate is a valid pose with exact bone lengths.
+rotations, so every iterate is a valid pose with exact bone lengths. A free chain (no limits, no
+rotation goal) ends with each bone turned by one shortest arc from its start rotation, however
+many the iterations took, and an out-of-reach target lays it straight in one step.
 
-That step is one compiled kernel for chains and trees (``solvers.fabrik_step``), run on the
-plan as arrays; a chain without limits or target rotation takes a plain-float path instead
-(``_solve_free_chain``), which only moves points.
+That step is one compiled kernel for every chain and tree, free or limited
+(``solvers.fabrik_step``), run on the plan as arrays, and so is the loop that iterates it: one
+call per solve.
 """
-import itertools
-import math
-from math import sqrt
 from dataclasses import dataclass
 
 import numpy as np
 
-from solvers import scalar as sc
 from solvers.chain import Chain, SolveResult, stretch_to_reach
-from solvers.iterate import iterate
-from solvers.fabrik_step import StepTables, fabrik_step, for_kernel
+from solvers.fabrik_step import StepTables, fabrik_solve, for_kernel
 from solvers.limits import Hinge, encode_limits, validate_limits
-from solvers.transforms import EPS, matrix3_to_quat, quat_angle, quat_from_axis_angle, quat_to_matrix3
-from solvers.tree import Tree, tree_pose
+from solvers.transforms import quat_to_matrix3
+from solvers.tree import Tree
 
 
+# The turn (radians) about X that unfolds bones lying on one line with their targets.
 UNFOLD = 1e-3
-REST = [0.0, 0.0, 0.0, 1.0]
-EPS_SQUARED = sc.EPS * sc.EPS
+# Steps in a row without progress that end a solve: ``solvers.iterate.iterate``'s default.
+PATIENCE = 3
 
 
 @dataclass(frozen=True)
@@ -94,12 +92,13 @@ def fabrik_plan(tree, effectors, limits=None):
             bone, steps = tree.parents[bone], steps + 1
     active = [int(j) for j in np.flatnonzero(on_path)]
     movable = np.array([p >= 0 and on_path[p] for p in tree.parents])
+    vectors = _node_vectors(tree, effectors)
     links = {j: [] for j in active}
     for c in active:
         if movable[c]:
-            links[int(tree.parents[c])].append((c, tree.offsets[c], below[c]))
+            links[int(tree.parents[c])].append((c, vectors[c], below[c]))
     for e, effector in enumerate(effectors):
-        links[effector.bone].append((n + e, np.array([0.0, tree.lengths[effector.bone], 0.0]), effector.weight))
+        links[effector.bone].append((n + e, vectors[n + e], effector.weight))
     paths = []
     for e, effector in enumerate(effectors):
         nodes, bone = [n + e], effector.bone
@@ -112,13 +111,39 @@ def fabrik_plan(tree, effectors, limits=None):
             paths.append(((), ()))
             continue
         nodes.reverse()
-        steps = [np.linalg.norm(tree.offsets[c]) for c in nodes[1:-1]] + [tree.lengths[effector.bone]]
-        paths.append((nodes, np.concatenate([[0.0], np.cumsum(steps)])))
+        paths.append((nodes, _reach(vectors, nodes)))
     in_chain = np.zeros((len(effectors), n), dtype=bool)
     for e, chain in enumerate(chains):
         in_chain[e, list(chain)] = True
     return FabrikPlan(tree, effectors, limits, active, movable,
                       _tables(tree, effectors, limits, active, movable, links, paths, in_chain))
+
+
+def _node_vectors(tree, effectors):
+    """Each node's point in its bone's frame (n + k, 3): a bone's head from its parent's head,
+    then effector e's tail (node n + e) from its bone's head."""
+    tails = np.zeros((len(effectors), 3))
+    tails[:, 1] = tree.lengths[[e.bone for e in effectors]]
+    return np.vstack([tree.offsets, tails])
+
+
+def _reach(vectors, nodes):
+    """Distances from the top of a path of ``nodes`` (top first) to each of them, laid straight."""
+    return np.concatenate([[0.0], np.cumsum(np.linalg.norm(vectors[list(nodes[1:])], axis=1))])
+
+
+def _resized(plan, tree):
+    """``plan`` for ``tree``: the same bones, base and rest rotations with other offsets and
+    lengths (a chain grown by IK stretch), so the same links and paths with other vectors and
+    reaches, without planning again."""
+    t = plan.tables
+    vectors = _node_vectors(tree, plan.effectors)
+    reach = [_reach(vectors, t.path_node[start:stop]) for start, stop in zip(t.path_start[:-1], t.path_start[1:])
+             if stop > start]
+    return FabrikPlan(tree, plan.effectors, plan.limits, plan.active, plan.movable, t._replace(
+        offsets=for_kernel(tree.offsets, float), lengths=for_kernel(tree.lengths, float),
+        link_vector=for_kernel(vectors[t.link_node], float),
+        path_reach=for_kernel(np.concatenate([[]] + reach), float)))
 
 
 def _ragged(rows, width=None):
@@ -167,20 +192,6 @@ def _strands(n, active, links):
     return strands
 
 
-def _step(plan, targets, goal_rotations):
-    """One iteration for ``iterate``: the compiled step (``solvers.fabrik_step``) on the state
-    (pose rotations, world rotations, heads, tails, held axes)."""
-    targets = for_kernel(targets, float)
-    goals = for_kernel([np.eye(3) if g is None else g for g in goal_rotations], float)
-    has_goal = for_kernel([g is not None for g in goal_rotations], bool)
-
-    def step(state):
-        local, world, heads, _, _ = state
-        return fabrik_step(plan.tables, targets, goals, has_goal, local, world, heads)
-
-    return step
-
-
 def solve_fabrik(plan: FabrikPlan, rotations, targets, target_rotations=None, max_iterations=20, tolerance=1e-3):
     """Move every effector's tail toward its target.
 
@@ -202,26 +213,14 @@ def solve_fabrik(plan: FabrikPlan, rotations, targets, target_rotations=None, ma
     finite_goals = all(g is None or np.isfinite(g).all() for g in goal_rotations)
     if not np.isfinite(targets).all() or not finite_goals:
         return _unchanged(rotations, k)
-    bones = [e.bone for e in plan.effectors]
-    local = quat_to_matrix3(rotations)
-    pose = tree_pose(plan.tree, local)
-    if _straight_toward_targets(plan, *pose[1:], bones, targets):
-        local = local @ quat_to_matrix3(quat_from_axis_angle([1.0, 0.0, 0.0], np.where(plan.movable, UNFOLD, 0.0)))
-        pose = tree_pose(plan.tree, local)
-    start = tuple(for_kernel(a, float) for a in (local,) + pose) + (np.zeros((len(rotations), 3), dtype=bool),)
-    turned = [(e, goal) for e, goal in enumerate(goal_rotations) if goal is not None]
-
-    def errors(state):
-        """Each effector's tail-to-target distance, then each rotation goal's angle (radians)."""
-        distances = np.linalg.norm(state[3][bones] - targets, axis=1)
-        if not turned:
-            return distances
-        angles = [quat_angle(matrix3_to_quat(state[1][bones[e]]), matrix3_to_quat(goal)) for e, goal in turned]
-        return np.concatenate([distances, angles])
-
-    return iterate(start, _step(plan, targets, goal_rotations), errors,
-                   lambda state: (matrix3_to_quat(state[0]), None, state[4]),
-                   max_iterations=max_iterations, tolerance=tolerance)
+    if max_iterations < 0 or tolerance < 0:
+        raise ValueError("max_iterations and tolerance must be >= 0")
+    goals = for_kernel([np.eye(3) if g is None else g for g in goal_rotations], float)
+    has_goal = for_kernel([g is not None for g in goal_rotations], bool)
+    solved, iterations, errors, held = fabrik_solve(plan.tables, for_kernel(targets, float), goals, has_goal,
+                                                    for_kernel(rotations, float), UNFOLD, int(max_iterations),
+                                                    float(tolerance), PATIENCE, tolerance * 1e-3)
+    return SolveResult(solved, iterations, errors, bool((errors <= tolerance).all()), None, held)
 
 
 def solve_fabrik_chain(chain: Chain, rotations, target, limits=None, target_rotation=None, max_iterations=20,
@@ -230,157 +229,30 @@ def solve_fabrik_chain(chain: Chain, rotations, target, limits=None, target_rota
     bone as in ``validate_limits``; ``target_rotation`` (4,) optionally orients the last bone;
     ``stretch`` (n,) per-bone IK stretch amounts grow the bones for a target out of reach
     (``stretch_to_reach``), reported in ``result.stretch``.
-
-    A chain without limits or target rotation runs on plain floats (``_solve_free_chain``): the
-    joints move as points and turn into rotations once, at the end.
     """
+    use_rotation = target_rotation is not None
+    if limits is None:
+        # A free chain's plan depends on the chain alone: built once per chain (and base).
+        plan = chain.cached_for_base(("fabrik plan", use_rotation), lambda: _chain_plan(chain, use_rotation, None))
+    else:
+        plan = _chain_plan(chain, use_rotation, limits)
     grown = stretch_to_reach(chain, target, stretch)
     if grown is not None:
-        result = solve_fabrik_chain(grown.chain, rotations, target, limits, target_rotation, max_iterations, tolerance)
+        plan = _resized(plan, Tree.from_chain(grown.chain))
+    result = solve_fabrik(plan, rotations, np.asarray(target, dtype=float)[None],
+                          None if target_rotation is None else np.asarray(target_rotation, dtype=float)[None],
+                          max_iterations, tolerance)
+    if grown is not None:
         result.stretch = grown.factors
-        return result
-    if limits is None and target_rotation is None:
-        result = _solve_free_chain(chain, np.asarray(rotations, dtype=float), np.asarray(target, dtype=float),
-                                   max_iterations, tolerance)
-        if result is not None:
-            return result
-    plan = fabrik_plan(Tree.from_chain(chain), [Effector(len(chain) - 1, use_rotation=target_rotation is not None)],
-                       limits)
-    return solve_fabrik(plan, rotations, np.asarray(target, dtype=float)[None],
-                        None if target_rotation is None else np.asarray(target_rotation, dtype=float)[None],
-                        max_iterations, tolerance)
+    return result
 
 
-def _straight_toward_targets(plan, heads, tails, bones, targets):
-    """True when the active bones, the effectors' tails (of ``bones``) and the targets all lie on
-    one line: FABRIK's passes would then only slide joints along it and never bend the chain."""
-    points = np.vstack([heads[plan.active], tails[bones], targets])
-    centred = points - points[0]
-    scale = max(np.abs(centred).max(), EPS)
-    return np.linalg.svd(centred / scale, compute_uv=False)[1] < 1e-9
+def _chain_plan(chain, use_rotation, limits):
+    return fabrik_plan(Tree.from_chain(chain), [Effector(len(chain) - 1, use_rotation=use_rotation)], limits)
 
 
 def _unchanged(rotations, count):
     return SolveResult(rotations.copy(), 0, np.full(count, np.inf), False)
-
-
-def _free_chain_points(chain, rotations):
-    """Joint points (n + 1) of ``chain`` in pose ``rotations`` (lists of floats) as (x, y, z)
-    tuples; the rest pose's come from the chain."""
-    if all(q == REST for q in rotations):
-        return chain.float_rest_points
-    base_q, origin, offsets, rest, _ = chain.floats
-    points = [sc.add(origin, sc.qrotate(base_q, offsets[0]))]
-    current = base_q
-    for rest_q, q, segment in zip(rest, rotations, chain.float_segments):
-        current = sc.qmul(current, sc.qmul(rest_q, q))
-        points.append(sc.add(points[-1], sc.qrotate(current, segment)))
-    return points
-
-
-def _sweep(points, target, spans):
-    """One FABRIK iteration on ``points`` ((x, y, z) tuples): the backward pass pins the tip at
-    ``target``, the forward pass pins the root where it was; each pulls the next joint back onto
-    its span (a joint on its neighbour stays put). The backward pass skips the root, which the
-    forward pass pins anyway. Returns a new list."""
-    x, y, z = target
-    back = [target]
-    for i in range(len(spans) - 1, 0, -1):
-        px, py, pz = points[i]
-        dx, dy, dz = px - x, py - y, pz - z
-        squared = dx * dx + dy * dy + dz * dz
-        if squared > EPS_SQUARED:
-            s = spans[i] / sqrt(squared)
-            x, y, z = x + dx * s, y + dy * s, z + dz * s
-        else:
-            x, y, z = px, py, pz
-        back.append((x, y, z))
-    back.reverse()
-    root = points[0]
-    x, y, z = root
-    forward = [root]
-    for (px, py, pz), span in zip(back, spans):
-        dx, dy, dz = px - x, py - y, pz - z
-        squared = dx * dx + dy * dy + dz * dz
-        if squared > EPS_SQUARED:
-            s = span / sqrt(squared)
-            x, y, z = x + dx * s, y + dy * s, z + dz * s
-        else:
-            x, y, z = px, py, pz
-        forward.append((x, y, z))
-    return forward
-
-
-def _solve_free_chain(chain, rotations, target, max_iterations, tolerance):
-    """Positional FABRIK for a chain without limits; None when the chain and target lie on one
-    line (the passes could not bend it: the general solver unfolds it first)."""
-    tx, ty, tz = target = tuple(target.tolist())
-    if not all(map(math.isfinite, target)):
-        return SolveResult(rotations.copy(), 0, np.array([np.inf]), False)
-    pose = rotations.tolist()
-    start = _free_chain_points(chain, pose)
-    spans = chain.float_spans
-    reach = sum(spans)
-    rx, ry, rz = start[0]
-    ax, ay, az = tx - rx, ty - ry, tz - rz
-    # Colinear when every point's cross product with the root-to-target line vanishes.
-    flat = 1e-9 * max(reach, sc.EPS) ** 2
-    if all(sc.length(sc.cross((x - rx, y - ry, z - rz), (ax, ay, az))) <= flat for x, y, z in start):
-        return None
-
-    def rotations_for(points):
-        return _rotations_from_points(chain, pose, points), None, None
-
-    distance = math.sqrt(ax * ax + ay * ay + az * az)
-    if distance >= reach:
-        # Out of reach: the chain lies straight toward the target, as one forward pass puts it.
-        straight = [(rx + ax * d / distance, ry + ay * d / distance, rz + az * d / distance)
-                    for d in itertools.accumulate(spans, initial=0.0)]
-        error = math.dist(straight[-1], target)
-        return SolveResult(rotations_for(straight)[0], 1, np.array([error]), error <= tolerance)
-    return iterate(start, lambda points: _sweep(points, target, spans),
-                   lambda points: (math.dist(points[-1], target),), rotations_for,
-                   max_iterations=max_iterations, tolerance=tolerance)
-
-
-def _rotations_from_points(chain, rotations, points):
-    """Pose rotations (n, 4) that lay the chain along ``points`` ((x, y, z) tuples): each bone
-    turns by the shortest arc from where it points once its parent has turned, so bone roll stays
-    put. Quaternion products written out: this runs once per solve on every bone."""
-    base_q, _, _, rest, _ = chain.floats
-    px, py, pz, pw = base_q  # the parent's world rotation, once it has turned
-    solved = []
-    for i, ((rx, ry, rz, rw), q, segment) in enumerate(zip(rest, rotations, chain.float_segments)):
-        # The bone's frame before its pose rotation: parent * rest.
-        fx = pw * rx + px * rw + py * rz - pz * ry
-        fy = pw * ry - px * rz + py * rw + pz * rx
-        fz = pw * rz + px * ry - py * rx + pz * rw
-        fw = pw * rw - px * rx - py * ry - pz * rz
-        at_rest = q == REST
-        # Where the bone points (a) and where it should (b), both in that frame.
-        ax, ay, az = a = segment if at_rest else sc.qrotate(q, segment)
-        (x0, y0, z0), (x1, y1, z1) = points[i], points[i + 1]
-        vx, vy, vz = x1 - x0, y1 - y0, z1 - z0
-        tx, ty, tz = 2.0 * (fz * vy - fy * vz), 2.0 * (fx * vz - fz * vx), 2.0 * (fy * vx - fx * vy)
-        bx, by, bz = b = (vx + fw * tx - fy * tz + fz * ty, vy + fw * ty - fz * tx + fx * tz,
-                          vz + fw * tz - fx * ty + fy * tx)
-        # The shortest arc from a to b is (a x b, |a||b| + a.b), normalised.
-        norms = sqrt((ax * ax + ay * ay + az * az) * (bx * bx + by * by + bz * bz))
-        w = norms + ax * bx + ay * by + az * bz
-        if w > 1e-9 * norms:
-            turn = (ay * bz - az * by, az * bx - ax * bz, ax * by - ay * bx, w)
-        elif norms > sc.EPS:
-            turn = sc.qbetween(sc.normalize(a), sc.normalize(b))
-        else:
-            turn = REST
-        qx, qy, qz, qw = q = sc.qnormalize(turn if at_rest else sc.qmul(turn, q))
-        solved.append(q)
-        # The bone's world rotation: frame * q, the next bone's parent.
-        px = fw * qx + fx * qw + fy * qz - fz * qy
-        py = fw * qy - fx * qz + fy * qw + fz * qx
-        pz = fw * qz + fx * qy - fy * qx + fz * qw
-        pw = fw * qw - fx * qx - fy * qy - fz * qz
-    return np.array(solved)
 
 
 def warm():

@@ -1,10 +1,14 @@
-"""One FABRIK iteration on a tree with limits, compiled: the step ``solvers.fabrik`` iterates.
+"""FABRIK compiled: the one iteration ``solvers.fabrik`` runs on every tree and chain, free or
+limited, and the loop that iterates it (``fabrik_solve``, one call per solve).
 
 Both passes carry each bone's frame (see ``solvers.fabrik``). Compiled with numba because a
 limited step is hundreds of small vector, quaternion and limit operations per bone (twelve
 trial spins of a limb, each clamped), where numpy's per-call cost made a solve take 4-150 ms
-and plain Python floats still several (bench/bench_limits.py); the arithmetic is the
-``register_jitable`` helpers of ``solvers.scalar`` and ``solvers.limits``, compiled in.
+and plain Python floats still several (bench/bench_limits.py); a free chain's step is cheap
+enough that calling a kernel once per iteration from Python cost more than the step itself,
+hence the compiled loop, kept in this file: numba's cache checks only a kernel's own file, so a
+loop cached apart from the step would keep running an edited step's old code. The arithmetic is
+the ``register_jitable`` helpers of ``solvers.scalar`` and ``solvers.limits``, compiled in.
 Vectors are 3-tuples and matrices tuples of rows inside the kernel; the plan and the state are
 arrays. ``cache=True`` keeps the machine code beside this file (``warm`` at set-up compiles it).
 """
@@ -260,17 +264,24 @@ def _backward(t, heads, world, targets, goals, has_goal):
 
 
 @njit(cache=True)
+def _beyond_reach(t, heads, targets, has_goal, e):
+    """Whether effector ``e`` has a straight path (and no rotation goal) whose reach its target
+    lies beyond."""
+    first, stop = t.path_start[e], t.path_start[e + 1]
+    if first == stop or has_goal[e]:
+        return False
+    return sc.length(sc.sub(vector_row(targets, e), vector_row(heads, t.path_node[first]))) >= t.path_reach[stop - 1]
+
+
+@njit(cache=True)
 def _lay_paths_straight(t, heads, targets, has_goal, back):
     """Effectors whose target lies beyond their straight path's reach: the path laid straight
     toward it at once (in ``back``)."""
     for e in range(len(t.effector_bone)):
-        first, stop = t.path_start[e], t.path_start[e + 1]
-        if first == stop or has_goal[e]:
-            continue
-        top = vector_row(heads, t.path_node[first])
-        toward = sc.sub(vector_row(targets, e), top)
-        if sc.length(toward) >= t.path_reach[stop - 1]:
-            unit = sc.normalize(toward)
+        if _beyond_reach(t, heads, targets, has_goal, e):
+            first, stop = t.path_start[e], t.path_start[e + 1]
+            top = vector_row(heads, t.path_node[first])
+            unit = sc.normalize(sc.sub(vector_row(targets, e), top))
             for s in range(first, stop):
                 _put_vector(back, t.path_node[s], sc.add(top, sc.scale(unit, t.path_reach[s])))
 
@@ -370,6 +381,16 @@ def _turn_within_limits(t, j, frame, before, vectors, directions, weights, swive
 
 
 @njit(cache=True)
+def _free_turn(link_vector, link_node, link, frame, back, head):
+    """The world frame of an unlimited bone with one link (row ``link``), now at ``frame`` with
+    its head at ``head``: turned by the shortest arc from its link toward where the backward pass
+    left that node, as ``best_rotation`` turns one link, without the arrays it builds (most bones
+    of a chain take this turn, every iteration)."""
+    toward = sc.sub(vector_row(back, link_node[link]), head)
+    return sc.mmul(arc(sc.mvec(frame, vector_row(link_vector, link)), toward), frame)
+
+
+@njit(cache=True)
 def _pose(t, local):
     """World rotations (n, 3, 3), heads and tails (n, 3) of pose rotations ``local`` (n, 3, 3),
     each first made orthonormal through its quaternion so rounding cannot compound across
@@ -426,6 +447,14 @@ def fabrik_step(t, targets, goals, has_goal, local, world, heads):
                 q, bone_held = _clamped(t, j, rotation)
                 rotation = sc.qmatrix(q)
                 held[j, 0], held[j, 1], held[j, 2] = bone_held
+        elif not limited and t.link_start[j + 1] - t.link_start[j] == 1:
+            # The world frame kept as turned: recomposed as above @ rest @ rotation, its rounding
+            # grows down a long chain enough to stall it (50 bones: 78% reached, not 83%).
+            frame = _free_turn(t.link_vector, t.link_node, t.link_start[j], _matrix(frames, j), back,
+                               vector_row(new_heads, j))
+            _put_matrix(new_local, j, sc.mmul(sc.transpose(sc.mmul(above, rest)), frame))
+            _put_matrix(new_world, j, frame)
+            continue
         else:
             head = vector_row(new_heads, j)
             nodes, vectors, weights = _links_of(t, j, _matrix(frames, j), back, limited)
@@ -447,3 +476,152 @@ def fabrik_step(t, targets, goals, has_goal, local, world, heads):
         _put_matrix(new_world, j, sc.mmul(sc.mmul(above, rest), rotation))
     new_world, new_heads, tails = _pose(t, new_local)
     return new_local, new_world, new_heads, tails, held
+
+
+@njit(cache=True)
+def _on_one_line(t, heads, tails, targets):
+    """True when the active bones' heads, the effectors' tails and the targets all lie on one
+    line (within 1e-9 of their spread): FABRIK's passes would then only slide joints along it and
+    never bend the chain."""
+    k = len(t.effector_bone)
+    points = np.empty((len(t.active) + 2 * k, 3))
+    for a in range(len(t.active)):
+        _put_vector(points, a, vector_row(heads, t.active[a]))
+    for e in range(k):
+        _put_vector(points, len(t.active) + e, vector_row(tails, t.effector_bone[e]))
+        _put_vector(points, len(t.active) + k + e, vector_row(targets, e))
+    first = vector_row(points, 0)
+    far, spread = first, 0.0
+    for i in range(len(points)):
+        reach = sc.length(sc.sub(vector_row(points, i), first))
+        if reach > spread:
+            far, spread = vector_row(points, i), reach
+    if spread < EPS:
+        return True
+    line = sc.normalize(sc.sub(far, first))
+    for i in range(len(points)):
+        if sc.length(sc.cross(sc.sub(vector_row(points, i), first), line)) > 1e-9 * spread:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _errors(t, world, tails, targets, goals, has_goal):
+    """Each effector's tail-to-target distance, then the angle (radians) left to each rotation
+    goal, as one list."""
+    errors = [sc.length(sc.sub(vector_row(tails, t.effector_bone[e]), vector_row(targets, e)))
+              for e in range(len(t.effector_bone))]
+    for e in range(len(t.effector_bone)):
+        if has_goal[e]:
+            alike = abs(sc.qdot(sc.quat_from_matrix3(_matrix(world, t.effector_bone[e])),
+                                sc.quat_from_matrix3(_matrix(goals, e))))
+            errors.append(2.0 * math.acos(min(alike, 1.0)))
+    return errors
+
+
+@njit(cache=True)
+def _cost(errors):
+    """The summed error, inf when any is not finite (such a state never counts as better)."""
+    total = 0.0
+    for error in errors:
+        if not math.isfinite(error):
+            return math.inf
+        total += error
+    return total
+
+
+@njit(cache=True)
+def _within(errors, tolerance):
+    """Whether every error is within ``tolerance``."""
+    for error in errors:
+        if not error <= tolerance:  # NaN is never within
+            return False
+    return True
+
+
+@njit(cache=True)
+def _free_chain(t, has_goal):
+    """Whether every active bone turns freely toward a single link: no limits, no rotation goal."""
+    for e in range(len(has_goal)):
+        if has_goal[e]:
+            return False
+    for j in t.active:
+        if t.limit_start[j] < t.limit_start[j + 1] or t.link_start[j + 1] - t.link_start[j] != 1:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _least_twist(t, start, local):
+    """Pose rotations of a free chain that lay it on the points pose ``local`` reaches, each
+    active bone turned from its rotation in ``start`` by the shortest arc once its parent has
+    turned: the roll the start pose gave each bone stays, however the iterations turned it on
+    the way (their shortest arcs, one per step, do not add up to one)."""
+    world, heads, tails = _pose(t, local)
+    n = len(t.parents)
+    laid = local.copy()
+    base = _base_rotation(t)
+    for j in t.active:
+        p = t.parents[j]
+        before = sc.mmul(base if p < 0 else _matrix(world, p), _matrix(t.rest, j))
+        link = t.link_start[j]
+        node = t.link_node[link]
+        point = vector_row(heads, node) if node < n else vector_row(tails, t.effector_bone[node - n])
+        was = _matrix(start, j)
+        toward = sc.mvec(sc.transpose(before), sc.sub(point, vector_row(heads, j)))
+        rotation = sc.mmul(arc(sc.mvec(was, vector_row(t.link_vector, link)), toward), was)
+        _put_matrix(laid, j, rotation)
+        _put_matrix(world, j, sc.mmul(before, rotation))
+    return laid
+
+
+@njit(cache=True)
+def fabrik_solve(t, targets, goals, has_goal, rotations, unfold, max_iterations, tolerance, patience, min_gain):
+    """FABRIK from pose ``rotations`` (n, 4): ``fabrik_step`` iterated under the rules of
+    ``solvers.iterate.iterate`` (until every error is within ``tolerance``, ``max_iterations``
+    steps, or ``patience`` steps in a row without lowering the summed error by ``min_gain``),
+    compiled with the step because calling a kernel from Python costs more than a chain's whole
+    step. A pose whose bones and targets lie on one line first turns each movable bone by
+    ``unfold`` about its X axis, so the passes can bend it; a free chain's bones end turned from
+    that start by the least twist (``_least_twist``). Returns the best pose's rotations
+    (n, 4), the steps taken, its errors (``_errors``) and the axes its limits held (n, 3)."""
+    n = len(t.parents)
+    local = np.empty((n, 3, 3))
+    for i in range(n):
+        _put_matrix(local, i, sc.qmatrix((rotations[i, 0], rotations[i, 1], rotations[i, 2], rotations[i, 3])))
+    world, heads, tails = _pose(t, local)
+    if _on_one_line(t, heads, tails, targets):
+        turn = _axis_turn((1.0, 0.0, 0.0), unfold)
+        for i in range(n):
+            if t.movable[i]:
+                _put_matrix(local, i, sc.mmul(_matrix(local, i), turn))
+        world, heads, tails = _pose(t, local)
+    free = _free_chain(t, has_goal)
+    beyond = free
+    for e in range(len(t.effector_bone)):
+        beyond = beyond and _beyond_reach(t, heads, targets, has_goal, e)
+    if beyond:
+        # The first step lays each free chain straight at its target, and no later step gets
+        # nearer (limits could keep a chain off that line, and their later steps get nearer).
+        max_iterations = min(max_iterations, 1)
+    held = np.zeros((n, 3), dtype=np.bool_)
+    start, best_local, best_held = local, local, held
+    best_errors = _errors(t, world, tails, targets, goals, has_goal)
+    best_cost = _cost(best_errors)
+    iterations, stalled = 0, 0
+    while iterations < max_iterations and not _within(best_errors, tolerance):
+        local, world, heads, tails, held = fabrik_step(t, targets, goals, has_goal, local, world, heads)
+        iterations += 1
+        errors = _errors(t, world, tails, targets, goals, has_goal)
+        cost = _cost(errors)
+        stalled = 0 if cost < best_cost - min_gain else stalled + 1
+        if cost < best_cost:
+            best_local, best_held, best_errors, best_cost = local, held, errors, cost
+        if stalled >= patience:
+            break
+    if free:
+        best_local = _least_twist(t, start, best_local)
+    solved = np.empty((n, 4))
+    for i in range(n):
+        solved[i, 0], solved[i, 1], solved[i, 2], solved[i, 3] = sc.quat_from_matrix3(_matrix(best_local, i))
+    return solved, iterations, np.array(best_errors), best_held

@@ -5,8 +5,9 @@ from hypothesis import given, settings, strategies as st
 from solvers.chain import chain_points, straight_chain
 from solvers.fabrik import Effector, fabrik_plan, solve_fabrik, solve_fabrik_chain
 from solvers.limits import Cone, EulerLimit, Hinge, Twist, clamp_rotation
-from solvers.transforms import quat_from_axis_angle, quat_from_euler_xyz, quat_angle, swing_twist
-from solvers.tree import tree_pose
+from solvers.transforms import (quat_angle, quat_conjugate, quat_from_axis_angle, quat_from_euler_xyz, quat_mul,
+                                swing_twist)
+from solvers.tree import Tree, tree_pose
 from solvers.transforms import matrix3_to_quat, quat_to_matrix3
 from tests.solvers.trees import y_tree
 
@@ -40,7 +41,7 @@ def test_unreachable_lies_straight_toward_target():
     direction = target / np.linalg.norm(target)
     np.testing.assert_allclose(points, np.arange(11)[:, None] * 0.5 * direction, atol=1e-9)
     assert result.errors[0] == pytest.approx(np.linalg.norm(target) - 5.0, abs=1e-9)
-    assert not result.converged and result.iterations <= 5
+    assert not result.converged and result.iterations == 1
 
 
 def test_minimal_twist_keeps_roll_of_a_bone_that_only_swings():
@@ -175,3 +176,47 @@ def test_chain_with_offset_joints_and_tilted_base_reaches_and_keeps_its_shape():
     assert result.converged and np.linalg.norm(points[-1] - target) <= 1e-5
     np.testing.assert_allclose(np.linalg.norm(np.diff(points, axis=0), axis=1),
                                np.linalg.norm(np.diff(start, axis=0), axis=1), atol=1e-9)
+
+
+def test_free_chain_bones_turn_from_their_start_roll_by_the_least_twist():
+    # Each step turns a bone by a shortest arc; on a chain coiled in 3D many of them do not add
+    # up to one. The solve must still hand back each bone's shortest arc from where it started
+    # (its roll kept): a turn whose axis is square to the bone's start direction.
+    chain = straight_chain([0.3] * 10)
+    start = np.tile(quat_from_euler_xyz([0.3, 0.7, 0.1]), (10, 1))
+    result = solve_fabrik_chain(chain, start, [0.9, 1.4, -1.1], max_iterations=60, tolerance=1e-9)
+    assert result.iterations > 5
+    was = quat_to_matrix3(start[0]) @ [0.0, 1.0, 0.0]
+    for q in result.rotations:
+        turn = quat_mul(q, quat_conjugate(start[0]))
+        assert abs(np.dot(turn[:3], was)) < 1e-9
+
+
+@pytest.mark.parametrize("limits", [None, [None, Hinge((1.0, 0.0, 0.0), -1.0, 1.0), None, Cone(0.8)]])
+def test_stretched_chain_solves_as_one_planned_at_its_grown_size(limits):
+    # The chain's plan is resized for the grown bones rather than planned again: the solve must
+    # match one planned from scratch for them, straight path reach included.
+    from solvers.chain import Chain, stretch_to_reach
+    offsets = [[0.0, 0.0, 0.0], [0.05, 0.5, 0.0], [0.0, 0.45, -0.06], [0.0, 0.4, 0.0]]
+    chain = Chain(np.eye(4), offsets, rest(4), [0.5, 0.45, 0.4, 0.3])
+    amounts = [0.2, 0.5, 1.0, 0.4]
+    for target in ([0.3, 2.2, 0.4], [0.9, 1.0, -1.4]):
+        result = solve_fabrik_chain(chain, rest(4), target, limits, stretch=amounts, max_iterations=40)
+        grown = stretch_to_reach(chain, target, amounts)
+        planned = solve_fabrik(fabrik_plan(Tree.from_chain(grown.chain), [Effector(3)], limits), rest(4), [target],
+                               max_iterations=40)
+        np.testing.assert_allclose(result.stretch, grown.factors)
+        np.testing.assert_allclose(result.rotations, planned.rotations, atol=1e-12)
+        np.testing.assert_allclose(result.errors, planned.errors, atol=1e-12)
+        assert result.iterations == planned.iterations
+
+
+def test_free_branches_keep_iterating_while_one_target_is_within_reach():
+    # Two free chains on one tree: the one whose target is out of reach lies straight at once,
+    # which must not end the solve for the other.
+    tree = Tree(np.eye(4), [-1, 0, 1, 0, 3], [[0.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 1.0, 0.0], [0.0, 1.0, 0.0],
+                                              [0.0, 1.0, 0.0]], rest(5), [1.0] * 5)
+    plan = fabrik_plan(tree, [Effector(2, chain_length=2), Effector(4, chain_length=2)])
+    result = solve_fabrik(plan, rest(5), [[4.0, 1.0, 0.0], [-0.8, 2.2, 0.6]], max_iterations=50, tolerance=1e-6)
+    assert result.errors[0] == pytest.approx(2.0, abs=1e-9)  # 4 m from its top head, 2 m of bones
+    assert result.errors[1] < 1e-6 and result.iterations > 1
