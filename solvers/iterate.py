@@ -1,4 +1,5 @@
-"""The one iteration driver every iterative solver (FABRIK, CCD, DLS) runs.
+"""The iteration driver the iterative solvers run (CCD, DLS; FABRIK's compiled solve keeps these
+same stop rules inside its kernel, where a call per iteration from Python cost more than a step).
 
 A solver supplies its state, one ``step`` and a ``measure``; the driver owns the loop: it stops
 when every goal is within tolerance, at the iteration cap, or when ``patience`` iterations in a row
