@@ -166,7 +166,8 @@ def chain_pose(chain, rotations, stretch=None):
     head, then the last bone's tail, for pose ``rotations`` (n, 4) and optional ``stretch`` (n,).
     Runs the one forward kinematics (``solvers.kinematics``) on the chain as a bone hierarchy."""
     n = len(chain)
-    hierarchy = chain.cached_for_base("hierarchy", lambda: _hierarchy(chain))
+    hierarchy = chain.cached_for_base("hierarchy", lambda: bone_hierarchy(
+        chain.base, np.arange(n, dtype=np.int64) - 1, chain.offsets, chain.rest_rotations))
     scales = np.ones((n, 3))
     if stretch is not None:
         scales[:, 1] = stretch
@@ -182,9 +183,9 @@ def chain_pose(chain, rotations, stretch=None):
     return frames, points
 
 
-class _Hierarchy(NamedTuple):
-    """A chain as ``kinematics.update_world`` takes a skeleton: each bone's rest matrix in its
-    parent's frame (the base folded into the root's), parents, the bones in order, and zero pose
+class Hierarchy(NamedTuple):
+    """Bones as ``kinematics.update_world`` takes a skeleton: each bone's rest matrix in its
+    parent's frame (the base folded into the roots'), parents, the bones in order, and zero pose
     locations."""
     rest_local: np.ndarray
     parents: np.ndarray
@@ -192,15 +193,18 @@ class _Hierarchy(NamedTuple):
     locations: np.ndarray
 
 
-def _hierarchy(chain):
-    n = len(chain)
+def bone_hierarchy(base, parents, offsets, rest_rotations):
+    """The ``Hierarchy`` of bones hanging from ``base`` (4, 4): ``parents`` (n,) int64, -1 for the
+    base; ``offsets`` and ``rest_rotations`` as a Chain's."""
+    n = len(parents)
     rest_local = np.zeros((n, 4, 4))
-    rest_local[:, :3, :3] = quat_to_matrix3(chain.rest_rotations)
-    rest_local[:, :3, 3] = chain.offsets
+    rest_local[:, :3, :3] = quat_to_matrix3(rest_rotations)
+    rest_local[:, :3, 3] = offsets
     rest_local[:, 3, 3] = 1.0
-    rest_local[0] = chain.base @ rest_local[0]
-    bones = np.arange(n, dtype=np.int64)
-    return _Hierarchy(rest_local, bones - 1, bones, np.zeros((n, 3)))
+    roots = parents < 0
+    rest_local[roots] = base @ rest_local[roots]
+    return Hierarchy(rest_local, np.ascontiguousarray(parents, dtype=np.int64), np.arange(n, dtype=np.int64),
+                     np.zeros((n, 3)))
 
 
 def chain_frames(chain, rotations, stretch=None):

@@ -1,4 +1,5 @@
-"""A bone tree as arrays, and its forward kinematics with rotation matrices.
+"""A bone tree as arrays, and its forward kinematics (the compiled kernel of ``solvers.kinematics``,
+and ``tree_pose_rows`` on plain floats for DLS's iterations).
 
 ``Tree`` generalises ``Chain``: bone i hangs from bone ``parents[i]`` (-1: from the ``base``) with
 the same meaning of ``offsets``, ``rest_rotations`` and ``lengths``; parents come before their
@@ -10,9 +11,9 @@ from functools import cached_property
 
 import numpy as np
 
-from solvers import scalar as sc
-from solvers.chain import Chain
-from solvers.transforms import quat_to_matrix3
+from solvers import kinematics, scalar as sc
+from solvers.chain import Chain, bone_hierarchy
+from solvers.transforms import matrix3_to_quat, quat_to_matrix3
 
 
 @dataclass
@@ -36,6 +37,11 @@ class Tree:
     @cached_property
     def rest_matrices(self):
         return quat_to_matrix3(self.rest_rotations)
+
+    @cached_property
+    def hierarchy(self):
+        """The tree as ``solvers.kinematics`` takes bones (``chain.bone_hierarchy``)."""
+        return bone_hierarchy(self.base, self.parents, self.offsets, self.rest_rotations)
 
     @classmethod
     def from_chain(cls, chain):
@@ -61,27 +67,20 @@ class Tree:
 def tree_pose(tree, local, stretch=None):
     """World rotations (n, 3, 3), heads (n, 3) and tails (n, 3) for pose rotation matrices
     ``local`` (n, 3, 3) (each bone's rotation relative to its rest orientation) and optional
-    ``stretch`` (n,)."""
+    ``stretch`` (n,). Runs the one forward kinematics (``solvers.kinematics``)."""
     n = len(tree)
-    full = tree.rest_matrices @ local
-    offsets, lengths = tree.offsets, tree.lengths
+    scales = np.ones((n, 3))
     if stretch is not None:
-        stretch = np.asarray(stretch, dtype=float)
-        parent_scale = np.where(tree.parents >= 0, stretch[tree.parents], 1.0)
-        offsets = offsets * np.stack([np.ones(n), parent_scale, np.ones(n)], -1)
-        lengths = lengths * stretch
-    world = np.empty((n, 3, 3))
-    heads = np.empty((n, 3))
-    base_rotation, base_origin = tree.base[:3, :3], tree.base[:3, 3]
-    for i, parent in enumerate(tree.parents):
-        if parent < 0:
-            heads[i] = base_origin + base_rotation @ offsets[i]
-            world[i] = base_rotation @ full[i]
-        else:
-            heads[i] = heads[parent] + world[parent] @ offsets[i]
-            world[i] = world[parent] @ full[i]
-    tails = heads + world[:, :, 1] * lengths[:, None]
-    return world, heads, tails
+        scales[:, 1] = stretch
+    frames = np.empty((n, 4, 4))
+    hierarchy = tree.hierarchy
+    kinematics.update_world(hierarchy.rest_local, hierarchy.parents, hierarchy.bones, hierarchy.locations,
+                            np.ascontiguousarray(matrix3_to_quat(local)), scales, frames)
+    world = frames[:, :3, :3].copy()
+    if stretch is not None:
+        world[:, :, 1] /= np.where(np.abs(scales[:, 1]) < kinematics.TINY_SCALE, 1.0, scales[:, 1])[:, None]
+    heads = frames[:, :3, 3].copy()
+    return world, heads, heads + frames[:, :3, 1] * tree.lengths[:, None]
 
 
 def tree_pose_rows(tree, quats, stretch):
