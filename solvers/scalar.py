@@ -7,8 +7,8 @@ degenerate input never gives NaN (zero vectors normalise to the given fallback).
 
 The helpers marked ``register_jitable`` stay plain Python functions when Python calls them and
 compile into the numba kernels that call them (``solvers.fabrik_step``, ``solvers.two_bone``), so
-a compiled solver uses these same bodies rather than copies. numba's cache checks only the
-kernel's own file: after editing this one, run ``bash .ci/setup`` (it compiles the kernels afresh).
+a compiled solver uses these same bodies rather than copies (``solvers/__init__`` drops the cached
+kernels when this file changes).
 """
 import math
 

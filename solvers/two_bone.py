@@ -26,8 +26,7 @@ through ``_solve_one`` (floats in, arrays out: a numpy call costs more than the 
 arithmetic), ``solve_two_bone_batch`` through ``_solve_many``, a compiled loop over the limbs, so
 both give the same poses. Input is conditioned in Python before either (``solvers.inputs``).
 ``cache=True`` keeps the machine code beside this file and ``warm`` (run by .ci/setup) fills it;
-numba keys that cache on this file alone: after editing ``scalar``, delete
-solvers/__pycache__/two_bone*.nb* so the kernels recompile with the new helpers.
+numba keys that cache on this file alone; ``solvers/__init__`` drops it when ``scalar`` changes.
 """
 import math
 from dataclasses import dataclass
