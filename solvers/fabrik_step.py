@@ -6,8 +6,7 @@ limited step is hundreds of small vector, quaternion and limit operations per bo
 trial spins of a limb, each clamped), where numpy's per-call cost made a solve take 4-150 ms
 and plain Python floats still several (bench/bench_limits.py); a free chain's step is cheap
 enough that calling a kernel once per iteration from Python cost more than the step itself,
-hence the compiled loop, kept in this file: numba's cache checks only a kernel's own file, so a
-loop cached apart from the step would keep running an edited step's old code. The arithmetic is
+hence the compiled loop, beside the step and the array helpers both use. The arithmetic is
 the ``register_jitable`` helpers of ``solvers.scalar`` and ``solvers.limits``, compiled in.
 Vectors are 3-tuples and matrices tuples of rows inside the kernel; the plan and the state are
 arrays. ``cache=True`` keeps the machine code beside this file (``warm`` at set-up compiles it).
