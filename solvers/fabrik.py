@@ -18,15 +18,16 @@ rotation goal) ends with each bone turned by one shortest arc from its start rot
 many the iterations took, and an out-of-reach target lays it straight in one step.
 
 That step is one compiled kernel for every chain and tree, free or limited
-(``solvers.fabrik_step``), run on the plan as arrays, and so is the loop that iterates it: one
-call per solve.
+(``solvers.fabrik_step``), run on the plan as arrays, and so is the loop that iterates it
+(``solvers.fabrik_loop``): one call per solve.
 """
 from dataclasses import dataclass
 
 import numpy as np
 
 from solvers.chain import Chain, SolveResult, stretch_to_reach
-from solvers.fabrik_step import StepTables, fabrik_solve, for_kernel
+from solvers.fabrik_loop import fabrik_solve
+from solvers.fabrik_step import StepTables, for_kernel
 from solvers.limits import Hinge, encode_limits, validate_limits
 from solvers.transforms import quat_to_matrix3
 from solvers.tree import Tree

@@ -1,12 +1,12 @@
 """FABRIK compiled: the one iteration ``solvers.fabrik`` runs on every tree and chain, free or
-limited, and the loop that iterates it (``fabrik_solve``, one call per solve).
+limited (``solvers.fabrik_loop`` iterates it, one call per solve).
 
 Both passes carry each bone's frame (see ``solvers.fabrik``). Compiled with numba because a
 limited step is hundreds of small vector, quaternion and limit operations per bone (twelve
 trial spins of a limb, each clamped), where numpy's per-call cost made a solve take 4-150 ms
 and plain Python floats still several (bench/bench_limits.py); a free chain's step is cheap
 enough that calling a kernel once per iteration from Python cost more than the step itself,
-hence the compiled loop, beside the step and the array helpers both use. The arithmetic is
+hence a compiled loop too. The arithmetic is
 the ``register_jitable`` helpers of ``solvers.scalar`` and ``solvers.limits``, compiled in.
 Vectors are 3-tuples and matrices tuples of rows inside the kernel; the plan and the state are
 arrays. ``cache=True`` keeps the machine code beside this file (``warm`` at set-up compiles it).
@@ -70,30 +70,30 @@ def for_kernel(values, dtype):
 
 
 @njit(cache=True)
-def _put_vector(rows, i, v):
+def put_vector(rows, i, v):
     rows[i, 0], rows[i, 1], rows[i, 2] = v
 
 
 @njit(cache=True)
-def _matrix(stack, i):
+def matrix_at(stack, i):
     m = stack[i]
     return ((m[0, 0], m[0, 1], m[0, 2]), (m[1, 0], m[1, 1], m[1, 2]), (m[2, 0], m[2, 1], m[2, 2]))
 
 
 @njit(cache=True)
-def _put_matrix(stack, i, m):
+def put_matrix(stack, i, m):
     for r in range(3):
         stack[i, r, 0], stack[i, r, 1], stack[i, r, 2] = m[r]
 
 
 @njit(cache=True)
-def _base_rotation(t):
+def base_rotation(t):
     b = t.base
     return ((b[0, 0], b[0, 1], b[0, 2]), (b[1, 0], b[1, 1], b[1, 2]), (b[2, 0], b[2, 1], b[2, 2]))
 
 
 @njit(cache=True)
-def _axis_turn(axis, angle):
+def axis_turn(axis, angle):
     return sc.qmatrix(sc.qaxis_angle(axis, angle))
 
 
@@ -167,17 +167,17 @@ def _spin_for_hinge(t, row, child, frames, back, toward):
     line = sc.normalize(line)
     p = t.limit_parameters[row]
     axis = (p[0], p[1], p[2])
-    frame = _matrix(frames, child)
-    link = sc.mvec(sc.transpose(_matrix(t.rest, child)), sc.normalize(vector_row(t.offsets, child)))
+    frame = matrix_at(frames, child)
+    link = sc.mvec(sc.transpose(matrix_at(t.rest, child)), sc.normalize(vector_row(t.offsets, child)))
     angle = _hinge_angle_at(axis, p[3], p[4], sc.mvec(sc.transpose(frame), line), link, sc.dot(line, toward))
-    turned = sc.mvec(sc.mmul(frame, sc.transpose(_axis_turn(axis, angle))), link)
-    spin = _axis_turn(line, sc.signed_angle(sc.sub(turned, sc.scale(line, sc.dot(line, turned))),
+    turned = sc.mvec(sc.mmul(frame, sc.transpose(axis_turn(axis, angle))), link)
+    spin = axis_turn(line, sc.signed_angle(sc.sub(turned, sc.scale(line, sc.dot(line, turned))),
                                             sc.sub(toward, sc.scale(line, sc.dot(line, toward))), line))
-    _put_matrix(frames, child, sc.mmul(spin, frame))
+    put_matrix(frames, child, sc.mmul(spin, frame))
     for s in range(t.strand_start[child], t.strand_start[child + 1]):
         bone = t.strand_bone[s]
-        _put_matrix(frames, bone, sc.mmul(spin, _matrix(frames, bone)))
-        _put_vector(back, bone, sc.add(head, sc.mvec(spin, sc.sub(vector_row(back, bone), head))))
+        put_matrix(frames, bone, sc.mmul(spin, matrix_at(frames, bone)))
+        put_vector(back, bone, sc.add(head, sc.mvec(spin, sc.sub(vector_row(back, bone), head))))
 
 
 @njit(cache=True)
@@ -188,11 +188,11 @@ def _parent_within_limits(t, child, frames, back, toward, has_goal):
     link ``toward`` (world) the child's head; when the child heads a line of bones to a free
     tail, that line may first spin about its tail (``_spin_for_hinge``), which may change the
     frames and points below."""
-    rest_t = sc.transpose(_matrix(t.rest, child))
+    rest_t = sc.transpose(matrix_at(t.rest, child))
     row = _hinge_of(t, child)
     if row < 0:
-        frame = _matrix(frames, child)
-        pose = sc.mmul(sc.mmul(rest_t, sc.transpose(_matrix(frames, t.parents[child]))), frame)
+        frame = matrix_at(frames, child)
+        pose = sc.mmul(sc.mmul(rest_t, sc.transpose(matrix_at(frames, t.parents[child]))), frame)
         q, _ = clamp_encoded(t.limit_kind, t.limit_parameters, t.limit_start[child], t.limit_start[child + 1],
                              sc.quat_from_matrix3(pose))
         return sc.mmul(sc.mmul(frame, sc.transpose(sc.qmatrix(q))), rest_t)
@@ -200,15 +200,15 @@ def _parent_within_limits(t, child, frames, back, toward, has_goal):
     effector = t.strand_effector[child]
     if effector >= 0 and not has_goal[effector]:
         _spin_for_hinge(t, row, child, frames, back, toward)
-    frame = _matrix(frames, child)
+    frame = matrix_at(frames, child)
     p = t.limit_parameters[row]
     axis = (p[0], p[1], p[2])
     seen = np.empty((1, 3))
     link = np.empty((1, 3))
-    _put_vector(seen, 0, sc.mvec(sc.transpose(frame), toward))
-    _put_vector(link, 0, sc.mvec(rest_t, sc.normalize(vector_row(t.offsets, child))))
+    put_vector(seen, 0, sc.mvec(sc.transpose(frame), toward))
+    put_vector(link, 0, sc.mvec(rest_t, sc.normalize(vector_row(t.offsets, child))))
     angle, _ = _best_hinge_angle(axis, p[3], p[4], seen, link, np.ones(1))
-    return sc.mmul(sc.mmul(frame, sc.transpose(_axis_turn(axis, angle))), rest_t)
+    return sc.mmul(sc.mmul(frame, sc.transpose(axis_turn(axis, angle))), rest_t)
 
 
 @njit(cache=True)
@@ -229,41 +229,41 @@ def _backward(t, heads, world, targets, goals, has_goal):
         if stop - first == 1:
             c, vector = t.link_node[first], vector_row(t.link_vector, first)
             if c >= n and has_goal[c - n]:
-                frame = _matrix(goals, c - n)
+                frame = matrix_at(goals, c - n)
             else:
-                here = _matrix(world, j)
+                here = matrix_at(world, j)
                 toward = sc.sub(vector_row(back, c), vector_row(back, j))
                 frame = sc.mmul(arc(sc.mvec(here, vector), toward), here)
                 if c < n and t.limit_start[c] < t.limit_start[c + 1]:
-                    _put_matrix(frames, j, frame)
+                    put_matrix(frames, j, frame)
                     frame = _parent_within_limits(t, c, frames, back, toward, has_goal)
-            _put_matrix(frames, j, frame)
+            put_matrix(frames, j, frame)
             if t.movable[j]:
-                _put_vector(back, j, sc.sub(vector_row(back, c), sc.mvec(frame, vector)))
+                put_vector(back, j, sc.sub(vector_row(back, c), sc.mvec(frame, vector)))
             continue
         total, weight = (0.0, 0.0, 0.0), 0.0
         for link in range(first, stop):
             c, vector, w = t.link_node[link], vector_row(t.link_vector, link), t.link_weight[link]
             if c >= n and has_goal[c - n]:
-                point = sc.sub(vector_row(targets, c - n), sc.mvec(_matrix(goals, c - n), vector))
+                point = sc.sub(vector_row(targets, c - n), sc.mvec(matrix_at(goals, c - n), vector))
             else:
                 reach = sc.normalize(sc.sub(vector_row(back, j), vector_row(back, c)))
                 point = sc.add(vector_row(back, c), sc.scale(reach, sc.length(vector)))
             total = sc.add(total, sc.scale(point, w))
             weight += w
         if t.movable[j]:
-            _put_vector(back, j, (total[0] / weight, total[1] / weight, total[2] / weight))
+            put_vector(back, j, (total[0] / weight, total[1] / weight, total[2] / weight))
         directions = np.empty((stop - first, 3))
         for link in range(first, stop):
-            _put_vector(directions, link - first,
+            put_vector(directions, link - first,
                         sc.normalize(sc.sub(vector_row(back, t.link_node[link]), vector_row(back, j))))
-        _put_matrix(frames, j, best_rotation(_matrix(world, j), t.link_vector[first:stop], directions,
+        put_matrix(frames, j, best_rotation(matrix_at(world, j), t.link_vector[first:stop], directions,
                                               t.link_weight[first:stop]))
     return back, frames
 
 
 @njit(cache=True)
-def _beyond_reach(t, heads, targets, has_goal, e):
+def beyond_reach(t, heads, targets, has_goal, e):
     """Whether effector ``e`` has a straight path (and no rotation goal) whose reach its target
     lies beyond."""
     first, stop = t.path_start[e], t.path_start[e + 1]
@@ -277,12 +277,12 @@ def _lay_paths_straight(t, heads, targets, has_goal, back):
     """Effectors whose target lies beyond their straight path's reach: the path laid straight
     toward it at once (in ``back``)."""
     for e in range(len(t.effector_bone)):
-        if _beyond_reach(t, heads, targets, has_goal, e):
+        if beyond_reach(t, heads, targets, has_goal, e):
             first, stop = t.path_start[e], t.path_start[e + 1]
             top = vector_row(heads, t.path_node[first])
             unit = sc.normalize(sc.sub(vector_row(targets, e), top))
             for s in range(first, stop):
-                _put_vector(back, t.path_node[s], sc.add(top, sc.scale(unit, t.path_reach[s])))
+                put_vector(back, t.path_node[s], sc.add(top, sc.scale(unit, t.path_reach[s])))
 
 
 @njit(cache=True)
@@ -310,7 +310,7 @@ def _links_of(t, j, frame, back, limited):
         for e in range(k):
             if t.effector_bone[e] != j and t.in_chain[e, j]:
                 nodes[i], weights[i] = n + e, t.effector_weight[e]
-                _put_vector(vectors, i, sc.mvec(frame_t, sc.sub(vector_row(back, n + e), vector_row(back, j))))
+                put_vector(vectors, i, sc.mvec(frame_t, sc.sub(vector_row(back, n + e), vector_row(back, j))))
                 i += 1
     return nodes, vectors, weights
 
@@ -341,12 +341,12 @@ def _turn_within_limits(t, j, frame, before, vectors, directions, weights, swive
         seen = np.empty(directions.shape)
         before_t = sc.transpose(before)
         for i in range(len(weights)):
-            _put_vector(local, i, sc.normalize(vector_row(vectors, i)))
-            _put_vector(seen, i, sc.mvec(before_t, vector_row(directions, i)))
+            put_vector(local, i, sc.normalize(vector_row(vectors, i)))
+            put_vector(seen, i, sc.mvec(before_t, vector_row(directions, i)))
         angle, clamped = _best_hinge_angle(axis, p[3], p[4], local, seen, weights)
         axis_held = _held_axis(axis)
         held = (clamped and axis_held == 0, clamped and axis_held == 1, clamped and axis_held == 2)
-        return _axis_turn(axis, angle), held, False, no_spin
+        return axis_turn(axis, angle), held, False, no_spin
     wanted = best_rotation(frame, vectors, directions, weights)
     before_t = sc.transpose(before)
     rotation = sc.mmul(before_t, wanted)
@@ -376,7 +376,7 @@ def _turn_within_limits(t, j, frame, before, vectors, directions, weights, swive
     if best_angle == 0.0:
         return sc.qmatrix(q), held, False, no_spin
     q, held = clamp_encoded(t.limit_kind, t.limit_parameters, t.limit_start[j], t.limit_start[j + 1], best_q)
-    return sc.qmatrix(q), held, True, _axis_turn(swivel, best_angle)
+    return sc.qmatrix(q), held, True, axis_turn(swivel, best_angle)
 
 
 @njit(cache=True)
@@ -390,27 +390,27 @@ def _free_turn(link_vector, link_node, link, frame, back, head):
 
 
 @njit(cache=True)
-def _pose(t, local):
+def pose(t, local):
     """World rotations (n, 3, 3), heads and tails (n, 3) of pose rotations ``local`` (n, 3, 3),
     each first made orthonormal through its quaternion so rounding cannot compound across
     iterations (``local`` is changed in place)."""
     n = len(t.parents)
     world, heads, tails = np.empty((n, 3, 3)), np.empty((n, 3)), np.empty((n, 3))
-    base = _base_rotation(t)
+    base = base_rotation(t)
     for i in range(n):
-        rotation = sc.qmatrix(sc.quat_from_matrix3(_matrix(local, i)))
-        _put_matrix(local, i, rotation)
+        rotation = sc.qmatrix(sc.quat_from_matrix3(matrix_at(local, i)))
+        put_matrix(local, i, rotation)
         p = t.parents[i]
-        above = base if p < 0 else _matrix(world, p)
+        above = base if p < 0 else matrix_at(world, p)
         head = sc.mvec(above, vector_row(t.offsets, i))
         if p >= 0:
             head = sc.add(vector_row(heads, p), head)
         else:
             head = sc.add((t.base[0, 3], t.base[1, 3], t.base[2, 3]), head)
-        frame = sc.mmul(above, sc.mmul(_matrix(t.rest, i), rotation))
-        _put_matrix(world, i, frame)
-        _put_vector(heads, i, head)
-        _put_vector(tails, i, sc.add(head, sc.scale(sc.column(frame, 1), t.lengths[i])))
+        frame = sc.mmul(above, sc.mmul(matrix_at(t.rest, i), rotation))
+        put_matrix(world, i, frame)
+        put_vector(heads, i, head)
+        put_vector(tails, i, sc.add(head, sc.scale(sc.column(frame, 1), t.lengths[i])))
     return world, heads, tails
 
 
@@ -432,16 +432,16 @@ def fabrik_step(t, targets, goals, has_goal, local, world, heads):
     for e in range(len(t.effector_bone)):
         if has_goal[e]:
             goal_of[t.effector_bone[e]] = e
-    base = _base_rotation(t)
+    base = base_rotation(t)
     for j in t.active:
         p = t.parents[j]
-        above = base if p < 0 else _matrix(new_world, p)
+        above = base if p < 0 else matrix_at(new_world, p)
         if t.movable[j]:
-            _put_vector(new_heads, j, sc.add(vector_row(new_heads, p), sc.mvec(above, vector_row(t.offsets, j))))
-        rest = _matrix(t.rest, j)
+            put_vector(new_heads, j, sc.add(vector_row(new_heads, p), sc.mvec(above, vector_row(t.offsets, j))))
+        rest = matrix_at(t.rest, j)
         limited = t.limit_start[j] < t.limit_start[j + 1]
         if goal_of[j] >= 0:
-            rotation = sc.mmul(sc.mmul(sc.transpose(rest), sc.transpose(above)), _matrix(goals, goal_of[j]))
+            rotation = sc.mmul(sc.mmul(sc.transpose(rest), sc.transpose(above)), matrix_at(goals, goal_of[j]))
             if limited:
                 q, bone_held = _clamped(t, j, rotation)
                 rotation = sc.qmatrix(q)
@@ -449,178 +449,29 @@ def fabrik_step(t, targets, goals, has_goal, local, world, heads):
         elif not limited and t.link_start[j + 1] - t.link_start[j] == 1:
             # The world frame kept as turned: recomposed as above @ rest @ rotation, its rounding
             # grows down a long chain enough to stall it (50 bones: 78% reached, not 83%).
-            frame = _free_turn(t.link_vector, t.link_node, t.link_start[j], _matrix(frames, j), back,
+            frame = _free_turn(t.link_vector, t.link_node, t.link_start[j], matrix_at(frames, j), back,
                                vector_row(new_heads, j))
-            _put_matrix(new_local, j, sc.mmul(sc.transpose(sc.mmul(above, rest)), frame))
-            _put_matrix(new_world, j, frame)
+            put_matrix(new_local, j, sc.mmul(sc.transpose(sc.mmul(above, rest)), frame))
+            put_matrix(new_world, j, frame)
             continue
         else:
             head = vector_row(new_heads, j)
-            nodes, vectors, weights = _links_of(t, j, _matrix(frames, j), back, limited)
+            nodes, vectors, weights = _links_of(t, j, matrix_at(frames, j), back, limited)
             directions = np.empty(vectors.shape)
             for i in range(len(nodes)):
-                _put_vector(directions, i, sc.normalize(sc.sub(vector_row(back, nodes[i]), head)))
+                put_vector(directions, i, sc.normalize(sc.sub(vector_row(back, nodes[i]), head)))
             effector = t.strand_effector[j]
             swivels = effector >= 0 and not has_goal[effector]
             swivel = sc.normalize(sc.sub(vector_row(back, n + effector), head)) if swivels else (0.0, 1.0, 0.0)
-            rotation, bone_held, spun, spin = _turn_within_limits(t, j, _matrix(frames, j), sc.mmul(above, rest),
+            rotation, bone_held, spun, spin = _turn_within_limits(t, j, matrix_at(frames, j), sc.mmul(above, rest),
                                                                   vectors, directions, weights, swivel, swivels)
             held[j, 0], held[j, 1], held[j, 2] = bone_held
             if spun:
                 for s in range(t.strand_start[j], t.strand_start[j + 1]):
                     bone = t.strand_bone[s]
-                    _put_vector(back, bone, sc.add(head, sc.mvec(spin, sc.sub(vector_row(back, bone), head))))
-                    _put_matrix(frames, bone, sc.mmul(spin, _matrix(frames, bone)))
-        _put_matrix(new_local, j, rotation)
-        _put_matrix(new_world, j, sc.mmul(sc.mmul(above, rest), rotation))
-    new_world, new_heads, tails = _pose(t, new_local)
+                    put_vector(back, bone, sc.add(head, sc.mvec(spin, sc.sub(vector_row(back, bone), head))))
+                    put_matrix(frames, bone, sc.mmul(spin, matrix_at(frames, bone)))
+        put_matrix(new_local, j, rotation)
+        put_matrix(new_world, j, sc.mmul(sc.mmul(above, rest), rotation))
+    new_world, new_heads, tails = pose(t, new_local)
     return new_local, new_world, new_heads, tails, held
-
-
-@njit(cache=True)
-def _on_one_line(t, heads, tails, targets):
-    """True when the active bones' heads, the effectors' tails and the targets all lie on one
-    line (within 1e-9 of their spread): FABRIK's passes would then only slide joints along it and
-    never bend the chain."""
-    k = len(t.effector_bone)
-    points = np.empty((len(t.active) + 2 * k, 3))
-    for a in range(len(t.active)):
-        _put_vector(points, a, vector_row(heads, t.active[a]))
-    for e in range(k):
-        _put_vector(points, len(t.active) + e, vector_row(tails, t.effector_bone[e]))
-        _put_vector(points, len(t.active) + k + e, vector_row(targets, e))
-    first = vector_row(points, 0)
-    far, spread = first, 0.0
-    for i in range(len(points)):
-        reach = sc.length(sc.sub(vector_row(points, i), first))
-        if reach > spread:
-            far, spread = vector_row(points, i), reach
-    if spread < EPS:
-        return True
-    line = sc.normalize(sc.sub(far, first))
-    for i in range(len(points)):
-        if sc.length(sc.cross(sc.sub(vector_row(points, i), first), line)) > 1e-9 * spread:
-            return False
-    return True
-
-
-@njit(cache=True)
-def _errors(t, world, tails, targets, goals, has_goal):
-    """Each effector's tail-to-target distance, then the angle (radians) left to each rotation
-    goal, as one list."""
-    errors = [sc.length(sc.sub(vector_row(tails, t.effector_bone[e]), vector_row(targets, e)))
-              for e in range(len(t.effector_bone))]
-    for e in range(len(t.effector_bone)):
-        if has_goal[e]:
-            alike = abs(sc.qdot(sc.quat_from_matrix3(_matrix(world, t.effector_bone[e])),
-                                sc.quat_from_matrix3(_matrix(goals, e))))
-            errors.append(2.0 * math.acos(min(alike, 1.0)))
-    return errors
-
-
-@njit(cache=True)
-def _cost(errors):
-    """The summed error, inf when any is not finite (such a state never counts as better)."""
-    total = 0.0
-    for error in errors:
-        if not math.isfinite(error):
-            return math.inf
-        total += error
-    return total
-
-
-@njit(cache=True)
-def _within(errors, tolerance):
-    """Whether every error is within ``tolerance``."""
-    for error in errors:
-        if not error <= tolerance:  # NaN is never within
-            return False
-    return True
-
-
-@njit(cache=True)
-def _free_chain(t, has_goal):
-    """Whether every active bone turns freely toward a single link: no limits, no rotation goal."""
-    for e in range(len(has_goal)):
-        if has_goal[e]:
-            return False
-    for j in t.active:
-        if t.limit_start[j] < t.limit_start[j + 1] or t.link_start[j + 1] - t.link_start[j] != 1:
-            return False
-    return True
-
-
-@njit(cache=True)
-def _least_twist(t, start, local):
-    """Pose rotations of a free chain that lay it on the points pose ``local`` reaches, each
-    active bone turned from its rotation in ``start`` by the shortest arc once its parent has
-    turned: the roll the start pose gave each bone stays, however the iterations turned it on
-    the way (their shortest arcs, one per step, do not add up to one)."""
-    world, heads, tails = _pose(t, local)
-    n = len(t.parents)
-    laid = local.copy()
-    base = _base_rotation(t)
-    for j in t.active:
-        p = t.parents[j]
-        before = sc.mmul(base if p < 0 else _matrix(world, p), _matrix(t.rest, j))
-        link = t.link_start[j]
-        node = t.link_node[link]
-        point = vector_row(heads, node) if node < n else vector_row(tails, t.effector_bone[node - n])
-        was = _matrix(start, j)
-        toward = sc.mvec(sc.transpose(before), sc.sub(point, vector_row(heads, j)))
-        rotation = sc.mmul(arc(sc.mvec(was, vector_row(t.link_vector, link)), toward), was)
-        _put_matrix(laid, j, rotation)
-        _put_matrix(world, j, sc.mmul(before, rotation))
-    return laid
-
-
-@njit(cache=True)
-def fabrik_solve(t, targets, goals, has_goal, rotations, unfold, max_iterations, tolerance, patience, min_gain):
-    """FABRIK from pose ``rotations`` (n, 4): ``fabrik_step`` iterated under the rules of
-    ``solvers.iterate.iterate`` (until every error is within ``tolerance``, ``max_iterations``
-    steps, or ``patience`` steps in a row without lowering the summed error by ``min_gain``),
-    compiled with the step because calling a kernel from Python costs more than a chain's whole
-    step. A pose whose bones and targets lie on one line first turns each movable bone by
-    ``unfold`` about its X axis, so the passes can bend it; a free chain's bones end turned from
-    that start by the least twist (``_least_twist``). Returns the best pose's rotations
-    (n, 4), the steps taken, its errors (``_errors``) and the axes its limits held (n, 3)."""
-    n = len(t.parents)
-    local = np.empty((n, 3, 3))
-    for i in range(n):
-        _put_matrix(local, i, sc.qmatrix((rotations[i, 0], rotations[i, 1], rotations[i, 2], rotations[i, 3])))
-    world, heads, tails = _pose(t, local)
-    if _on_one_line(t, heads, tails, targets):
-        turn = _axis_turn((1.0, 0.0, 0.0), unfold)
-        for i in range(n):
-            if t.movable[i]:
-                _put_matrix(local, i, sc.mmul(_matrix(local, i), turn))
-        world, heads, tails = _pose(t, local)
-    free = _free_chain(t, has_goal)
-    beyond = free
-    for e in range(len(t.effector_bone)):
-        beyond = beyond and _beyond_reach(t, heads, targets, has_goal, e)
-    if beyond:
-        # The first step lays each free chain straight at its target, and no later step gets
-        # nearer (limits could keep a chain off that line, and their later steps get nearer).
-        max_iterations = min(max_iterations, 1)
-    held = np.zeros((n, 3), dtype=np.bool_)
-    start, best_local, best_held = local, local, held
-    best_errors = _errors(t, world, tails, targets, goals, has_goal)
-    best_cost = _cost(best_errors)
-    iterations, stalled = 0, 0
-    while iterations < max_iterations and not _within(best_errors, tolerance):
-        local, world, heads, tails, held = fabrik_step(t, targets, goals, has_goal, local, world, heads)
-        iterations += 1
-        errors = _errors(t, world, tails, targets, goals, has_goal)
-        cost = _cost(errors)
-        stalled = 0 if cost < best_cost - min_gain else stalled + 1
-        if cost < best_cost:
-            best_local, best_held, best_errors, best_cost = local, held, errors, cost
-        if stalled >= patience:
-            break
-    if free:
-        best_local = _least_twist(t, start, best_local)
-    solved = np.empty((n, 4))
-    for i in range(n):
-        solved[i, 0], solved[i, 1], solved[i, 2], solved[i, 3] = sc.quat_from_matrix3(_matrix(best_local, i))
-    return solved, iterations, np.array(best_errors), best_held

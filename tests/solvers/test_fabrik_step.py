@@ -6,7 +6,7 @@ from hypothesis import assume, given, settings, strategies as st
 
 from solvers.chain import straight_chain
 from solvers.fabrik import Effector, fabrik_plan, solve_fabrik, solve_fabrik_chain
-from solvers.fabrik_step import fabrik_solve
+from solvers.fabrik_loop import fabrik_solve
 from solvers.limits import Cone, EulerLimit, Hinge, Twist, clamp_encoded, encode_limits
 from solvers.rotation_fit import best_rotation
 from solvers.tree import Tree

@@ -1,0 +1,165 @@
+"""FABRIK's compiled loop: ``fabrik_solve`` iterates ``solvers.fabrik_step.fabrik_step`` under the
+rules of ``solvers.iterate`` (converged, capped, or stalled for ``patience`` iterations; the best
+state seen is the answer), all in one kernel call: a free chain's step is cheap enough that
+calling a kernel once per iteration from Python cost more than the step itself. Also here: what
+the loop measures (each goal's residual, the summed cost), the unfold of a chain lying on one line
+with its targets, and the least-twist rotations a free chain ends with.
+"""
+import math
+
+import numpy as np
+from numba import njit
+
+from solvers import scalar as sc
+from solvers.fabrik_step import EPS, axis_turn, base_rotation, beyond_reach, fabrik_step, matrix_at, pose, put_matrix, \
+    put_vector
+from solvers.rotation_fit import arc, vector_row
+
+
+@njit(cache=True)
+def _on_one_line(t, heads, tails, targets):
+    """True when the active bones' heads, the effectors' tails and the targets all lie on one
+    line (within 1e-9 of their spread): FABRIK's passes would then only slide joints along it and
+    never bend the chain."""
+    k = len(t.effector_bone)
+    points = np.empty((len(t.active) + 2 * k, 3))
+    for a in range(len(t.active)):
+        put_vector(points, a, vector_row(heads, t.active[a]))
+    for e in range(k):
+        put_vector(points, len(t.active) + e, vector_row(tails, t.effector_bone[e]))
+        put_vector(points, len(t.active) + k + e, vector_row(targets, e))
+    first = vector_row(points, 0)
+    far, spread = first, 0.0
+    for i in range(len(points)):
+        reach = sc.length(sc.sub(vector_row(points, i), first))
+        if reach > spread:
+            far, spread = vector_row(points, i), reach
+    if spread < EPS:
+        return True
+    line = sc.normalize(sc.sub(far, first))
+    for i in range(len(points)):
+        if sc.length(sc.cross(sc.sub(vector_row(points, i), first), line)) > 1e-9 * spread:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _errors(t, world, tails, targets, goals, has_goal):
+    """Each effector's tail-to-target distance, then the angle (radians) left to each rotation
+    goal, as one list."""
+    errors = [sc.length(sc.sub(vector_row(tails, t.effector_bone[e]), vector_row(targets, e)))
+              for e in range(len(t.effector_bone))]
+    for e in range(len(t.effector_bone)):
+        if has_goal[e]:
+            alike = abs(sc.qdot(sc.quat_from_matrix3(matrix_at(world, t.effector_bone[e])),
+                                sc.quat_from_matrix3(matrix_at(goals, e))))
+            errors.append(2.0 * math.acos(min(alike, 1.0)))
+    return errors
+
+
+@njit(cache=True)
+def _cost(errors):
+    """The summed error, inf when any is not finite (such a state never counts as better)."""
+    total = 0.0
+    for error in errors:
+        if not math.isfinite(error):
+            return math.inf
+        total += error
+    return total
+
+
+@njit(cache=True)
+def _within(errors, tolerance):
+    """Whether every error is within ``tolerance``."""
+    for error in errors:
+        if not error <= tolerance:  # NaN is never within
+            return False
+    return True
+
+
+@njit(cache=True)
+def _free_chain(t, has_goal):
+    """Whether every active bone turns freely toward a single link: no limits, no rotation goal."""
+    for e in range(len(has_goal)):
+        if has_goal[e]:
+            return False
+    for j in t.active:
+        if t.limit_start[j] < t.limit_start[j + 1] or t.link_start[j + 1] - t.link_start[j] != 1:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _least_twist(t, start, local):
+    """Pose rotations of a free chain that lay it on the points pose ``local`` reaches, each
+    active bone turned from its rotation in ``start`` by the shortest arc once its parent has
+    turned: the roll the start pose gave each bone stays, however the iterations turned it on
+    the way (their shortest arcs, one per step, do not add up to one)."""
+    world, heads, tails = pose(t, local)
+    n = len(t.parents)
+    laid = local.copy()
+    base = base_rotation(t)
+    for j in t.active:
+        p = t.parents[j]
+        before = sc.mmul(base if p < 0 else matrix_at(world, p), matrix_at(t.rest, j))
+        link = t.link_start[j]
+        node = t.link_node[link]
+        point = vector_row(heads, node) if node < n else vector_row(tails, t.effector_bone[node - n])
+        was = matrix_at(start, j)
+        toward = sc.mvec(sc.transpose(before), sc.sub(point, vector_row(heads, j)))
+        rotation = sc.mmul(arc(sc.mvec(was, vector_row(t.link_vector, link)), toward), was)
+        put_matrix(laid, j, rotation)
+        put_matrix(world, j, sc.mmul(before, rotation))
+    return laid
+
+
+@njit(cache=True)
+def fabrik_solve(t, targets, goals, has_goal, rotations, unfold, max_iterations, tolerance, patience, min_gain):
+    """FABRIK from pose ``rotations`` (n, 4): ``fabrik_step`` iterated under the rules of
+    ``solvers.iterate.iterate`` (until every error is within ``tolerance``, ``max_iterations``
+    steps, or ``patience`` steps in a row without lowering the summed error by ``min_gain``),
+    compiled with the step because calling a kernel from Python costs more than a chain's whole
+    step. A pose whose bones and targets lie on one line first turns each movable bone by
+    ``unfold`` about its X axis, so the passes can bend it; a free chain's bones end turned from
+    that start by the least twist (``_least_twist``). Returns the best pose's rotations
+    (n, 4), the steps taken, its errors (``_errors``) and the axes its limits held (n, 3)."""
+    n = len(t.parents)
+    local = np.empty((n, 3, 3))
+    for i in range(n):
+        put_matrix(local, i, sc.qmatrix((rotations[i, 0], rotations[i, 1], rotations[i, 2], rotations[i, 3])))
+    world, heads, tails = pose(t, local)
+    if _on_one_line(t, heads, tails, targets):
+        turn = axis_turn((1.0, 0.0, 0.0), unfold)
+        for i in range(n):
+            if t.movable[i]:
+                put_matrix(local, i, sc.mmul(matrix_at(local, i), turn))
+        world, heads, tails = pose(t, local)
+    free = _free_chain(t, has_goal)
+    beyond = free
+    for e in range(len(t.effector_bone)):
+        beyond = beyond and beyond_reach(t, heads, targets, has_goal, e)
+    if beyond:
+        # The first step lays each free chain straight at its target, and no later step gets
+        # nearer (limits could keep a chain off that line, and their later steps get nearer).
+        max_iterations = min(max_iterations, 1)
+    held = np.zeros((n, 3), dtype=np.bool_)
+    start, best_local, best_held = local, local, held
+    best_errors = _errors(t, world, tails, targets, goals, has_goal)
+    best_cost = _cost(best_errors)
+    iterations, stalled = 0, 0
+    while iterations < max_iterations and not _within(best_errors, tolerance):
+        local, world, heads, tails, held = fabrik_step(t, targets, goals, has_goal, local, world, heads)
+        iterations += 1
+        errors = _errors(t, world, tails, targets, goals, has_goal)
+        cost = _cost(errors)
+        stalled = 0 if cost < best_cost - min_gain else stalled + 1
+        if cost < best_cost:
+            best_local, best_held, best_errors, best_cost = local, held, errors, cost
+        if stalled >= patience:
+            break
+    if free:
+        best_local = _least_twist(t, start, best_local)
+    solved = np.empty((n, 4))
+    for i in range(n):
+        solved[i, 0], solved[i, 1], solved[i, 2], solved[i, 3] = sc.quat_from_matrix3(matrix_at(best_local, i))
+    return solved, iterations, np.array(best_errors), best_held
