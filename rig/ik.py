@@ -62,8 +62,8 @@ class ChainReport:
 
 class Residual(NamedTuple):
     """How far one goal is from met: ``goal`` names its kind ("position", "aim" for a one-bone
-    chain's position, "distance", "rotation", "joint rotation"), ``value`` in ``unit`` ("m" or "rad"). (A named tuple: every
-    solve makes one per goal.)"""
+    chain's position, "distance", "rotation", "joint rotation"), ``value`` in ``unit`` ("m" or
+    "rad"). (A named tuple: every solve makes one per goal.)"""
     goal: str
     value: float
     unit: str
@@ -172,17 +172,23 @@ def _constraint_goals(rig, pose, goal, position, controlled):
     return goals
 
 
+class _GroupProblem(NamedTuple):
+    """A group as one ``problem``, and ``counts``: how many of its goals each constraint added."""
+    problem: Problem
+    counts: list
+
+
 def _problem(rig, pose, world, goals, bones, plan):
-    """The group as one ``Problem`` and, per goal, how many of its goals each constraint added;
-    (None, None) when a target is not finite."""
+    """The group's ``_GroupProblem``, or None when a target is not finite."""
     position = {bone: i for i, bone in enumerate(bones)}
     try:
         per_goal = [_constraint_goals(rig, pose, g, position, plan.controlled) for g in goals]
     except ValueError:
-        return None, None
+        return None
     shape = chain_arrays(rig.skeleton, pose, world, bones) if len(goals) == 1 else \
         tree_arrays(rig.skeleton, pose, world, bones)
-    return Problem(shape, tuple(g for own in per_goal for g in own), plan.freedoms), [len(own) for own in per_goal]
+    return _GroupProblem(Problem(shape, tuple(g for own in per_goal for g in own), plan.freedoms),
+                         [len(own) for own in per_goal])
 
 
 def _reports(rig, goals, counts, problem_goals, result, method, bones, limited):
@@ -280,15 +286,15 @@ def solve_goals(rig, pose, world, goals, bones):
     search = _Search(max(_iterations(rig, g.constraint) for g in goals))
     share = search.budget // SHARES
     restart_share = search.budget // RESTART_SHARES
-    problem, counts = _problem(rig, pose, world, goals, bones, plan)
-    if problem is None:  # a non-finite target: the pose stays as it is
+    group = _problem(rig, pose, world, goals, bones, plan)
+    if group is None:  # a non-finite target: the pose stays as it is
         return [ChainReport(g.constraint.bone, choice.methods[0], 0, float("inf"), False) for g in goals]
 
     def run(method, start, iterations):
         fresh = start is None
         settings = Settings(max(iterations, 1), rig.solver.tolerance, rig.solver.damping)
-        result = solve(method, problem, _start(rig, pose, bones) if fresh else start, settings, fresh)
-        search.offer(method, result, _reports(rig, goals, counts, problem.goals, result, method, bones,
+        result = solve(method, group.problem, _start(rig, pose, bones) if fresh else start, settings, fresh)
+        search.offer(method, result, _reports(rig, goals, group.counts, group.problem.goals, result, method, bones,
                                               plan.freedoms.limits is not None))
         return not (search.best.converged or _out_of_reach(rig, pose, world, goals, bones, plan.features))
 
@@ -313,7 +319,8 @@ def solve_goals(rig, pose, world, goals, bones):
             run(choice.methods[-1], search.best.rotations, search.remaining())
     reports = search.reports  # made by this solve: finished in place
     for report in reports:
-        report.solver, report.iterations, report.notes = "+".join(search.ran), search.iterations, choice.notes + plan.notes
+        report.solver, report.iterations = "+".join(search.ran), search.iterations
+        report.notes = choice.notes + plan.notes
     _write(pose, bones, search.best.rotations, search.best.stretch, _group_influence([g.constraint for g in goals]))
     return reports
 

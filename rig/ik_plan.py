@@ -1,8 +1,9 @@
 """What one group of IK constraints asks of the solve, derived from its settings once: the
 problem's features (``solvers.methods.FEATURES``), the methods chosen and the bones' freedoms
-(``solvers.problem.Freedoms``: locks, limits, stiffness, stretch). ``group_plan`` keeps a plan per group in ``rig.solve_plans`` and builds it again
-only when a setting it depends on changed."""
+(``solvers.problem.Freedoms``: locks, limits, stiffness, stretch). ``group_plan`` keeps a plan per
+group in ``rig.solve_plans`` and builds it again only when a setting it depends on changed."""
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from solvers.goals import BoneDofs
 from solvers.methods import choose_methods
@@ -52,32 +53,31 @@ def problem_features(rig, goals, bones):
     return features
 
 
+class PanelDofs(NamedTuple):
+    """A bone's IK panel settings as the solvers take them: ``dofs`` (``BoneDofs``, None for a
+    free bone or for settings they cannot take) and ``note`` saying why settings went unused."""
+    dofs: BoneDofs | None = None
+    note: str | None = None
+
+
 def bone_dofs(rig, bone, stretchy=False):
-    """The bone IK panel's settings of ``bone`` as ``BoneDofs`` (stretch only when a constraint
-    moving it allows it), or None for a free bone: (BoneDofs or None, note or None); settings
-    the solvers cannot take leave the bone free, and the note says so."""
+    """``PanelDofs`` of ``bone`` (stretch only when a constraint moving it allows it)."""
     settings = rig.ik_settings(rig.skeleton.names[bone])
     stretch = settings.stretch if stretchy else 0.0
     if not (any(settings.lock) or any(settings.use_limit) or any(settings.stiffness) or stretch):
-        return None, None
+        return PanelDofs()
     try:
-        return BoneDofs(settings.lock, settings.stiffness, settings.use_limit, settings.limit_min,
-                        settings.limit_max, stretch), None
+        return PanelDofs(BoneDofs(settings.lock, settings.stiffness, settings.use_limit, settings.limit_min,
+                                  settings.limit_max, stretch))
     except ValueError as error:
-        return None, f"{rig.skeleton.names[bone]}: its IK settings were not used ({error})"
+        return PanelDofs(note=f"{rig.skeleton.names[bone]}: its IK settings were not used ({error})")
 
 
-def group_freedoms(rig, goals, bones):
-    """``Freedoms`` of ``bones`` (the group's, ascending) from the bone IK panel, with the notes
-    of settings that could not be used. A bone stretches when a constraint whose chain holds it
-    allows stretch."""
+def group_dofs(rig, goals, bones):
+    """``PanelDofs`` of each of ``bones`` (the group's, ascending). A bone stretches when a
+    constraint whose chain holds it allows stretch."""
     stretchy = {bone for g in goals if g.constraint.use_stretch for bone in rig.ik_chain(g.constraint)}
-    dofs, notes = [], []
-    for bone in bones:
-        bone_dof, note = bone_dofs(rig, bone, bone in stretchy)
-        dofs.append(bone_dof)
-        notes += [note] if note else []
-    return Freedoms(tuple(dofs)), tuple(notes)
+    return [bone_dofs(rig, bone, bone in stretchy) for bone in bones]
 
 
 def _controlled(rig, bones):
@@ -92,7 +92,7 @@ def _controlled(rig, bones):
 
 def bone_limits(rig, bones):
     """Per-bone joint limits from the bone IK panel (``Freedoms.limits``), None when none has any."""
-    return Freedoms(tuple(bone_dofs(rig, bone)[0] for bone in bones)).limits
+    return Freedoms(tuple(bone_dofs(rig, bone).dofs for bone in bones)).limits
 
 
 @dataclass
@@ -131,7 +131,9 @@ def group_plan(rig, goals, bones):
         return plan
     features = problem_features(rig, goals, bones)
     choice = choose_methods(requested_method(goals, rig), features, len(bones), len(goals) > 1)
-    plan = GroupPlan(frozenset(features), choice, *group_freedoms(rig, goals, bones), _controlled(rig, bones))
+    panel = group_dofs(rig, goals, bones)
+    plan = GroupPlan(frozenset(features), choice, freedoms=Freedoms(tuple(p.dofs for p in panel)),
+                     notes=tuple(p.note for p in panel if p.note), controlled=_controlled(rig, bones))
     if len(rig.solve_plans) >= MAX_PLANS:  # settings edited many times over: keep the cache bounded
         rig.solve_plans.clear()
     rig.solve_plans[key] = plan
