@@ -259,7 +259,10 @@ def _step(plan, method, base_damping):
         gradient = residual @ jacobian
         size = math.sqrt(residual @ residual)
         pull = math.sqrt(gradient @ gradient) / (plan.scale * size) if size > 0 else math.inf
-        if not state.unfolded and (pull <= STALLED_PULL or pull <= STRAIGHT_PULL and _pulls_inward(plan, state)):
+        # Stretch cannot shorten a bone, so only the turns count against a pull back along the chain.
+        turns = gradient[:len(plan.rows.column_axes)]
+        turn_pull = math.sqrt(turns @ turns) / (plan.scale * size) if size > 0 else math.inf
+        if not state.unfolded and (pull <= STALLED_PULL or turn_pull <= STRAIGHT_PULL and _pulls_inward(plan, state)):
             # Goals pulling straight along a straight chain: no turn moves it that way to first
             # order, so bend it once so the Jacobian can act.
             return _apply(plan, state, plan.unfold, state.damping, True)

@@ -84,6 +84,16 @@ def test_hand_solved_stretch():
     assert quat_angle(result.rotations[0], [0.0, 0.0, 0.0, 1.0]) < 1e-9
 
 
+@pytest.mark.parametrize("method", METHODS)
+def test_stretch_reaches_a_target_straight_behind_the_chain(method):
+    """Stretch pulls against a target behind the tip as hard as turns do; only the turns can fold
+    the straight chain back, so the chain must still unfold first."""
+    tree = chain_tree([0.5, 0.5, 0.5])
+    plan = dls_plan(tree, [PositionGoal(2, (0.0, -3.0, 0.0))], [BoneDofs(stretch=1.0)] * 3)
+    result = solve_dls(plan, rest(3), tolerance=1e-4, max_iterations=200, method=method)
+    assert np.linalg.norm(pose(tree, result)[2][-1] - (0.0, -3.0, 0.0)) <= 1e-4
+
+
 @settings(max_examples=10, derandomize=True, deadline=None)
 @given(st.tuples(unit, unit, unit), st.floats(1.1, 2.0), st.sampled_from(METHODS))
 def test_stretch_reaches_beyond_rest_length(direction, fraction, method):
