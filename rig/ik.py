@@ -16,7 +16,7 @@ import numpy as np
 
 from rig.constraints import IKConstraint
 from rig.ik_plan import group_plan
-from rig.pose import identity_rotations, update_world
+from rig.pose import bone_rows, identity_rotations, update_world
 from rig.solver_views import chain_arrays, tree_arrays
 from solvers.chain import SolveResult
 from solvers.goals import DistanceGoal, JointRotationGoal, PositionGoal, RotationGoal
@@ -123,7 +123,9 @@ _REST_STARTS = {}  # bone count -> read-only identity rotations: a start no meth
 def _start(rig, pose, bones):
     """Where an iterative solve starts: the current pose, or the rest pose in original-pose mode."""
     if rig.solver.mode == "continuous":
-        return pose.rotations[bones]
+        current = pose.rotations[bone_rows(bones)]  # a view for a chain's consecutive bones: no copy
+        current.flags.writeable = False  # methods start from it; the pose changes only in _write
+        return current
     start = _REST_STARTS.get(len(bones))
     if start is None:
         start = _REST_STARTS[len(bones)] = identity_rotations(len(bones))
@@ -209,15 +211,8 @@ def _reports(rig, goals, counts, problem_goals, result, method, bones, limited):
     return reports
 
 
-def _rows(bones):
-    """An index for ``bones`` (ascending): a slice when they are consecutive, as most chains'
-    are, since writing through a slice costs a third of writing through a list."""
-    first, count = bones[0], len(bones)
-    return slice(first, first + count) if bones[-1] - first + 1 == count else np.asarray(bones)
-
-
 def _write(pose, bones, rotations, stretch, influence):
-    rows = _rows(bones)
+    rows = bone_rows(bones)
     if influence < 1.0:
         rotations = quat_slerp(pose.rotations[rows], rotations, influence)
     pose.rotations[rows] = rotations

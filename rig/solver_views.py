@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from rig.pose import bone_rows
 from solvers.chain import Chain, rotation_error
 from solvers.transforms import matrix3_to_quat, quat_to_matrix3
 from solvers.tree import Tree
@@ -54,7 +55,7 @@ def chain_arrays(skeleton, pose, world, chain):
     in ``skeleton.solver_chains``; later solves only rebase it on the parent's frame, and reuse
     the last rebased chain (with what solvers cached on it) while that frame stays put, as it
     does for a dragged hand on a still body and in every case of a scripted solve."""
-    key, locations = tuple(chain), pose.locations[chain].tobytes()
+    key, locations = tuple(chain), pose.locations[bone_rows(chain)].tobytes()
     cached = skeleton.solver_chains.get(key)
     if cached is None or cached.locations != locations:
         cached = skeleton.solver_chains[key] = _CachedChain(locations, Chain(*_hanging_arrays(skeleton, pose, world,

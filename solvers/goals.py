@@ -1,9 +1,11 @@
-"""Goals and per-bone freedoms for the Jacobian (DLS / SDLS) solver, after Blender's iTaSC.
+"""Goals and per-bone freedoms for every IK method (``solvers.problem``), after Blender's iTaSC.
 
 Every goal names a ``bone`` of a ``solvers.tree.Tree`` and has a ``weight`` > 0: where goals
 conflict the solver minimises sum(weight * error**2). Targets are world positions (metres),
 rotations unit quaternions (x, y, z, w). Goals and ``BoneDofs`` check their values when they are
-built (a NaN target raises ValueError there), so a solve never meets bad settings.
+built (a NaN target raises ValueError there), so a solve never meets bad settings. The rig makes
+goals for every solve, so they are slotted dataclasses, made in half a frozen one's time: treat
+them as values. ``BoneDofs`` is built once per plan and frozen.
 """
 import math
 from dataclasses import dataclass
@@ -47,7 +49,7 @@ def _check_bone_and_weight(goal):
         raise ValueError(f"{type(goal).__name__}: weight must be finite and > 0, got {goal.weight!r}")
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class PositionGoal:
     """Bring the tail (``use_tail``, Blender's Use Tail) or the head of ``bone`` to ``target`` (3,).
     ``lock_axes`` (3,) leave the position along those axes free (iTaSC's location locking): the
@@ -71,22 +73,22 @@ class PositionGoal:
 
     def __post_init__(self):
         _check_bone_and_weight(self)
-        object.__setattr__(self, "target", _finite(self.target, 3, "a position goal's target"))
+        self.target = _finite(self.target, 3, "a position goal's target")
         if self.lock_axes != (False, False, False):
-            object.__setattr__(self, "lock_axes", _flags(self.lock_axes, "a position goal's lock_axes"))
+            self.lock_axes = _flags(self.lock_axes, "a position goal's lock_axes")
         if all(self.lock_axes):
             raise ValueError("a position goal that locks all three axes constrains nothing")
         if self.frame is not None:
-            object.__setattr__(self, "frame", _unit_quaternion(self.frame, "a position goal's frame"))
+            self.frame = _unit_quaternion(self.frame, "a position goal's frame")
         if self.pole is not None:
-            object.__setattr__(self, "pole", _finite(self.pole, 3, "a position goal's pole"))
+            self.pole = _finite(self.pole, 3, "a position goal's pole")
         if not (math.isfinite(self.pole_angle) and math.isfinite(self.soft_reach) and self.soft_reach >= 0
                 and self.chain_length >= 0):
             raise ValueError(f"a position goal needs a finite pole angle, soft reach >= 0 and chain length >= 0, "
                              f"got {self.pole_angle!r}, {self.soft_reach!r}, {self.chain_length!r}")
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class RotationGoal:
     """Turn ``bone`` to the world rotation ``rotation`` (4,). ``lock_axes`` (3,) leave the rotation
     about the bone's own X / Y / Z axis unconstrained (iTaSC's rotation locking): locking Y aims
@@ -98,13 +100,13 @@ class RotationGoal:
 
     def __post_init__(self):
         _check_bone_and_weight(self)
-        object.__setattr__(self, "rotation", _unit_quaternion(self.rotation, "a rotation goal's rotation"))
-        object.__setattr__(self, "lock_axes", _flags(self.lock_axes, "a rotation goal's lock_axes"))
+        self.rotation = _unit_quaternion(self.rotation, "a rotation goal's rotation")
+        self.lock_axes = _flags(self.lock_axes, "a rotation goal's lock_axes")
         if all(self.lock_axes):
             raise ValueError("a rotation goal that locks all three axes constrains nothing")
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class DistanceGoal:
     """Keep the tail (or head) of ``bone`` inside, on or outside the sphere of radius ``distance``
     (metres) around ``target`` (3,): iTaSC's Distance constraint (Blender's "On Surface" is "on")."""
@@ -117,14 +119,14 @@ class DistanceGoal:
 
     def __post_init__(self):
         _check_bone_and_weight(self)
-        object.__setattr__(self, "target", _finite(self.target, 3, "a distance goal's target"))
+        self.target = _finite(self.target, 3, "a distance goal's target")
         if not (np.isfinite(self.distance) and self.distance >= 0):
             raise ValueError(f"a distance goal's distance must be finite and >= 0, got {self.distance!r}")
         if self.mode not in DISTANCE_MODES:
             raise ValueError(f"a distance goal's mode must be one of {DISTANCE_MODES}, got {self.mode!r}")
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class JointRotationGoal:
     """Pull ``bone``'s pose rotation (relative to its rest orientation, like ``rotations``) toward
     ``rotation`` (4,): iTaSC's joint rotation constraint (the bone panel's Control Rotation)."""
@@ -134,7 +136,7 @@ class JointRotationGoal:
 
     def __post_init__(self):
         _check_bone_and_weight(self)
-        object.__setattr__(self, "rotation", _unit_quaternion(self.rotation, "a joint rotation goal's rotation"))
+        self.rotation = _unit_quaternion(self.rotation, "a joint rotation goal's rotation")
 
 
 @dataclass(frozen=True)
