@@ -113,10 +113,6 @@ def constraint_groups(rig, constraints):
 DISTANCE_MODES = {"inside": "inside", "outside": "outside", "on_surface": "on"}
 
 
-def _iterations(rig, constraint):
-    return min(constraint.iterations, rig.solver.iterations)
-
-
 _REST_STARTS = {}  # bone count -> read-only identity rotations: a start no method may write into
 
 
@@ -150,13 +146,13 @@ def _held(rig, bones, at_limit, chain):
     return _Held(sum(rows), tuple(rig.skeleton.names[bone] for bone in chain if bone in held))
 
 
-def _constraint_goals(rig, pose, goal, position, controlled):
-    """The solver goals one constraint asks for, bones indexed by ``position``: its reach (a
-    position, with the pole, or a distance) and its rotation at the chain's tip, plus Control
-    Rotation on the ``controlled`` bones ({bone: weight}). Non-finite targets raise ValueError."""
+def _constraint_goals(pose, goal, chain, bones, controlled):
+    """The solver goals one constraint asks for, its ``chain``'s bones indexed by their place in
+    the group's ``bones``: its reach (a position, with the pole, or a distance) and its rotation at
+    the chain's tip, plus Control Rotation on the ``controlled`` bones ({bone: weight}).
+    Non-finite targets raise ValueError."""
     c = goal.constraint
-    chain = rig.ik_chain(c)
-    tip = position[chain[-1]]
+    tip = bones.index(chain[-1])
     goals = []
     if c.ik_type == "distance":
         goals.append(DistanceGoal(tip, goal.target, c.distance, DISTANCE_MODES[c.limit_mode], c.weight))
@@ -169,7 +165,7 @@ def _constraint_goals(rig, pose, goal, position, controlled):
     if goal.rotation is not None and not all(c.lock_rotation):
         goals.append(RotationGoal(tip, goal.rotation, c.orient_weight, c.lock_rotation))
     if controlled:
-        goals += [JointRotationGoal(position[bone], pose.rotations[bone], controlled[bone])
+        goals += [JointRotationGoal(bones.index(bone), pose.rotations[bone], controlled[bone])
                   for bone in chain if bone in controlled]
     return goals
 
@@ -182,32 +178,35 @@ class _GroupProblem(NamedTuple):
 
 def _problem(rig, pose, world, goals, bones, plan):
     """The group's ``_GroupProblem``, or None when a target is not finite."""
-    position = {bone: i for i, bone in enumerate(bones)}
     try:
-        per_goal = [_constraint_goals(rig, pose, g, position, plan.controlled) for g in goals]
+        per_goal = [_constraint_goals(pose, g, chain, bones, plan.controlled) for g, chain in zip(goals, plan.chains)]
     except ValueError:
         return None
-    shape = chain_arrays(rig.skeleton, pose, world, bones) if len(goals) == 1 else \
-        tree_arrays(rig.skeleton, pose, world, bones)
-    return _GroupProblem(Problem(shape, tuple(g for own in per_goal for g in own), plan.freedoms),
+    if len(goals) == 1:  # a lone chain, as every drag
+        return _GroupProblem(Problem(chain_arrays(rig.skeleton, pose, world, bones), tuple(per_goal[0]),
+                                     plan.freedoms), [len(per_goal[0])])
+    return _GroupProblem(Problem(tree_arrays(rig.skeleton, pose, world, bones),
+                                 tuple(g for own in per_goal for g in own), plan.freedoms),
                          [len(own) for own in per_goal])
 
 
-def _reports(rig, goals, counts, problem_goals, result, method, bones, limited):
-    """One ChainReport per constraint, ``counts`` saying how many of ``problem_goals`` each added:
-    the residual of every goal in its unit; ``limited``: whether any bone has a lock or limit
-    that could have held it."""
+def _reports(rig, goals, bones, plan, group, search):
+    """One ChainReport per constraint from the search's best result: the residual of every goal
+    it added, in its unit; the methods that ran, the iterations spent, what was not honoured and
+    which bones a lock or limit held."""
+    result = search.best
+    errors, units, solver = result.errors.tolist(), result.units, "+".join(search.ran)
+    limited = plan.freedoms.limits is not None  # else no bone has a lock or limit to hold it
     reports, k = [], 0
-    errors = result.errors.tolist()
-    for goal, count in zip(goals, counts):
-        residuals = tuple(Residual(_goal_kind(problem_goal, result.units[i]), errors[i], result.units[i])
-                          for i, problem_goal in enumerate(problem_goals[k:k + count], k))
+    for goal, chain, count in zip(goals, plan.chains, group.counts):
+        residuals = tuple(Residual(_goal_kind(problem_goal, units[i]), errors[i], units[i])
+                          for i, problem_goal in enumerate(group.problem.goals[k:k + count], k))
         k += count
         first = residuals[0] if residuals else Residual("position", 0.0, "m")
-        held = _held(rig, bones, result.at_limit, rig.ik_chain(goal.constraint)) if limited else _Held()
-        reports.append(ChainReport(goal.constraint.bone, method, result.iterations, first.value,
-                                   first.value <= rig.solver.tolerance, held.count, first.unit,
-                                   at_limit_bones=held.names, residuals=residuals))
+        held = _held(rig, bones, result.at_limit, chain) if limited else _Held()
+        reports.append(ChainReport(goal.constraint.bone, solver, search.iterations, first.value,
+                                   first.value <= rig.solver.tolerance, held.count, first.unit, plan.notes,
+                                   held.names, residuals))
     return reports
 
 
@@ -250,21 +249,20 @@ def _out_of_reach(rig, pose, world, goals, bones, features):
 @dataclass
 class _Search:
     """One group's solve across methods and fresh starts: the best result so far (least summed
-    residual) with its reports, the methods that ran and the iterations spent of ``budget``."""
+    residual), the methods that ran and the iterations spent of ``budget``."""
     budget: int
     best: SolveResult = None
-    reports: list = None
     ran: list = None
     iterations: int = 0
 
     def remaining(self):
         return self.budget - self.iterations
 
-    def offer(self, method, result, reports):
+    def offer(self, method, result):
         self.ran = (self.ran or []) + ([method] if not self.ran or self.ran[-1] != method else [])
         self.iterations += result.iterations
         if self.best is None or np.sum(result.errors) < np.sum(self.best.errors):
-            self.best, self.reports = result, reports
+            self.best = result
 
 
 def solve_goals(rig, pose, world, goals, bones):
@@ -278,7 +276,7 @@ def solve_goals(rig, pose, world, goals, bones):
     by the group's strongest influence, so a goal at full influence is met."""
     plan = group_plan(rig, goals, bones)
     choice = plan.choice
-    search = _Search(max(_iterations(rig, g.constraint) for g in goals))
+    search = _Search(plan.budget)
     share = search.budget // SHARES
     restart_share = search.budget // RESTART_SHARES
     group = _problem(rig, pose, world, goals, bones, plan)
@@ -289,8 +287,7 @@ def solve_goals(rig, pose, world, goals, bones):
         fresh = start is None
         settings = Settings(max(iterations, 1), rig.solver.tolerance, rig.solver.damping)
         result = solve(method, group.problem, _start(rig, pose, bones) if fresh else start, settings, fresh)
-        search.offer(method, result, _reports(rig, goals, group.counts, group.problem.goals, result, method, bones,
-                                              plan.freedoms.limits is not None))
+        search.offer(method, result)
         return not (search.best.converged or _out_of_reach(rig, pose, world, goals, bones, plan.features))
 
     start, going = None, True
@@ -312,12 +309,8 @@ def solve_goals(rig, pose, world, goals, bones):
                 break
         if going and search.remaining() > 0:
             run(choice.methods[-1], search.best.rotations, search.remaining())
-    reports = search.reports  # made by this solve: finished in place
-    for report in reports:
-        report.solver, report.iterations = "+".join(search.ran), search.iterations
-        report.notes = choice.notes + plan.notes
     _write(pose, bones, search.best.rotations, search.best.stretch, _group_influence([g.constraint for g in goals]))
-    return reports
+    return _reports(rig, goals, bones, plan, group, search)
 
 
 def _group_influence(constraints):

@@ -98,24 +98,28 @@ def bone_limits(rig, bones):
 @dataclass
 class GroupPlan:
     """What one group's solve derives from its settings: the problem's ``features``, the
-    ``choice`` of methods, the bones' ``freedoms``, ``notes`` naming bone settings that could
-    not be used, and ``controlled``: the bones with Control Rotation, each with its weight."""
+    ``choice`` of methods, the bones' ``freedoms``, ``notes`` naming every setting asked for and
+    not honoured (by the methods chosen, or bone settings that could not be used), ``controlled``:
+    the bones with Control Rotation, each with its weight; per goal its ``chains`` (bone indices,
+    root first) and the iteration ``budget`` (the most any member allows, within the rig's)."""
     features: frozenset
     choice: object
     freedoms: Freedoms
     notes: tuple
     controlled: dict
+    chains: tuple
+    budget: int
 
 
 def _fingerprint(rig, goals, bones):
     """Everything a GroupPlan depends on, by value and hashable (bone settings are frozen): the
     panels edit constraints in place and replace bone settings, so a changed setting is a new key."""
-    constraints = tuple((c.solver, c.use_stretch, c.ik_type, c.use_location, c.lock_rotation, c.lock_location,
-                         c.soft_reach > 0.0, c.weight,
-                         c.chain_count, c.use_tail, g.rotation is None)
+    constraints = tuple((c.bone, c.solver, c.use_stretch, c.ik_type, c.use_location, c.lock_rotation, c.lock_location,
+                         c.soft_reach > 0.0, c.weight, c.chain_count, c.use_tail, g.rotation is None,
+                         c.iterations)
                         for g in goals for c in (g.constraint,))
     names = rig.skeleton.names
-    return rig.solver.type, constraints, tuple(rig.bone_ik.get(names[b]) for b in bones)
+    return rig.solver.type, rig.solver.iterations, constraints, tuple(rig.bone_ik.get(names[b]) for b in bones)
 
 
 MAX_PLANS = 256  # cached group plans per rig: far more groups and settings than a session's edits need
@@ -132,8 +136,11 @@ def group_plan(rig, goals, bones):
     features = problem_features(rig, goals, bones)
     choice = choose_methods(requested_method(goals, rig), features, len(bones), len(goals) > 1)
     panel = group_dofs(rig, goals, bones)
+    constraints = [g.constraint for g in goals]
     plan = GroupPlan(frozenset(features), choice, freedoms=Freedoms(tuple(p.dofs for p in panel)),
-                     notes=tuple(p.note for p in panel if p.note), controlled=_controlled(rig, bones))
+                     notes=choice.notes + tuple(p.note for p in panel if p.note), controlled=_controlled(rig, bones),
+                     chains=tuple(tuple(rig.ik_chain(c)) for c in constraints),
+                     budget=max(min(c.iterations, rig.solver.iterations) for c in constraints))
     if len(rig.solve_plans) >= MAX_PLANS:  # settings edited many times over: keep the cache bounded
         rig.solve_plans.clear()
     rig.solve_plans[key] = plan
