@@ -137,10 +137,13 @@ class _Held:
     names: tuple = ()
 
 
+NOT_HELD = _Held()
+
+
 def _held(rig, bones, at_limit, chain):
     """``_Held`` for ``at_limit`` (per bone of ``bones``, by axis) and ``chain``."""
     if not at_limit.any():  # the common case, answered without a walk over the bones
-        return _Held()
+        return NOT_HELD
     rows = at_limit.any(axis=1).tolist()
     held = {bone for bone, row in zip(bones, rows) if row}
     return _Held(sum(rows), tuple(rig.skeleton.names[bone] for bone in chain if bone in held))
@@ -199,11 +202,11 @@ def _reports(rig, goals, bones, plan, group, search):
     limited = plan.freedoms.limits is not None  # else no bone has a lock or limit to hold it
     reports, k = [], 0
     for goal, chain, count in zip(goals, plan.chains, group.counts):
-        residuals = tuple(Residual(_goal_kind(problem_goal, units[i]), errors[i], units[i])
-                          for i, problem_goal in enumerate(group.problem.goals[k:k + count], k))
+        residuals = tuple([Residual(_goal_kind(problem_goal, units[i]), errors[i], units[i])
+                           for i, problem_goal in enumerate(group.problem.goals[k:k + count], k)])
         k += count
         first = residuals[0] if residuals else Residual("position", 0.0, "m")
-        held = _held(rig, bones, result.at_limit, chain) if limited else _Held()
+        held = _held(rig, bones, result.at_limit, chain) if limited else NOT_HELD
         reports.append(ChainReport(goal.constraint.bone, solver, search.iterations, first.value,
                                    first.value <= rig.solver.tolerance, held.count, first.unit, plan.notes,
                                    held.names, residuals))
@@ -275,21 +278,33 @@ def solve_goals(rig, pose, world, goals, bones):
     and every setting the user asked for that was not honoured. The result blends with the pose
     by the group's strongest influence, so a goal at full influence is met."""
     plan = group_plan(rig, goals, bones)
-    choice = plan.choice
-    search = _Search(plan.budget)
-    share = search.budget // SHARES
-    restart_share = search.budget // RESTART_SHARES
     group = _problem(rig, pose, world, goals, bones, plan)
     if group is None:  # a non-finite target: the pose stays as it is
-        return [ChainReport(g.constraint.bone, choice.methods[0], 0, float("inf"), False) for g in goals]
+        return [ChainReport(g.constraint.bone, plan.choice.methods[0], 0, float("inf"), False) for g in goals]
+    search = _Search(plan.budget)
 
     def run(method, start, iterations):
+        """One method's solve from ``start`` (None: the pose as it is); whether to go on."""
         fresh = start is None
         settings = Settings(max(iterations, 1), rig.solver.tolerance, rig.solver.damping)
         result = solve(method, group.problem, _start(rig, pose, bones) if fresh else start, settings, fresh)
         search.offer(method, result)
         return not (search.best.converged or _out_of_reach(rig, pose, world, goals, bones, plan.features))
 
+    choice = plan.choice
+    if len(choice.methods) == 1 and choice.restarts is None:  # one method with the whole budget, as most drags
+        run(choice.methods[0], None, search.budget)
+    else:
+        _methods_in_turn(rig, bones, choice, search, run)
+    _write(pose, bones, search.best.rotations, search.best.stretch, _group_influence([g.constraint for g in goals]))
+    return _reports(rig, goals, bones, plan, group, search)
+
+
+def _methods_in_turn(rig, bones, choice, search, run):
+    """Run ``choice``'s methods in turn, each going on from the best pose so far, then, for a
+    limited chain still short, seeded fresh starts and a polish of the best, within ``search``'s
+    budget; ``run(method, start, iterations)`` solves once and says whether to go on."""
+    share = search.budget // SHARES
     start, going = None, True
     forced = choice.restarts is not None and len(choice.methods) == 1  # its own first run, then fresh starts
     for k, method in enumerate(choice.methods):
@@ -297,20 +312,18 @@ def solve_goals(rig, pose, world, goals, bones):
         first = search.budget // METHODS[method].patience if forced else share
         going = run(method, start, search.remaining() if last else min(search.remaining(), first))
         if not going or search.remaining() <= 0:
-            break
+            return
         # An analytic answer clamped to limits is a poor start; an iterative one a good one.
         start = None if method in ANALYTIC else search.best.rotations
-    if going and choice.restarts is not None:
-        for restart in _restart_poses(rig, bones):
-            if search.remaining() <= share:
-                break
-            going = run(choice.restarts, restart, restart_share)
-            if not going:
-                break
-        if going and search.remaining() > 0:
-            run(choice.methods[-1], search.best.rotations, search.remaining())
-    _write(pose, bones, search.best.rotations, search.best.stretch, _group_influence([g.constraint for g in goals]))
-    return _reports(rig, goals, bones, plan, group, search)
+    if choice.restarts is None:
+        return
+    for restart in _restart_poses(rig, bones):
+        if search.remaining() <= share:
+            break
+        if not run(choice.restarts, restart, search.budget // RESTART_SHARES):
+            return
+    if search.remaining() > 0:
+        run(choice.methods[-1], search.best.rotations, search.remaining())
 
 
 def _group_influence(constraints):

@@ -114,12 +114,11 @@ class GroupPlan:
 def _fingerprint(rig, goals, bones):
     """Everything a GroupPlan depends on, by value and hashable (bone settings are frozen): the
     panels edit constraints in place and replace bone settings, so a changed setting is a new key."""
-    constraints = tuple((c.bone, c.solver, c.use_stretch, c.ik_type, c.use_location, c.lock_rotation, c.lock_location,
-                         c.soft_reach > 0.0, c.weight, c.chain_count, c.use_tail, g.rotation is None,
-                         c.iterations)
-                        for g in goals for c in (g.constraint,))
-    names = rig.skeleton.names
-    return rig.solver.type, rig.solver.iterations, constraints, tuple(rig.bone_ik.get(names[b]) for b in bones)
+    constraints = tuple([(c.bone, c.solver, c.use_stretch, c.ik_type, c.use_location, c.lock_rotation, c.lock_location,
+                          c.soft_reach > 0.0, c.weight, c.chain_count, c.use_tail, g.rotation is None, c.iterations)
+                         for g in goals for c in (g.constraint,)])
+    names, settings = rig.skeleton.names, rig.bone_ik
+    return rig.solver.type, rig.solver.iterations, constraints, tuple([settings.get(names[b]) for b in bones])
 
 
 MAX_PLANS = 256  # cached group plans per rig: far more groups and settings than a session's edits need

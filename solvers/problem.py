@@ -103,6 +103,8 @@ class Settings(NamedTuple):
 def _tip_goals(problem):
     """The indices in ``problem.goals`` of a chain's reach goal (its first position or distance
     goal) and of its rotation goal, each None when it has none."""
+    if len(problem.goals) == 1 and type(problem.goals[0]) is PositionGoal:
+        return 0, None  # the usual drag, answered without a walk over the goals
     reach = turn = None
     for k, goal in enumerate(problem.goals):
         if reach is None and isinstance(goal, (PositionGoal, DistanceGoal)):

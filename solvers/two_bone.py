@@ -288,21 +288,20 @@ def _solve_limb(c, q0, q1, target, asked):
 
 
 @njit(cache=True)
-def _solve_one(c, x0, y0, z0, w0, x1, y1, z1, w1, tx, ty, tz, settings, has_pole, has_stretch, has_end):
+def _solve_one(c, x0, y0, z0, w0, x1, y1, z1, w1, tx, ty, tz, settings, has_pole, has_stretch, has_end, out):
     """``_solve_limb`` for ``solve_two_bone``: ``c`` a ``_packed`` row, the start rotations and the
     target as floats, ``settings`` a C float64 array of the pole (3), pole angle, stretch (2),
     soft reach, end rotation (4) and end weight, with whether the pole, stretch and end rotation
-    in it were given. Returns a (3, 4) array, the
-    rotations then (tip error, end error, scale0, scale1), and whether it converged."""
+    in it were given. Fills ``out`` (3, 4) with the rotations then (tip error, end error, scale0,
+    scale1), and returns whether it converged (an array made here would cost more to return)."""
     asked = _Asked((settings[0], settings[1], settings[2]), has_pole, settings[3], (settings[4], settings[5]),
                    has_stretch, settings[6], (settings[7], settings[8], settings[9], settings[10]), has_end,
                    settings[11])
     solved = _solve_limb(c, (x0, y0, z0, w0), (x1, y1, z1, w1), (tx, ty, tz), asked)
-    out = np.empty((3, 4))
     for k in range(4):
         out[0, k], out[1, k] = solved.r0[k], solved.r1[k]
     out[2, 0], out[2, 1], out[2, 2], out[2, 3] = solved.tip_error, solved.end_error, solved.scale0, solved.scale1
-    return out, solved.converged
+    return solved.converged
 
 
 @njit(cache=True)
@@ -409,8 +408,9 @@ def solve_two_bone(chain: Chain, rotations, target, pole=None, pole_angle=0.0, *
     else:
         settings = np.array((*(pole or ORIGIN), pole_angle, *(stretch or (0.0, 0.0)), soft,
                              *(end_rotation or inputs.IDENTITY), end_weight), dtype=float)
-    solved, converged = _solve_one(constants, *start[0], *start[1], *target, settings, pole is not None,
-                                   stretch is not None, end_rotation is not None)
+    solved = np.empty((3, 4))
+    converged = _solve_one(constants, *start[0], *start[1], *target, settings, pole is not None,
+                           stretch is not None, end_rotation is not None, solved)
     errors = solved[2, :1] if end_rotation is None else solved[2, :2]
     if beyond:
         errors[0] += beyond
