@@ -47,7 +47,6 @@ STRAIGHT = 1e-7
 FLOAT64 = np.dtype(float)
 NOT_GIVEN = np.empty((0, 0))  # ``_solve_many``'s poles, stretch or end rotations when there are none
 ORIGIN = (0.0, 0.0, 0.0)
-NO_SETTINGS = np.array(ORIGIN + (0.0, 0.0, 0.0, 0.0) + inputs.IDENTITY + (1.0,))  # ``_solve_one``'s: none given
 
 
 def validate_two_bone(chain):
@@ -363,6 +362,35 @@ def _floats(values):
     return values if values is None else np.asarray(values, dtype=float).tolist()
 
 
+class _Given(NamedTuple):
+    """``solve_two_bone``'s optional settings conditioned for ``_solve_one``: ``settings`` its
+    array, whether a pole, stretch and end rotation were given, and whether all are finite."""
+    settings: np.ndarray
+    pole: bool = False
+    stretch: bool = False
+    end: bool = False
+    finite: bool = True
+
+
+NOTHING_GIVEN = _Given(np.array(ORIGIN + (0.0, 0.0, 0.0, 0.0) + inputs.IDENTITY + (1.0,)))
+
+
+def _conditioned(chain, pole, pole_angle, stretch, soft, end_rotation, end_weight):
+    """``_Given`` for ``solve_two_bone``'s optional settings; ValueError for a non-finite pole
+    angle or bad stretch amounts."""
+    pole, stretch, end_rotation = _floats(pole), inputs.stretch_amounts(_floats(stretch)), _floats(end_rotation)
+    if pole_angle != 0.0:
+        pole_angle = inputs.finite_angle(pole_angle, "pole_angle")
+    if pole is not None:
+        pole, _ = inputs.near_target(pole, chain.floats[1])
+    if end_rotation is not None:
+        end_rotation = list(inputs.unit_quaternion(end_rotation, fallback=(math.nan,) * 4))
+    settings = np.array((*(pole or ORIGIN), pole_angle, *(stretch or (0.0, 0.0)), soft,
+                         *(end_rotation or inputs.IDENTITY), end_weight), dtype=float)
+    return _Given(settings, pole is not None, stretch is not None, end_rotation is not None,
+                  bool(np.isfinite(settings).all()))
+
+
 def _constants(chain):
     """The chain's ``_packed`` row, once per chain and base."""
     validate_two_bone(chain)
@@ -393,28 +421,17 @@ def solve_two_bone(chain: Chain, rotations, target, pole=None, pole_angle=0.0, *
     constants = chain.cached_for_base("two_bone", lambda: _constants(chain))
     target, beyond = inputs.near_target(_floats(target), chain.floats[1])
     start = inputs.unit_rows(_floats(rotations))
-    pole, stretch, end_rotation = _floats(pole), inputs.stretch_amounts(_floats(stretch)), _floats(end_rotation)
-    if pole_angle != 0.0:
-        pole_angle = inputs.finite_angle(pole_angle, "pole_angle")
-    if pole is not None:
-        pole, _ = inputs.near_target(pole, chain.floats[1])
-    if end_rotation is not None:
-        end_rotation = list(inputs.unit_quaternion(end_rotation, fallback=(math.nan,) * 4))
-    if not all(map(math.isfinite, tuple(target) + tuple(pole or ()) + tuple(end_rotation or ()))):
-        errors = np.full(1 if end_rotation is None else 2, np.inf)
-        return SolveResult(np.array(start), 1, errors, False)
-    if pole is None and stretch is None and end_rotation is None and soft == 0.0:
-        settings = NO_SETTINGS
-    else:
-        settings = np.array((*(pole or ORIGIN), pole_angle, *(stretch or (0.0, 0.0)), soft,
-                             *(end_rotation or inputs.IDENTITY), end_weight), dtype=float)
+    given = NOTHING_GIVEN if pole is None and stretch is None and end_rotation is None and soft == 0.0 else \
+        _conditioned(chain, pole, pole_angle, stretch, soft, end_rotation, end_weight)
+    if not (given.finite and all(map(math.isfinite, target))):
+        return SolveResult(np.array(start), 1, np.full(1 + given.end, np.inf), False)
     solved = np.empty((3, 4))
-    converged = _solve_one(constants, *start[0], *start[1], *target, settings, pole is not None,
-                           stretch is not None, end_rotation is not None, solved)
-    errors = solved[2, :1] if end_rotation is None else solved[2, :2]
+    converged = _solve_one(constants, *start[0], *start[1], *target, given.settings, given.pole, given.stretch,
+                           given.end, solved)
+    errors = solved[2, :1 + given.end]
     if beyond:
         errors[0] += beyond
-    return SolveResult(solved[:2], 1, errors, converged and beyond == 0.0, None if stretch is None else solved[2, 2:])
+    return SolveResult(solved[:2], 1, errors, converged and beyond == 0.0, solved[2, 2:] if given.stretch else None)
 
 
 def _c_array(values, shape):
