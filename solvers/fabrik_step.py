@@ -18,7 +18,7 @@ import numpy as np
 from numba import njit
 
 from solvers import scalar as sc
-from solvers.limits import HINGE, clamp_encoded, violation_of
+from solvers.limits import EULER, HINGE, best_euler_angles, best_hinge_angle, clamp_encoded, violation_of
 from solvers.rotation_fit import arc, best_rotation, vector_row
 
 # Spins of a limb about the line to its target a clamped turn tries, least first (every 30
@@ -98,10 +98,11 @@ def axis_turn(axis, angle):
 
 
 @njit(cache=True)
-def _hinge_of(t, bone):
-    """The row of ``bone``'s Hinge when that is its only limit, else -1."""
+def _sole_limit(t, bone, kind):
+    """The row of ``bone``'s limit of ``kind`` (``solvers.limits.HINGE``...) when that is its
+    only limit, else -1."""
     row = t.limit_start[bone]
-    return row if t.limit_start[bone + 1] == row + 1 and t.limit_kind[row] == HINGE else -1
+    return row if t.limit_start[bone + 1] == row + 1 and t.limit_kind[row] == kind else -1
 
 
 @njit(cache=True)
@@ -109,23 +110,6 @@ def _held_axis(axis):
     """The local axis (0, 1, 2) a hinge about ``axis`` holds: its largest component."""
     largest = max(abs(axis[0]), abs(axis[1]), abs(axis[2]))
     return 0 if abs(axis[0]) == largest else 1 if abs(axis[1]) == largest else 2
-
-
-@njit(cache=True)
-def _best_hinge_angle(axis, low, high, vectors, directions, weights):
-    """``Hinge.best_angle``: the angle in [low, high] that best turns ``vectors`` (m, 3, unit)
-    about ``axis`` onto ``directions`` (m, 3), and whether the range held it."""
-    across, turning = 0.0, 0.0
-    for i in range(len(weights)):
-        v, d = vector_row(vectors, i), vector_row(directions, i)
-        across += weights[i] * (sc.dot(v, d) - sc.dot(v, axis) * sc.dot(d, axis))
-        turning += weights[i] * sc.dot(sc.cross(axis, v), d)
-    peak = math.atan2(turning, across)
-    if low <= peak <= high:
-        return peak, False
-    to_low = abs((low - peak + math.pi) % (2.0 * math.pi) - math.pi)
-    to_high = abs((high - peak + math.pi) % (2.0 * math.pi) - math.pi)
-    return (low if to_low <= to_high else high), True
 
 
 @njit(cache=True)
@@ -189,7 +173,7 @@ def _parent_within_limits(t, child, frames, back, toward, has_goal):
     tail, that line may first spin about its tail (``_spin_for_hinge``), which may change the
     frames and points below."""
     rest_t = sc.transpose(matrix_at(t.rest, child))
-    row = _hinge_of(t, child)
+    row = _sole_limit(t, child, HINGE)
     if row < 0:
         frame = matrix_at(frames, child)
         pose = sc.mmul(sc.mmul(rest_t, sc.transpose(matrix_at(frames, t.parents[child]))), frame)
@@ -207,7 +191,7 @@ def _parent_within_limits(t, child, frames, back, toward, has_goal):
     link = np.empty((1, 3))
     put_vector(seen, 0, sc.mvec(sc.transpose(frame), toward))
     put_vector(link, 0, sc.mvec(rest_t, sc.normalize(vector_row(t.offsets, child))))
-    angle, _ = _best_hinge_angle(axis, p[3], p[4], seen, link, np.ones(1))
+    angle, _ = best_hinge_angle(axis, p[3], p[4], seen, link, np.ones(1))
     return sc.mmul(sc.mmul(frame, sc.transpose(axis_turn(axis, angle))), rest_t)
 
 
@@ -331,9 +315,10 @@ def _turn_within_limits(t, j, frame, before, vectors, directions, weights, swive
     carries), a turn the limits would clamp first spins about that axis (which leaves the tail
     where it is) to the first angle of ``SWIVELS`` the limits allow, else the one they clamp
     least: the roll of the bones below is free, and a limb reaches with its bend in a plane its
-    top joint allows."""
+    top joint allows. A turn an EulerLimit still holds then becomes the best within its box
+    (``_best_within_euler``)."""
     no_spin = ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0))
-    row = _hinge_of(t, j)
+    row = _sole_limit(t, j, HINGE)
     if row >= 0:
         p = t.limit_parameters[row]
         axis = (p[0], p[1], p[2])
@@ -343,7 +328,7 @@ def _turn_within_limits(t, j, frame, before, vectors, directions, weights, swive
         for i in range(len(weights)):
             put_vector(local, i, sc.normalize(vector_row(vectors, i)))
             put_vector(seen, i, sc.mvec(before_t, vector_row(directions, i)))
-        angle, clamped = _best_hinge_angle(axis, p[3], p[4], local, seen, weights)
+        angle, clamped = best_hinge_angle(axis, p[3], p[4], local, seen, weights)
         axis_held = _held_axis(axis)
         held = (clamped and axis_held == 0, clamped and axis_held == 1, clamped and axis_held == 2)
         return axis_turn(axis, angle), held, False, no_spin
@@ -352,10 +337,22 @@ def _turn_within_limits(t, j, frame, before, vectors, directions, weights, swive
     rotation = sc.mmul(before_t, wanted)
     if t.limit_start[j] == t.limit_start[j + 1]:
         return rotation, (False, False, False), False, no_spin
-    unclamped = sc.quat_from_matrix3(rotation)
     q, held = _clamped(t, j, rotation)
-    if not (held[0] or held[1] or held[2]) or not swivels:
-        return sc.qmatrix(q), held, False, no_spin
+    angle = 0.0
+    if (held[0] or held[1] or held[2]) and swivels:
+        q, held, angle = _swivelled(t, j, before, wanted, swivel, q, held, sc.quat_from_matrix3(rotation))
+    spin = axis_turn(swivel, angle)
+    if (held[0] or held[1] or held[2]) and _sole_limit(t, j, EULER) >= 0:
+        q, held = _best_within_euler(t, j, q, held, before, vectors, directions, weights, spin)
+    return sc.qmatrix(q), held, angle != 0.0, spin
+
+
+@njit(cache=True)
+def _swivelled(t, j, before, wanted, swivel, q, held, unclamped):
+    """Bone ``j``'s pose rotation ``unclamped`` (world ``wanted``; clamped, ``q`` holding
+    ``held``) spun about ``swivel`` to the first angle of ``SWIVELS`` its limits allow, else the
+    one they clamp least, then clamped: the rotation, the axes held and the angle (0: no spin
+    helped)."""
     # A spin by angle a is the quaternion (swivel sin(a/2), cos(a/2)), so each trial turn
     # before^T spin wanted is a sum of two products computed once.
     to_rest = sc.qconj(sc.quat_from_matrix3(before))
@@ -374,9 +371,30 @@ def _turn_within_limits(t, j, frame, before, vectors, directions, weights, swive
         if miss <= FITS:
             break
     if best_angle == 0.0:
-        return sc.qmatrix(q), held, False, no_spin
+        return q, held, 0.0
     q, held = clamp_encoded(t.limit_kind, t.limit_parameters, t.limit_start[j], t.limit_start[j + 1], best_q)
-    return sc.qmatrix(q), held, True, axis_turn(swivel, best_angle)
+    return q, held, best_angle
+
+
+@njit(cache=True)
+def _best_within_euler(t, j, q, held, before, vectors, directions, weights, spin):
+    """Bone ``j``'s pose rotation within its EulerLimit that best turns its links onto
+    ``directions`` spun by ``spin`` (world), from ``q``, the clamp of its best free turn, which
+    held ``held``; the axes still held are those left on a bound. The clamp keeps the other
+    angles the free turn had, though with one axis held others may serve the links better: a
+    thigh held at its Z limit otherwise keeps its twist, and its knee never comes round."""
+    m = len(weights)
+    unit = np.empty((m, 3))
+    spun = np.empty((m, 3))
+    for i in range(m):
+        put_vector(unit, i, sc.normalize(vector_row(vectors, i)))
+        put_vector(spun, i, sc.mvec(spin, vector_row(directions, i)))
+    p = t.limit_parameters[t.limit_start[j]]
+    angles = best_euler_angles(p, sc.qto_euler_xyz(q), before, unit, spun, weights)
+    q, _ = _clamped(t, j, sc.qmatrix(sc.qfrom_euler_xyz(angles)))
+    at_bound = (angles[0] <= p[0] or angles[0] >= p[3], angles[1] <= p[1] or angles[1] >= p[4],
+                angles[2] <= p[2] or angles[2] >= p[5])
+    return q, (held[0] and at_bound[0], held[1] and at_bound[1], held[2] and at_bound[2])
 
 
 @njit(cache=True)

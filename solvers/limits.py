@@ -21,6 +21,11 @@ Y = np.array([0.0, 1.0, 0.0])
 # HINGE axis (3), min, max; CONE max; TWIST min, max; EULER low (3), high (3) with locks at 0.
 HINGE, CONE, TWIST, EULER = range(4)
 PARAMETERS = 9
+X_AXIS, Y_AXIS, Z_AXIS = (1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0)
+IDENTITY = (X_AXIS, Y_AXIS, Z_AXIS)
+# Rounds of one-axis turns ``best_euler_angles`` takes; each brings it nearer the best within the
+# box, and a limited limb's solve repeats them every iteration.
+EULER_SWEEPS = 6
 
 
 def _wrap(angle):
@@ -274,3 +279,60 @@ def violation_of(clamped, q):
     """``limit_violation`` from a rotation ``q`` and its clamp (4-tuples): the angle between them."""
     dot = abs(sc.qdot(clamped, q)) / math.sqrt(sc.qdot(clamped, clamped) * sc.qdot(q, q))
     return 2.0 * math.acos(min(dot, 1.0))
+
+
+@register_jitable
+def best_hinge_angle(axis, low, high, vectors, directions, weights):
+    """``Hinge.best_angle`` on floats: the angle in [low, high] that best turns ``vectors`` (m, 3,
+    unit) about ``axis`` onto ``directions`` (m, 3), and whether the range held it."""
+    across, turning = 0.0, 0.0
+    for i in range(len(weights)):
+        v, d = (vectors[i, 0], vectors[i, 1], vectors[i, 2]), (directions[i, 0], directions[i, 1], directions[i, 2])
+        across += weights[i] * (sc.dot(v, d) - sc.dot(v, axis) * sc.dot(d, axis))
+        turning += weights[i] * sc.dot(sc.cross(axis, v), d)
+    peak = math.atan2(turning, across)
+    if low <= peak <= high:
+        return peak, False
+    to_low = abs(_wrapped(low - peak))
+    to_high = abs(_wrapped(high - peak))
+    return (low if to_low <= to_high else high), True
+
+
+@register_jitable
+def _best_axis_angle(axis, low, high, inner, outer, vectors, directions, weights):
+    """The angle in [low, high] about ``axis`` that best turns ``vectors`` (m, 3), first turned
+    by ``inner``, onto world ``directions`` (m, 3) seen from ``outer`` (the frame it turns in)."""
+    turned = np.empty(vectors.shape)
+    seen = np.empty(directions.shape)
+    outer_t = sc.transpose(outer)
+    for i in range(len(weights)):
+        v = sc.mvec(inner, (vectors[i, 0], vectors[i, 1], vectors[i, 2]))
+        d = sc.mvec(outer_t, (directions[i, 0], directions[i, 1], directions[i, 2]))
+        turned[i, 0], turned[i, 1], turned[i, 2] = v
+        seen[i, 0], seen[i, 1], seen[i, 2] = d
+    return best_hinge_angle(axis, low, high, turned, seen, weights)[0]
+
+
+@register_jitable
+def best_euler_angles(p, angles, before, vectors, directions, weights):
+    """Euler XYZ ``angles`` within the encoded EULER limit ``p`` that best turn ``vectors``
+    (m, 3, unit, local) onto world ``directions`` (m, 3) in the frame ``before``, by turns of one
+    axis at a time from ``angles`` (``EULER_SWEEPS`` rounds): with the others fixed, an axis turns
+    the vectors as a hinge does (``best_hinge_angle``). Y stays within [-pi/2, pi/2], where Euler
+    angles read back as set."""
+    x, y, z = angles
+    low_y, high_y = max(p[1], -0.5 * math.pi), min(p[4], 0.5 * math.pi)
+    for _ in range(EULER_SWEEPS):
+        rz, ry = _axis_matrix(Z_AXIS, z), _axis_matrix(Y_AXIS, y)
+        x = _best_axis_angle(X_AXIS, p[0], p[3], IDENTITY, sc.mmul(before, sc.mmul(rz, ry)), vectors, directions,
+                             weights)
+        rx = _axis_matrix(X_AXIS, x)
+        y = _best_axis_angle(Y_AXIS, low_y, high_y, rx, sc.mmul(before, rz), vectors, directions, weights)
+        ry = _axis_matrix(Y_AXIS, y)
+        z = _best_axis_angle(Z_AXIS, p[2], p[5], sc.mmul(ry, rx), before, vectors, directions, weights)
+    return x, y, z
+
+
+@register_jitable
+def _axis_matrix(axis, angle):
+    return sc.qmatrix(sc.qaxis_angle(axis, angle))

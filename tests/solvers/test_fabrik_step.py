@@ -1,14 +1,17 @@
 """The compiled FABRIK step's parts agree with the numpy definitions they replace: the encoded
-limit clamp with each limit's ``clamp``, Horn's best-fit rotation with the SVD's, and one
-compiled specialisation serves chains and trees whatever arrays the caller hands in."""
+limit clamp with each limit's ``clamp``, Horn's best-fit rotation with the SVD's, the best turn
+within Euler limits with a hinge's best angle where only one axis may turn, and one compiled
+specialisation serves chains and trees whatever arrays the caller hands in."""
 import numpy as np
+import pytest
 from hypothesis import assume, given, settings, strategies as st
 
 from solvers.chain import straight_chain
 from solvers.fabrik import Effector, fabrik_plan, solve_fabrik, solve_fabrik_chain
 from solvers.fabrik_loop import fabrik_solve
-from solvers.limits import Cone, EulerLimit, Hinge, Twist, clamp_encoded, encode_limits
+from solvers.limits import Cone, EulerLimit, Hinge, Twist, best_euler_angles, clamp_encoded, encode_limits
 from solvers.rotation_fit import best_rotation
+from solvers.transforms import quat_from_euler_xyz, quat_to_matrix3
 from solvers.tree import Tree
 
 SETTINGS = settings(max_examples=60, derandomize=True, deadline=None)
@@ -43,6 +46,59 @@ def test_encoded_clamp_gives_each_limits_rotation_and_held_axes(q, data):
     clamped, held = clamp_encoded(kinds, parameters, starts[0], starts[1], q)
     assert min(np.abs(np.subtract(clamped, expected)).max(), np.abs(np.add(clamped, expected)).max()) <= 1e-9
     assert tuple(held) == tuple(expected_held)
+
+
+links_to_turn = st.lists(st.tuples(vectors3, vectors3, st.floats(0.1, 2.0)), min_size=1, max_size=3).filter(
+    lambda links: all(np.linalg.norm(v) > 0.1 and np.linalg.norm(d) > 0.1 for v, d, _ in links))
+euler_boxes = st.lists(st.tuples(st.floats(-3.0, 3.0), st.floats(0.0, 3.0)), min_size=3, max_size=3)
+
+
+def unit_rows(rows):
+    rows = np.array(rows, dtype=float)
+    return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+
+
+def served(angles, before, vectors, directions, weights):
+    """How well Euler ``angles`` in the frame ``before`` turn the links: the weighted sum of dot
+    products a best turn maximises."""
+    turned = vectors @ (before @ quat_to_matrix3(quat_from_euler_xyz(np.array(angles)))).T
+    return float(weights @ np.einsum("ij,ij->i", turned, directions))
+
+
+@SETTINGS
+@given(links_to_turn, st.sampled_from([0, 1, 2]), st.floats(-3.0, 3.0), st.floats(0.0, 3.0), quaternions)
+def test_best_turn_within_euler_limits_is_a_hinges_where_one_axis_may_turn(links, axis, low, span, frame):
+    assume(np.linalg.norm(frame) > 0.1)
+    if axis == 1:  # Euler Y reads back within [-pi/2, pi/2] only
+        low, span = max(low, -np.pi / 2), min(span, np.pi / 2 - max(low, -np.pi / 2))
+    assume(span >= 0.0)
+    before = quat_to_matrix3(np.array(frame) / np.linalg.norm(frame))
+    vectors, directions = unit_rows([v for v, _, _ in links]), unit_rows([d for _, d, _ in links])
+    weights = np.array([w for _, _, w in links])
+    p = np.zeros(6)
+    p[axis], p[3 + axis] = low, low + span
+    angles = best_euler_angles(p, (0.0, 0.0, 0.0), before, vectors, directions, weights)
+    expected, _ = Hinge(np.eye(3)[axis], low, low + span).best_angle(vectors, directions @ before, weights)
+    assert angles[axis] == pytest.approx(expected, abs=1e-9)
+    assert all(angles[k] == 0.0 for k in range(3) if k != axis)
+
+
+@SETTINGS
+@given(links_to_turn, euler_boxes, st.tuples(*[st.floats(0.0, 1.0)] * 3), quaternions)
+def test_best_turn_within_euler_limits_stays_inside_and_serves_its_links_no_worse(links, box, start, frame):
+    assume(np.linalg.norm(frame) > 0.1)
+    before = quat_to_matrix3(np.array(frame) / np.linalg.norm(frame))
+    vectors, directions = unit_rows([v for v, _, _ in links]), unit_rows([d for _, d, _ in links])
+    weights = np.array([w for _, _, w in links])
+    low = np.array([a for a, _ in box])
+    high = low + np.array([s for _, s in box])
+    low[1], high[1] = np.clip(low[1], -np.pi / 2, np.pi / 2), np.clip(high[1], -np.pi / 2, np.pi / 2)
+    begin = low + np.array(start) * (high - low)
+    angles = np.array(best_euler_angles(np.concatenate([low, high]), tuple(begin), before, vectors, directions,
+                                        weights))
+    assert (angles >= low).all() and (angles <= high).all()
+    assert served(angles, before, vectors, directions, weights) >= served(begin, before, vectors, directions,
+                                                                          weights) - 1e-9
 
 
 def kabsch(vectors, directions, weights):
