@@ -4,13 +4,14 @@ iterations, original-pose mode), for each method; a solve succeeds when its tip 
 of the chain's reach. Also counts results that break a lock or limit by more than 1e-6 rad.
 
 Chains: the robot arm; six one-sided hinges; six bones with swing and twist limits; the humanoid with human limits (elbows and knees
-one-sided hinges; shoulders, hips, wrists and spine limited per axis) on each limb (2 and 3
-bones) and the head-to-pelvis spine (5 bones).
+one-sided hinges; shoulders, hips, wrists and spine limited per axis; the right side's mirrored
+from the left's) on each limb (2 and 3 bones) and the head-to-pelvis spine (5 bones).
 Usage: python bench/bench_limits.py [poses per chain] [methods, comma-separated]
 """
 import json
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -55,13 +56,21 @@ HUMAN_LIMITS = {
 }
 
 
+def mirrored(settings):
+    """``settings`` for the other side: the rig mirrors across X, which maps a bone's Euler angles
+    (x, y, z) to (x, -y, -z), so the Y and Z ranges flip."""
+    low, high = settings.limit_min, settings.limit_max
+    return replace(settings, limit_min=(low[0], -high[1], -high[2]), limit_max=(high[0], -low[1], -low[2]))
+
+
 def limited_humanoid():
+    """The humanoid with ``HUMAN_LIMITS`` on its left side and centre, mirrored on its right."""
     rig = load_rig(str(ASSETS / "humanoid.json"))
     for name in rig.skeleton.names:
         settings = HUMAN_LIMITS.get(name.split(".L")[0].split(".R")[0]) if name not in HUMAN_LIMITS else \
             HUMAN_LIMITS[name]
         if settings is not None:
-            rig.bone_ik[name] = settings
+            rig.bone_ik[name] = mirrored(settings) if name.endswith(".R") else settings
     return rig
 
 
