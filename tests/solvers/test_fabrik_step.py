@@ -71,6 +71,7 @@ def test_best_turn_within_euler_limits_is_a_hinges_where_one_axis_may_turn(links
     assume(np.linalg.norm(frame) > 0.1)
     if axis == 1:  # Euler Y reads back within [-pi/2, pi/2] only
         low, span = max(low, -np.pi / 2), min(span, np.pi / 2 - max(low, -np.pi / 2))
+    span = min(span, np.pi - low)  # bone limits lie within [-pi, pi] (BoneDofs)
     assume(span >= 0.0)
     before = quat_to_matrix3(np.array(frame) / np.linalg.norm(frame))
     vectors, directions = unit_rows([v for v, _, _ in links]), unit_rows([d for _, d, _ in links])
@@ -91,7 +92,7 @@ def test_best_turn_within_euler_limits_stays_inside_and_serves_its_links_no_wors
     vectors, directions = unit_rows([v for v, _, _ in links]), unit_rows([d for _, d, _ in links])
     weights = np.array([w for _, _, w in links])
     low = np.array([a for a, _ in box])
-    high = low + np.array([s for _, s in box])
+    high = np.minimum(low + np.array([s for _, s in box]), np.pi)  # bone limits lie within [-pi, pi] (BoneDofs)
     low[1], high[1] = np.clip(low[1], -np.pi / 2, np.pi / 2), np.clip(high[1], -np.pi / 2, np.pi / 2)
     begin = low + np.array(start) * (high - low)
     angles = np.array(best_euler_angles(np.concatenate([low, high]), tuple(begin), before, vectors, directions,
