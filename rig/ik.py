@@ -328,7 +328,7 @@ def _methods_in_turn(rig, bones, choice, search, run):
 
 def _group_influence(constraints):
     """The influence a group of constraints blends with: its strongest member's."""
-    return max(c.influence for c in constraints)
+    return max([c.influence for c in constraints])
 
 
 def solve_groups(rig, pose, world, constraints, goal_for):

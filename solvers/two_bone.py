@@ -385,10 +385,10 @@ def _conditioned(chain, pole, pole_angle, stretch, soft, end_rotation, end_weigh
         pole, _ = inputs.near_target(pole, chain.floats[1])
     if end_rotation is not None:
         end_rotation = list(inputs.unit_quaternion(end_rotation, fallback=(math.nan,) * 4))
-    settings = np.array((*(pole or ORIGIN), pole_angle, *(stretch or (0.0, 0.0)), soft,
-                         *(end_rotation or inputs.IDENTITY), end_weight), dtype=float)
-    return _Given(settings, pole is not None, stretch is not None, end_rotation is not None,
-                  bool(np.isfinite(settings).all()))
+    values = (*(pole or ORIGIN), pole_angle, *(stretch or (0.0, 0.0)), soft, *(end_rotation or inputs.IDENTITY),
+              end_weight)
+    return _Given(np.array(values, dtype=float), pole is not None, stretch is not None, end_rotation is not None,
+                  all(map(math.isfinite, values)))
 
 
 def _constants(chain):
