@@ -38,28 +38,6 @@ class IKGoal:
     target_frame: np.ndarray = None
 
 
-@dataclass
-class ChainReport:
-    """What one IK constraint's solve did (for the stats panel, scripted solves and tests).
-    ``error`` is the residual of its first goal in ``unit``: "m" for a position, "rad" for an
-    angle (a one-bone chain aims, so its residual is an angle). ``solver`` names every method
-    that ran ("two_bone+ccd"); ``notes`` every setting asked for and not honoured, with the
-    reason. ``at_limit`` counts the solved bones a lock or limit held (a group's, for a
-    constraint solved in a group); ``at_limit_bones`` names this constraint's chain bones among
-    them, root first, for the viewport to mark; ``residuals`` every goal it asked for, first
-    one first (its reach, its rotation, each Control Rotation), as ``Residual``."""
-    bone: str
-    solver: str
-    iterations: int
-    error: float
-    converged: bool
-    at_limit: int = 0
-    unit: str = "m"
-    notes: tuple = ()
-    at_limit_bones: tuple = ()
-    residuals: tuple = ()
-
-
 class Residual(NamedTuple):
     """How far one goal is from met: ``goal`` names its kind ("position", "aim" for a one-bone
     chain's position, "distance", "rotation", "joint rotation"), ``value`` in ``unit`` ("m" or
@@ -67,6 +45,38 @@ class Residual(NamedTuple):
     goal: str
     value: float
     unit: str
+
+
+NO_GOAL = Residual("position", 0.0, "m")  # what a constraint with no goal to meet (location and rotation off) leaves
+NOT_FINITE = Residual("position", float("inf"), "m")  # a non-finite target's: nothing was solved
+
+
+@dataclass
+class ChainReport:
+    """What one IK constraint's solve did (for the stats panel, scripted solves and tests).
+    ``residuals``: every goal it asked for, first one first (its reach, its rotation, each
+    Control Rotation), as ``Residual``; ``error`` and ``unit`` are the first's ("m" for a
+    position, "rad" for an angle: a one-bone chain aims). ``solver`` names every method that ran
+    ("two_bone+ccd"); ``notes`` every setting asked for and not honoured, with the reason.
+    ``at_limit`` counts the solved bones a lock or limit held (a group's, for a constraint solved
+    in a group); ``at_limit_bones`` names this constraint's chain bones among them, root first,
+    for the viewport to mark."""
+    bone: str
+    solver: str
+    iterations: int
+    converged: bool
+    residuals: tuple
+    at_limit: int = 0
+    notes: tuple = ()
+    at_limit_bones: tuple = ()
+
+    @property
+    def error(self):
+        return (self.residuals[0] if self.residuals else NO_GOAL).value
+
+    @property
+    def unit(self):
+        return (self.residuals[0] if self.residuals else NO_GOAL).unit
 
 
 GOAL_KINDS = {PositionGoal: "position", DistanceGoal: "distance", RotationGoal: "rotation",
@@ -205,11 +215,11 @@ def _reports(rig, goals, bones, plan, group, search):
         residuals = tuple([Residual(_goal_kind(problem_goal, units[i]), errors[i], units[i])
                            for i, problem_goal in enumerate(group.problem.goals[k:k + count], k)])
         k += count
-        first = residuals[0] if residuals else Residual("position", 0.0, "m")
+        first = residuals[0] if residuals else NO_GOAL
         held = _held(rig, bones, result.at_limit, chain) if limited else NOT_HELD
-        reports.append(ChainReport(goal.constraint.bone, solver, search.iterations, first.value,
-                                   first.value <= rig.solver.tolerance, held.count, first.unit, plan.notes,
-                                   held.names, residuals))
+        reports.append(ChainReport(goal.constraint.bone, solver, search.iterations,
+                                   first.value <= rig.solver.tolerance, residuals, held.count, plan.notes,
+                                   held.names))
     return reports
 
 
@@ -280,7 +290,7 @@ def solve_goals(rig, pose, world, goals, bones):
     plan = group_plan(rig, goals, bones)
     group = _problem(rig, pose, world, goals, bones, plan)
     if group is None:  # a non-finite target: the pose stays as it is
-        return [ChainReport(g.constraint.bone, plan.choice.methods[0], 0, float("inf"), False) for g in goals]
+        return [ChainReport(g.constraint.bone, plan.choice.methods[0], 0, False, (NOT_FINITE,)) for g in goals]
     search = _Search(plan.budget)
 
     def run(method, start, iterations):
