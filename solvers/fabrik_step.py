@@ -18,6 +18,7 @@ import numpy as np
 from numba import njit
 
 from solvers import scalar as sc
+from solvers.kinematics import pose_bones, rotation_matrices
 from solvers.limits import EULER, HINGE, best_euler_angles, best_hinge_angle, clamp_encoded, violation_of
 from solvers.rotation_fit import arc, best_rotation, vector_row
 
@@ -37,12 +38,16 @@ class StepTables(NamedTuple):
     e's tail); effector e's straight path (none: an empty range) rows ``path_start[e]:...``
     (node, distance from its top head); ``strand_effector[j]`` the effector whose tail bone j's
     line of bones leads to (-1: none), those bones rows ``strand_start[j]:...``; ``in_chain[e, j]``
-    whether effector e moves bone j; limits as ``solvers.limits.encode_limits``."""
+    whether effector e moves bone j; limits as ``solvers.limits.encode_limits``. The first
+    fields are the tree as a ``kinematics.BoneTree`` (for ``pose_bones``), then each bone's rest
+    rotation as a matrix (``rest``)."""
     parents: np.ndarray
+    base_rotation: tuple
+    origin: tuple
+    rest_rotations: np.ndarray
     offsets: np.ndarray
-    rest: np.ndarray
-    base: np.ndarray
     lengths: np.ndarray
+    rest: np.ndarray
     active: np.ndarray
     movable: np.ndarray
     link_start: np.ndarray
@@ -88,8 +93,7 @@ def put_matrix(stack, i, m):
 
 @njit(cache=True)
 def base_rotation(t):
-    b = t.base
-    return ((b[0, 0], b[0, 1], b[0, 2]), (b[1, 0], b[1, 1], b[1, 2]), (b[2, 0], b[2, 1], b[2, 2]))
+    return sc.qmatrix(t.base_rotation)
 
 
 @njit(cache=True)
@@ -409,27 +413,18 @@ def _free_turn(link_vector, link_node, link, frame, back, head):
 
 @njit(cache=True)
 def pose(t, local):
-    """World rotations (n, 3, 3), heads and tails (n, 3) of pose rotations ``local`` (n, 3, 3),
-    each first made orthonormal through its quaternion so rounding cannot compound across
-    iterations (``local`` is changed in place)."""
+    """World rotations (n, 3, 3), heads and tails (n, 3) of pose rotations ``local`` (n, 3, 3):
+    the solvers' forward kinematics (``kinematics.pose_bones``), each rotation first made
+    orthonormal through its quaternion so rounding cannot compound across iterations (``local``
+    is changed in place)."""
     n = len(t.parents)
-    world, heads, tails = np.empty((n, 3, 3)), np.empty((n, 3)), np.empty((n, 3))
-    base = base_rotation(t)
+    rotations, world, heads, tails = np.empty((n, 4)), np.empty((n, 4)), np.empty((n, 3)), np.empty((n, 3))
     for i in range(n):
-        rotation = sc.qmatrix(sc.quat_from_matrix3(matrix_at(local, i)))
-        put_matrix(local, i, rotation)
-        p = t.parents[i]
-        above = base if p < 0 else matrix_at(world, p)
-        head = sc.mvec(above, vector_row(t.offsets, i))
-        if p >= 0:
-            head = sc.add(vector_row(heads, p), head)
-        else:
-            head = sc.add((t.base[0, 3], t.base[1, 3], t.base[2, 3]), head)
-        frame = sc.mmul(above, sc.mmul(matrix_at(t.rest, i), rotation))
-        put_matrix(world, i, frame)
-        put_vector(heads, i, head)
-        put_vector(tails, i, sc.add(head, sc.scale(sc.column(frame, 1), t.lengths[i])))
-    return world, heads, tails
+        q = sc.quat_from_matrix3(matrix_at(local, i))
+        put_matrix(local, i, sc.qmatrix(q))
+        rotations[i, 0], rotations[i, 1], rotations[i, 2], rotations[i, 3] = q
+    pose_bones(t, None, rotations, None, world, heads, tails)
+    return rotation_matrices(world), heads, tails
 
 
 @njit(cache=True)
