@@ -10,13 +10,13 @@ and the pose arrays. ``cache=True`` keeps the machine code beside this file (``w
 compiles it; numba keys that cache on this file alone).
 """
 import math
-from typing import NamedTuple
+from collections import namedtuple
 
 import numpy as np
 from numba import njit
 
 from solvers import scalar as sc
-from solvers.kinematics import pose_bones
+from solvers.kinematics import BoneTree, pose_bones
 from solvers.limits import clamp_encoded
 from solvers.rotation_fit import vector_row
 
@@ -27,27 +27,15 @@ MIN_TURN = 1e-12
 UNAIMED_GAIN = 0.75
 
 
-class SweepTables(NamedTuple):
-    """One solve's constants as the kernel reads them: first the chain as a ``kinematics.BoneTree``
-    (its fields, for ``pose_bones``), then per bone its stiffness (n, 3, zeros for none) and the
-    row of its sole Hinge in the encoded limits (-1: none); the limits as
-    ``solvers.limits.encode_limits``; the target, the chain's reach, the sweeps' root (``pivot``)
-    and ``max_step`` (inf for none)."""
-    parents: np.ndarray
-    base_rotation: tuple
-    origin: tuple
-    rest_rotations: np.ndarray
-    offsets: np.ndarray
-    lengths: np.ndarray
-    stiffness: np.ndarray
-    hinge_row: np.ndarray
-    limit_start: np.ndarray
-    limit_kind: np.ndarray
-    limit_parameters: np.ndarray
-    target: tuple
-    reach: float
-    pivot: int
-    max_step: float
+# One solve's constants as the kernel reads them: the chain first, as the fields of a
+# ``kinematics.BoneTree`` (so ``pose_bones`` reads the tables as the tree; a nested record would
+# cost every kernel call), then per bone its ``stiffness`` (n, 3, zeros for none) and the row of
+# its sole Hinge in the encoded limits (``hinge_row``, -1: none); the limits as
+# ``solvers.limits.encode_limits``; the ``target`` (3 floats), the chain's ``reach``, the sweeps'
+# root (``pivot``) and ``max_step`` (inf for none).
+SweepTables = namedtuple("SweepTables", BoneTree._fields + (
+    "stiffness", "hinge_row", "limit_start", "limit_kind", "limit_parameters", "target", "reach", "pivot",
+    "max_step"))
 
 
 @njit(cache=True)

@@ -12,13 +12,13 @@ Vectors are 3-tuples and matrices tuples of rows inside the kernel; the plan and
 arrays. ``cache=True`` keeps the machine code beside this file (``warm`` at set-up compiles it).
 """
 import math
-from typing import NamedTuple
+from collections import namedtuple
 
 import numpy as np
 from numba import njit
 
 from solvers import scalar as sc
-from solvers.kinematics import pose_bones, rotation_matrices
+from solvers.kinematics import BoneTree, pose_bones, rotation_matrices
 from solvers.limits import EULER, HINGE, best_euler_angles, best_hinge_angle, clamp_encoded, violation_of
 from solvers.rotation_fit import arc, best_rotation, vector_row
 
@@ -32,40 +32,18 @@ FITS = 1e-7
 EPS = 1e-12
 
 
-class StepTables(NamedTuple):
-    """A ``FabrikPlan`` as arrays for the kernel. Links of bone j are rows
-    ``link_start[j]:link_start[j + 1]`` (node, local vector, weight; node ``n + e`` is effector
-    e's tail); effector e's straight path (none: an empty range) rows ``path_start[e]:...``
-    (node, distance from its top head); ``strand_effector[j]`` the effector whose tail bone j's
-    line of bones leads to (-1: none), those bones rows ``strand_start[j]:...``; ``in_chain[e, j]``
-    whether effector e moves bone j; limits as ``solvers.limits.encode_limits``. The first
-    fields are the tree as a ``kinematics.BoneTree`` (for ``pose_bones``), then each bone's rest
-    rotation as a matrix (``rest``)."""
-    parents: np.ndarray
-    base_rotation: tuple
-    origin: tuple
-    rest_rotations: np.ndarray
-    offsets: np.ndarray
-    lengths: np.ndarray
-    rest: np.ndarray
-    active: np.ndarray
-    movable: np.ndarray
-    link_start: np.ndarray
-    link_node: np.ndarray
-    link_vector: np.ndarray
-    link_weight: np.ndarray
-    effector_bone: np.ndarray
-    effector_weight: np.ndarray
-    in_chain: np.ndarray
-    path_start: np.ndarray
-    path_node: np.ndarray
-    path_reach: np.ndarray
-    strand_effector: np.ndarray
-    strand_start: np.ndarray
-    strand_bone: np.ndarray
-    limit_start: np.ndarray
-    limit_kind: np.ndarray
-    limit_parameters: np.ndarray
+# A ``FabrikPlan`` as arrays for the kernel: the tree first, as the fields of a
+# ``kinematics.BoneTree`` (so ``pose_bones`` reads the tables as the tree; a nested record would
+# cost every kernel call), then each bone's rest rotation as a matrix (``rest``). Links of bone j
+# are rows ``link_start[j]:link_start[j + 1]`` (node, local vector, weight; node ``n + e`` is
+# effector e's tail); effector e's straight path (none: an empty range) rows
+# ``path_start[e]:...`` (node, distance from its top head); ``strand_effector[j]`` the effector
+# whose tail bone j's line of bones leads to (-1: none), those bones rows ``strand_start[j]:...``;
+# ``in_chain[e, j]`` whether effector e moves bone j; limits as ``solvers.limits.encode_limits``.
+StepTables = namedtuple("StepTables", BoneTree._fields + (
+    "rest", "active", "movable", "link_start", "link_node", "link_vector", "link_weight", "effector_bone",
+    "effector_weight", "in_chain", "path_start", "path_node", "path_reach", "strand_effector", "strand_start",
+    "strand_bone", "limit_start", "limit_kind", "limit_parameters"))
 
 
 def for_kernel(values, dtype):

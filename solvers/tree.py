@@ -108,6 +108,7 @@ def tree_pose_rows(tree, quats, stretch):
     ``quats`` (n quaternions, normalised on the way) and ``stretch`` (n floats): the solvers'
     compiled forward kinematics (``kinematics.pose_bones``), its arrays turned to lists once,
     which on a 10-bone chain costs less than the float arithmetic it replaced."""
-    before, world, heads, tails = kinematics.pose_matrices(tree.bone_tree, np.array(stretch, dtype=float),
-                                                           np.array(quats, dtype=float))
-    return PoseRows(before.tolist(), world.tolist(), heads.tolist(), tails.tolist())
+    rows = kinematics.pose_matrices(*tree.bone_tree, np.array(stretch, dtype=float),
+                                    np.array(quats, dtype=float)).tolist()
+    return PoseRows([bone[:3] for bone in rows], [bone[3:6] for bone in rows], [bone[6] for bone in rows],
+                    [bone[7] for bone in rows])

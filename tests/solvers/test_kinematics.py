@@ -8,7 +8,7 @@ from solvers.ccd import _free_tables
 from solvers.chain import Chain, bone_hierarchy
 from solvers.fabrik import Effector, fabrik_plan
 from solvers.fabrik_step import pose
-from solvers.kinematics import pose_matrices, update_world
+from solvers.kinematics import BoneTree, pose_matrices, update_world
 from solvers.transforms import compose, quat_normalize, quat_to_matrix3
 from solvers.tree import Tree
 
@@ -78,7 +78,8 @@ def test_the_solvers_forward_kinematics_agrees_with_the_rigs_on_random_trees_wit
     tree = random_tree(rng, n)
     quats = quat_normalize(rng.normal(size=(n, 4)))
     stretch = rng.uniform(0.5, 3.0, n)
-    before, world, heads, tails = pose_matrices(tree.bone_tree, stretch, quats)
+    posed = pose_matrices(*tree.bone_tree, stretch, quats)
+    before, world, heads, tails = posed[:, 0:3], posed[:, 3:6], posed[:, 6], posed[:, 7]
     rig_world, rig_heads, rig_tails = rig_pose(tree, quats, stretch)
     np.testing.assert_allclose(world, rig_world, rtol=0.0, atol=1e-12)
     np.testing.assert_allclose(before, rig_world @ np.swapaxes(quat_to_matrix3(quats), -1, -2), rtol=0.0, atol=1e-12)
@@ -103,7 +104,8 @@ def test_ccd_and_fabrik_tables_pose_bones_as_the_rig_does(n, seed):
     np.testing.assert_allclose(tails, rig_tails, rtol=0.0, atol=1e-12)
     chain = Chain(tree.base, tree.offsets, tree.rest_rotations, tree.lengths)
     as_tree = Tree.from_chain(chain)
-    _, world, heads, tails = pose_matrices(_free_tables(chain), unstretched, quats)
+    posed = pose_matrices(*_free_tables(chain)[:len(BoneTree._fields)], unstretched, quats)
+    world, heads, tails = posed[:, 3:6], posed[:, 6], posed[:, 7]
     chain_world, chain_heads, chain_tails = rig_pose(as_tree, quats, unstretched)
     np.testing.assert_allclose(world, chain_world, rtol=0.0, atol=1e-12)
     np.testing.assert_allclose(heads, chain_heads, rtol=0.0, atol=1e-12)
