@@ -4,8 +4,8 @@ Compiled with numba because a sweep is dozens of small vector and quaternion ope
 joint, where plain Python floats made a free 10-bone solve take 0.084 ms (compiled: 0.018) and
 limited chains through the rig 0.21-0.66 ms (compiled: 0.08-0.11; bench/bench_solvers.py,
 bench/bench_limits.py). The arithmetic is the
-``register_jitable`` helpers of ``solvers.scalar`` and the encoded limit clamp of
-``solvers.limits``, compiled in; vectors and quaternions are tuples inside the kernel, the chain
+``register_jitable`` helpers of ``solvers.scalar``, the encoded limit clamp of ``solvers.limits``
+and the solvers' forward kinematics (``kinematics.pose_bones``), compiled in; vectors and quaternions are tuples inside the kernel, the chain
 and the pose arrays. ``cache=True`` keeps the machine code beside this file (``warm`` at set-up
 compiles it; numba keys that cache on this file alone).
 """

@@ -6,8 +6,9 @@ limited step is hundreds of small vector, quaternion and limit operations per bo
 trial spins of a limb, each clamped), where numpy's per-call cost made a solve take 4-150 ms
 and plain Python floats still several (bench/bench_limits.py); a free chain's step is cheap
 enough that calling a kernel once per iteration from Python cost more than the step itself,
-hence a compiled loop too. The arithmetic is
-the ``register_jitable`` helpers of ``solvers.scalar`` and ``solvers.limits``, compiled in.
+hence a compiled loop too. The arithmetic is the ``register_jitable`` helpers of
+``solvers.scalar`` and ``solvers.limits`` and the solvers' forward kinematics
+(``kinematics.pose_bones``), compiled in.
 Vectors are 3-tuples and matrices tuples of rows inside the kernel; the plan and the state are
 arrays. ``cache=True`` keeps the machine code beside this file (``warm`` at set-up compiles it).
 """
