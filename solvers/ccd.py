@@ -47,6 +47,7 @@ from solvers.ccd_step import SweepTables, ccd_sweep
 from solvers.chain import Chain, SolveResult, chain_pose, straight_chain, stretch_to_reach
 from solvers.fabrik_step import for_kernel
 from solvers.iterate import iterate
+from solvers.kinematics import bone_tree
 from solvers.limits import Hinge, clamp_rotation, encode_limits, sole_hinge, validate_limits
 from solvers.transforms import matrix3_to_quat, quat_angle, quat_conjugate, quat_mul, quat_normalize, quat_rotate
 
@@ -128,10 +129,9 @@ def _tables(chain, target, limits, max_step, stiffness):
 def _free_tables(chain):
     """``SweepTables`` for ``chain`` without limits or stiffness, toward the origin."""
     n = len(chain)
-    base_rotation, origin, *_ = chain.floats
-    return SweepTables(base_rotation, origin, *(for_kernel(a, float) for a in (
-        chain.offsets, chain.rest_rotations, chain.segments, np.zeros((n, 3)))), target=(0.0, 0.0, 0.0),
-        reach=chain.reach, max_step=math.inf, **_limit_fields(n, None))
+    bones = bone_tree(chain.base, np.arange(n) - 1, chain.offsets, chain.rest_rotations, chain.lengths)
+    return SweepTables(*bones, stiffness=for_kernel(np.zeros((n, 3)), float), target=(0.0, 0.0, 0.0),
+                       reach=chain.reach, max_step=math.inf, **_limit_fields(n, None))
 
 
 def _limit_fields(n, limits):

@@ -4,18 +4,19 @@ Compiled with numba because a sweep is dozens of small vector and quaternion ope
 joint, where plain Python floats made a free 10-bone solve take 0.084 ms (compiled: 0.018) and
 limited chains through the rig 0.21-0.66 ms (compiled: 0.08-0.11; bench/bench_solvers.py,
 bench/bench_limits.py). The arithmetic is the
-``register_jitable`` helpers of ``solvers.scalar`` and the encoded limit clamp of
-``solvers.limits``, compiled in; vectors and quaternions are tuples inside the kernel, the chain
+``register_jitable`` helpers of ``solvers.scalar``, the encoded limit clamp of ``solvers.limits``
+and the solvers' forward kinematics (``kinematics.pose_bones``), compiled in; vectors and quaternions are tuples inside the kernel, the chain
 and the pose arrays. ``cache=True`` keeps the machine code beside this file (``warm`` at set-up
 compiles it; numba keys that cache on this file alone).
 """
 import math
-from typing import NamedTuple
+from collections import namedtuple
 
 import numpy as np
 from numba import njit
 
 from solvers import scalar as sc
+from solvers.kinematics import BoneTree, pose_bones
 from solvers.limits import clamp_encoded
 from solvers.rotation_fit import vector_row
 
@@ -26,26 +27,15 @@ MIN_TURN = 1e-12
 UNAIMED_GAIN = 0.75
 
 
-class SweepTables(NamedTuple):
-    """One solve's constants as the kernel reads them: the base's rotation and origin, per bone
-    its head offset (n, 3), rest rotation (n, 4), segment (n, 3, ``Chain.segments``), stiffness
-    (n, 3, zeros for none) and the row of its sole Hinge in the encoded limits (-1: none); the
-    limits as ``solvers.limits.encode_limits``; the target, the chain's reach, the sweeps' root
-    (``pivot``) and ``max_step`` (inf for none)."""
-    base_rotation: tuple
-    origin: tuple
-    offsets: np.ndarray
-    rest: np.ndarray
-    segments: np.ndarray
-    stiffness: np.ndarray
-    hinge_row: np.ndarray
-    limit_start: np.ndarray
-    limit_kind: np.ndarray
-    limit_parameters: np.ndarray
-    target: tuple
-    reach: float
-    pivot: int
-    max_step: float
+# One solve's constants as the kernel reads them: the chain first, as the fields of a
+# ``kinematics.BoneTree`` (so ``pose_bones`` reads the tables as the tree; a nested record would
+# cost every kernel call), then per bone its ``stiffness`` (n, 3, zeros for none) and the row of
+# its sole Hinge in the encoded limits (``hinge_row``, -1: none); the limits as
+# ``solvers.limits.encode_limits``; the ``target`` (3 floats), the chain's ``reach``, the sweeps'
+# root (``pivot``) and ``max_step`` (inf for none).
+SweepTables = namedtuple("SweepTables", BoneTree._fields + (
+    "stiffness", "hinge_row", "limit_start", "limit_kind", "limit_parameters", "target", "reach", "pivot",
+    "max_step"))
 
 
 @njit(cache=True)
@@ -56,25 +46,6 @@ def _quat_row(rows, i):
 @njit(cache=True)
 def _put_quat(rows, i, q):
     rows[i, 0], rows[i, 1], rows[i, 2], rows[i, 3] = q
-
-
-@njit(cache=True)
-def _pose(t, rotations):
-    """Per bone its frame before the pose rotation and its world rotation (n, 4 each), and the
-    chain's points (n + 1, 3)."""
-    n = len(rotations)
-    frames, worlds, points = np.empty((n, 4)), np.empty((n, 4)), np.empty((n + 1, 3))
-    head = sc.add(t.origin, sc.qrotate(t.base_rotation, vector_row(t.offsets, 0)))
-    points[0, 0], points[0, 1], points[0, 2] = head
-    parent = t.base_rotation
-    for i in range(n):
-        frame = sc.qmul(parent, _quat_row(t.rest, i))
-        parent = sc.qmul(frame, _quat_row(rotations, i))
-        _put_quat(frames, i, frame)
-        _put_quat(worlds, i, parent)
-        head = sc.add(head, sc.qrotate(parent, vector_row(t.segments, i)))
-        points[i + 1, 0], points[i + 1, 1], points[i + 1, 2] = head
-    return frames, worlds, points
 
 
 @njit(cache=True)
@@ -208,9 +179,10 @@ def _straighten(t, rotations, held):
     parent = t.base_rotation
     head = sc.add(t.origin, sc.qrotate(parent, vector_row(t.offsets, 0)))
     for i in range(len(rotations)):
-        frame = sc.qmul(parent, _quat_row(t.rest, i))
+        frame = sc.qmul(parent, _quat_row(t.rest_rotations, i))
         rotation = _quat_row(rotations, i)
-        segment = vector_row(t.segments, i)
+        # Its vector to the next point of the chain (``Chain.segments``): the next head, or its tail.
+        segment = vector_row(t.offsets, i + 1) if i + 1 < len(rotations) else (0.0, t.lengths[i], 0.0)
         aim = sc.add(head, sc.qrotate(sc.qmul(frame, rotation), segment))
         turned, new = _turn(t, i, frame, rotation, head, aim, t.target, held)
         if turned:
@@ -229,13 +201,14 @@ def ccd_sweep(t, rotations, last_tip, shared):
     n = len(rotations)
     rotations = rotations.copy()
     held = np.zeros((n, 3), dtype=np.bool_)
-    frames, worlds, points = _pose(t, rotations)
+    frames, worlds, heads, tails = np.empty((n, 4)), np.empty((n, 4)), np.empty((n, 3)), np.empty((n, 3))
+    pose_bones(t, None, rotations, frames, worlds, heads, tails)
     target = t.target
     # Out of reach the best pose lies straight toward the target. Otherwise tip to root.
-    if sc.length(sc.sub(target, vector_row(points, 0))) >= t.reach:
+    if sc.length(sc.sub(target, vector_row(heads, 0))) >= t.reach:
         return rotations, _straighten(t, rotations, held), held, shared
     pivot = t.pivot
-    root, tip = vector_row(points, pivot), vector_row(points, n)
+    root, tip = vector_row(heads, pivot), vector_row(tails, n - 1)
     row = t.hinge_row[pivot]
     # Past a hinged root the joints aim at the target's point on its orbit about the hinge, from the next joint.
     orbit = row >= 0 and pivot + 1 < n
@@ -245,15 +218,15 @@ def ccd_sweep(t, rotations, last_tip, shared):
         goal = _orbit_goal(root, sc.qrotate(_quat_row(frames, pivot), (p[0], p[1], p[2])), tip, target,
                            _hinge_room(p, _quat_row(rotations, pivot)))
     aimer = pivot + 1 if orbit else pivot
-    wanted = sc.length(sc.sub(goal, vector_row(points, aimer)))
+    wanted = sc.length(sc.sub(goal, vector_row(heads, aimer)))
     miss = 0.0
     for i in range(n - 1, -1, -1):
         if i == pivot:
             miss = _off_aim(root, tip, target)
         bone_goal = goal if i > pivot else target
-        head = vector_row(points, i)
+        head = vector_row(heads, i)
         if shared and i > aimer:
-            bone_goal = _shared_reach_goal(vector_row(points, aimer), head, tip, goal, wanted, i - aimer,
+            bone_goal = _shared_reach_goal(vector_row(heads, aimer), head, tip, goal, wanted, i - aimer,
                                            _quat_row(worlds, i))
         frame = _quat_row(frames, i)
         turned, new = _turn(t, i, frame, _quat_row(rotations, i), head, tip, bone_goal, held)

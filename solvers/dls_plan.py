@@ -75,7 +75,7 @@ class DlsPlan:
 
 def _path(tree, bone):
     """Bone and its ancestors, bone first."""
-    parents = tree.rows[0]
+    parents = tree.rows.parents
     path = [bone]
     while parents[path[-1]] >= 0:
         path.append(parents[path[-1]])
@@ -85,7 +85,7 @@ def _path(tree, bone):
 def _reach_along(tree, path, use_tail):
     """Per bone on ``path`` (bone first), the Y offset that its stretch scales on the way to the
     goal's point (its tail, or the head of the next bone down the path)."""
-    _, offsets, lengths, _, _ = tree.rows
+    offsets, lengths = tree.rows.offsets, tree.rows.lengths
     reach = {path[0]: lengths[path[0]]} if use_tail else {}
     reach.update((j, offsets[below][1]) for below, j in zip(path, path[1:]))
     return reach
@@ -94,14 +94,14 @@ def _reach_along(tree, path, use_tail):
 def _span(tree, path, use_tail):
     """How far the point of a goal on ``path`` (bone first) can be from the path's fixed top head,
     unstretched: the sum of its segments."""
-    _, offsets, lengths, _, _ = tree.rows
+    offsets, lengths = tree.rows.offsets, tree.rows.lengths
     return sum(sc.length(offsets[c]) for c in path[:-1]) + (lengths[path[0]] if use_tail else 0.0)
 
 
 def _beyond_reach(tree, path, kind, goal):
     """Whether a position or distance goal lies farther from its path's fixed top head than the
     path reaches unstretched."""
-    top = tree.rows[4][path[-1]][0]
+    top = tree.rows.root_heads[path[-1]]
     away = sc.length(sc.sub(goal.target, top))
     if kind == DISTANCE:
         away = {"inside": away - goal.distance, "on": abs(away - goal.distance),

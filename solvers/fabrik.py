@@ -143,8 +143,7 @@ def _resized(plan, tree):
     reach = [_reach(vectors, t.path_node[start:stop]) for start, stop in zip(t.path_start[:-1], t.path_start[1:])
              if stop > start]
     return FabrikPlan(tree, plan.effectors, plan.limits, plan.active, plan.movable, t._replace(
-        offsets=for_kernel(tree.offsets, float), lengths=for_kernel(tree.lengths, float),
-        link_vector=for_kernel(vectors[t.link_node], float),
+        **tree.bone_tree._asdict(), link_vector=for_kernel(vectors[t.link_node], float),
         path_reach=for_kernel(np.concatenate([[]] + reach), float)))
 
 
@@ -169,10 +168,9 @@ def _tables(tree, effectors, limits, active, movable, links, paths, in_chain):
     strand_effector = [strands[j][1] if j in strands else -1 for j in range(n)]
     strand_start, strand_bone = _ragged([strands[j][0] if j in strands else () for j in range(n)])
     limit_start, limit_kind, limit_parameters = encode_limits(n, limits)
-    return StepTables(*(for_kernel(a, d) for a, d in (
-        (tree.parents, int), (tree.offsets, float), (tree.rest_matrices, float), (tree.base, float),
-        (tree.lengths, float), (active, int), (movable, bool), (link_start, int), (link_node, int),
-        (link_vector, float), (link_weight, float), ([e.bone for e in effectors], int),
+    return StepTables(*tree.bone_tree, *(for_kernel(a, d) for a, d in (
+        (tree.rest_matrices, float), (active, int), (movable, bool), (link_start, int),
+        (link_node, int), (link_vector, float), (link_weight, float), ([e.bone for e in effectors], int),
         ([e.weight for e in effectors], float), (in_chain, bool), (path_start, int), (path_node, int),
         (path_reach, float), (strand_effector, int), (strand_start, int), (strand_bone, int), (limit_start, int),
         (limit_kind, int), (limit_parameters, float))))

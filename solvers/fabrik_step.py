@@ -6,18 +6,20 @@ limited step is hundreds of small vector, quaternion and limit operations per bo
 trial spins of a limb, each clamped), where numpy's per-call cost made a solve take 4-150 ms
 and plain Python floats still several (bench/bench_limits.py); a free chain's step is cheap
 enough that calling a kernel once per iteration from Python cost more than the step itself,
-hence a compiled loop too. The arithmetic is
-the ``register_jitable`` helpers of ``solvers.scalar`` and ``solvers.limits``, compiled in.
+hence a compiled loop too. The arithmetic is the ``register_jitable`` helpers of
+``solvers.scalar`` and ``solvers.limits`` and the solvers' forward kinematics
+(``kinematics.pose_bones``), compiled in.
 Vectors are 3-tuples and matrices tuples of rows inside the kernel; the plan and the state are
 arrays. ``cache=True`` keeps the machine code beside this file (``warm`` at set-up compiles it).
 """
 import math
-from typing import NamedTuple
+from collections import namedtuple
 
 import numpy as np
 from numba import njit
 
 from solvers import scalar as sc
+from solvers.kinematics import BoneTree, pose_bones, rotation_matrices
 from solvers.limits import EULER, HINGE, best_euler_angles, best_hinge_angle, clamp_encoded, violation_of
 from solvers.rotation_fit import arc, best_rotation, vector_row
 
@@ -31,36 +33,18 @@ FITS = 1e-7
 EPS = 1e-12
 
 
-class StepTables(NamedTuple):
-    """A ``FabrikPlan`` as arrays for the kernel. Links of bone j are rows
-    ``link_start[j]:link_start[j + 1]`` (node, local vector, weight; node ``n + e`` is effector
-    e's tail); effector e's straight path (none: an empty range) rows ``path_start[e]:...``
-    (node, distance from its top head); ``strand_effector[j]`` the effector whose tail bone j's
-    line of bones leads to (-1: none), those bones rows ``strand_start[j]:...``; ``in_chain[e, j]``
-    whether effector e moves bone j; limits as ``solvers.limits.encode_limits``."""
-    parents: np.ndarray
-    offsets: np.ndarray
-    rest: np.ndarray
-    base: np.ndarray
-    lengths: np.ndarray
-    active: np.ndarray
-    movable: np.ndarray
-    link_start: np.ndarray
-    link_node: np.ndarray
-    link_vector: np.ndarray
-    link_weight: np.ndarray
-    effector_bone: np.ndarray
-    effector_weight: np.ndarray
-    in_chain: np.ndarray
-    path_start: np.ndarray
-    path_node: np.ndarray
-    path_reach: np.ndarray
-    strand_effector: np.ndarray
-    strand_start: np.ndarray
-    strand_bone: np.ndarray
-    limit_start: np.ndarray
-    limit_kind: np.ndarray
-    limit_parameters: np.ndarray
+# A ``FabrikPlan`` as arrays for the kernel: the tree first, as the fields of a
+# ``kinematics.BoneTree`` (so ``pose_bones`` reads the tables as the tree; a nested record would
+# cost every kernel call), then each bone's rest rotation as a matrix (``rest``). Links of bone j
+# are rows ``link_start[j]:link_start[j + 1]`` (node, local vector, weight; node ``n + e`` is
+# effector e's tail); effector e's straight path (none: an empty range) rows
+# ``path_start[e]:...`` (node, distance from its top head); ``strand_effector[j]`` the effector
+# whose tail bone j's line of bones leads to (-1: none), those bones rows ``strand_start[j]:...``;
+# ``in_chain[e, j]`` whether effector e moves bone j; limits as ``solvers.limits.encode_limits``.
+StepTables = namedtuple("StepTables", BoneTree._fields + (
+    "rest", "active", "movable", "link_start", "link_node", "link_vector", "link_weight", "effector_bone",
+    "effector_weight", "in_chain", "path_start", "path_node", "path_reach", "strand_effector", "strand_start",
+    "strand_bone", "limit_start", "limit_kind", "limit_parameters"))
 
 
 def for_kernel(values, dtype):
@@ -88,8 +72,7 @@ def put_matrix(stack, i, m):
 
 @njit(cache=True)
 def base_rotation(t):
-    b = t.base
-    return ((b[0, 0], b[0, 1], b[0, 2]), (b[1, 0], b[1, 1], b[1, 2]), (b[2, 0], b[2, 1], b[2, 2]))
+    return sc.qmatrix(t.base_rotation)
 
 
 @njit(cache=True)
@@ -409,27 +392,18 @@ def _free_turn(link_vector, link_node, link, frame, back, head):
 
 @njit(cache=True)
 def pose(t, local):
-    """World rotations (n, 3, 3), heads and tails (n, 3) of pose rotations ``local`` (n, 3, 3),
-    each first made orthonormal through its quaternion so rounding cannot compound across
-    iterations (``local`` is changed in place)."""
+    """World rotations (n, 3, 3), heads and tails (n, 3) of pose rotations ``local`` (n, 3, 3):
+    the solvers' forward kinematics (``kinematics.pose_bones``), each rotation first made
+    orthonormal through its quaternion so rounding cannot compound across iterations (``local``
+    is changed in place)."""
     n = len(t.parents)
-    world, heads, tails = np.empty((n, 3, 3)), np.empty((n, 3)), np.empty((n, 3))
-    base = base_rotation(t)
+    rotations, world, heads, tails = np.empty((n, 4)), np.empty((n, 4)), np.empty((n, 3)), np.empty((n, 3))
     for i in range(n):
-        rotation = sc.qmatrix(sc.quat_from_matrix3(matrix_at(local, i)))
-        put_matrix(local, i, rotation)
-        p = t.parents[i]
-        above = base if p < 0 else matrix_at(world, p)
-        head = sc.mvec(above, vector_row(t.offsets, i))
-        if p >= 0:
-            head = sc.add(vector_row(heads, p), head)
-        else:
-            head = sc.add((t.base[0, 3], t.base[1, 3], t.base[2, 3]), head)
-        frame = sc.mmul(above, sc.mmul(matrix_at(t.rest, i), rotation))
-        put_matrix(world, i, frame)
-        put_vector(heads, i, head)
-        put_vector(tails, i, sc.add(head, sc.scale(sc.column(frame, 1), t.lengths[i])))
-    return world, heads, tails
+        q = sc.quat_from_matrix3(matrix_at(local, i))
+        put_matrix(local, i, sc.qmatrix(q))
+        rotations[i, 0], rotations[i, 1], rotations[i, 2], rotations[i, 3] = q
+    pose_bones(t, None, rotations, None, world, heads, tails)
+    return rotation_matrices(world), heads, tails
 
 
 @njit(cache=True)

@@ -1,18 +1,30 @@
-"""Forward kinematics of a bone hierarchy, compiled: the one body every pose-to-world update runs.
+"""Forward kinematics of a bone hierarchy, compiled: the one body each kind of pose-to-world
+update runs. ``update_world`` is the rig's (4x4 matrices, with locations and scales);
+``pose_bones`` the solvers' kernels' (pose rotations and IK stretch only, on quaternions).
 
-A bone's world matrix is ``unscaled(world[parent]) @ rest_local @ T(location) @ R(rotation) @
-S(scale)``: its parent's scale moves its head but does not compound into its frame (Blender's
-Inherit Scale "None", as IK stretch behaves). Quaternions are xyzw; one of zero length (or not
-finite) counts as no rotation, and a zero parent scale leaves the child's axes as they are, so
-no input gives NaN that was not in it.
+``update_world``: a bone's world matrix is ``unscaled(world[parent]) @ rest_local @ T(location) @
+R(rotation) @ S(scale)``: its parent's scale moves its head but does not compound into its frame
+(Blender's Inherit Scale "None", as IK stretch behaves). Quaternions are xyzw; one of zero length
+(or not finite) counts as no rotation, and a zero parent scale leaves the child's axes as they
+are, so no input gives NaN that was not in it.
+
+``pose_bones`` is ``register_jitable``: CCD's and FABRIK's kernels compile it in, and DLS calls it
+through ``pose_matrices``. It gives what a solver turns bones with: the frame each bone turns in
+and its world rotation, head and tail. Its stretch behaves as ``update_world``'s Y scale (the
+tests hold the two to the same poses).
 
 Compiled with numba because the update runs for a few bones many times per solve and per frame:
 numpy's per-call cost (about 1 us a call, some twenty calls) made a two-bone update 18 us where
 the compiled loop takes under 1 us (bench/bench_solvers.py). ``cache=True`` keeps the machine code
 beside this file, so only the first run after set-up compiles.
 """
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
+from numba.extending import register_jitable
+
+from solvers import scalar as sc
 
 TINY_SCALE = 1e-12  # a parent scale below this collapses nothing: its children keep their axes
 
@@ -62,8 +74,101 @@ def update_world(rest_local, parents, bones, locations, rotations, scales, world
         world[b, 3, 0], world[b, 3, 1], world[b, 3, 2], world[b, 3, 3] = 0.0, 0.0, 0.0, 1.0
 
 
+class BoneTree(NamedTuple):
+    """A bone tree as ``pose_bones`` reads it: ``parents`` (n,) int64, parents before children, -1
+    for a bone hanging from the base, whose rotation (``base_rotation``, a quaternion) and
+    ``origin`` (3 floats) are rigid; per bone its rest rotation (``rest_rotations``, (n, 4)) and
+    head (``offsets``, (n, 3)) in its parent's frame, and ``lengths`` (n,). A chain is the tree
+    whose parents are i - 1. Arrays C-ordered and writeable: one compiled specialisation serves
+    every tree."""
+    parents: np.ndarray
+    base_rotation: tuple
+    origin: tuple
+    rest_rotations: np.ndarray
+    offsets: np.ndarray
+    lengths: np.ndarray
+
+
+def bone_tree(base, parents, offsets, rest_rotations, lengths):
+    """The ``BoneTree`` of bones hanging from rigid ``base`` (4, 4), the rest as ``BoneTree``'s."""
+    base = np.asarray(base, dtype=float)
+    arrays = (np.require(np.asarray(a, dtype=d), requirements=("C", "W"))
+              for a, d in ((parents, np.int64), (rest_rotations, float), (offsets, float), (lengths, float)))
+    parents, rest, offsets, lengths = arrays
+    return BoneTree(parents, tuple(sc.quat_from_matrix3(base[:3, :3].tolist())), tuple(base[:3, 3].tolist()), rest,
+                    offsets, lengths)
+
+
+@register_jitable
+def pose_bones(bones, stretch, rotations, before, world, heads, tails):
+    """Forward kinematics of ``bones`` for the solvers: a ``BoneTree``, or a solver's tables with
+    its fields (a kernel reads fields by name, and one more record in its arguments costs every
+    call), at pose ``rotations`` (n, 4; normalised on the way, as a solver's rounding leaves them
+    nearly unit). Writes per bone the frame it turns in (its parent's world rotation, or the
+    base's, times its rest rotation) to ``before`` (None: not wanted), its world rotation (that
+    frame times its pose rotation) to ``world``, both quaternions (n, 4), its head and its tail to
+    ``heads`` and ``tails`` (n, 3). ``stretch`` (n,) scales a bone along its Y, moving its tail and
+    its children's heads without turning into their frames (None: no stretch)."""
+    for i in range(len(bones.parents)):
+        p = bones.parents[i]
+        offset = (bones.offsets[i, 0], bones.offsets[i, 1], bones.offsets[i, 2])
+        if p < 0:
+            above, head = bones.base_rotation, bones.origin
+        else:
+            above = (world[p, 0], world[p, 1], world[p, 2], world[p, 3])
+            head = (heads[p, 0], heads[p, 1], heads[p, 2])
+            if stretch is not None:
+                offset = (offset[0], offset[1] * stretch[p], offset[2])
+        head = sc.add(head, sc.qrotate(above, offset))
+        rest = bones.rest_rotations
+        frame = sc.qmul(above, (rest[i, 0], rest[i, 1], rest[i, 2], rest[i, 3]))
+        pose = sc.qnormalize((rotations[i, 0], rotations[i, 1], rotations[i, 2], rotations[i, 3]))
+        rotation = sc.qmul(frame, pose)
+        length = bones.lengths[i] if stretch is None else bones.lengths[i] * stretch[i]
+        if before is not None:
+            before[i, 0], before[i, 1], before[i, 2], before[i, 3] = frame
+        world[i, 0], world[i, 1], world[i, 2], world[i, 3] = rotation
+        heads[i, 0], heads[i, 1], heads[i, 2] = head
+        tails[i, 0], tails[i, 1], tails[i, 2] = sc.add(head, sc.qrotate(rotation, (0.0, length, 0.0)))
+
+
+@register_jitable
+def put_rotation_matrix(rows, q):
+    """Write the rotation matrix of quaternion ``q`` into ``rows`` (3, 3)."""
+    m = sc.qmatrix((q[0], q[1], q[2], q[3]))
+    for r in range(3):
+        rows[r, 0], rows[r, 1], rows[r, 2] = m[r]
+
+
+@register_jitable
+def rotation_matrices(quats):
+    """The rotation matrices (n, 3, 3) of quaternions ``quats`` (n, 4)."""
+    matrices = np.empty((len(quats), 3, 3))
+    for i in range(len(quats)):
+        put_rotation_matrix(matrices[i], quats[i])
+    return matrices
+
+
+@njit(cache=True)
+def pose_matrices(parents, base_rotation, origin, rest_rotations, offsets, lengths, stretch, rotations):
+    """``pose_bones`` for a caller in Python, as one array (n, 8, 3) (numba returns each array
+    slowly, ~0.3 us): per bone the rows of the frame it turns in (0-2) and of its world rotation
+    (3-5), its head (6) and tail (7). The tree comes as a ``BoneTree``'s fields (``*bones``): numba
+    types a record argument slowly too."""
+    n = len(parents)
+    bones = BoneTree(parents, base_rotation, origin, rest_rotations, offsets, lengths)
+    before, world, posed = np.empty((n, 4)), np.empty((n, 4)), np.empty((n, 8, 3))
+    pose_bones(bones, stretch, rotations, before, world, posed[:, 6], posed[:, 7])
+    for i in range(n):
+        put_rotation_matrix(posed[i, 0:3], before[i])
+        put_rotation_matrix(posed[i, 3:6], world[i])
+    return posed
+
+
 def warm():
     """Compile (or load from the cache) every kernel here for the argument types the rig passes."""
     world = np.empty((1, 4, 4))
     update_world(np.eye(4)[None], np.array([-1]), np.array([0]), np.zeros((1, 3)), np.array([[0.0, 0.0, 0.0, 1.0]]),
                  np.ones((1, 3)), world)
+    bones = bone_tree(np.eye(4), [-1], [[0.0, 0.0, 0.0]], [[0.0, 0.0, 0.0, 1.0]], [1.0])
+    pose_matrices(*bones, np.ones(1), np.array([[0.0, 0.0, 0.0, 1.0]]))

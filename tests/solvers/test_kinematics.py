@@ -1,8 +1,16 @@
 """The compiled forward kinematics (``solvers.kinematics``): degenerate channels give no NaN that
-was not in the input, and a zero parent scale collapses nothing."""
+was not in the input, a zero parent scale collapses nothing, and the solvers' body agrees with the
+rig's."""
 import numpy as np
+from hypothesis import given, settings, strategies as st
 
-from solvers.kinematics import update_world
+from solvers.ccd import _free_tables
+from solvers.chain import Chain, bone_hierarchy
+from solvers.fabrik import Effector, fabrik_plan
+from solvers.fabrik_step import pose
+from solvers.kinematics import BoneTree, pose_matrices, update_world
+from solvers.transforms import compose, quat_normalize, quat_to_matrix3
+from solvers.tree import Tree
 
 
 def two_bones(rotations, scales):
@@ -39,3 +47,66 @@ def test_a_zero_parent_scale_collapses_nothing():
     assert np.isfinite(world).all()
     np.testing.assert_allclose(world[1, :3, :3], np.zeros((3, 3)))  # the parent's axes are gone: so are its child's
     np.testing.assert_allclose(world[1, :3, 3], [0.0, 0.0, 0.0])
+
+
+def random_tree(rng, n):
+    """A random tree of ``n`` bones (parents before children) on a random rigid base."""
+    return Tree(compose(rng.normal(size=3), quat_normalize(rng.normal(size=4))),
+                [int(rng.integers(-1, i)) for i in range(n)], rng.normal(size=(n, 3)),
+                quat_normalize(rng.normal(size=(n, 4))), rng.uniform(0.1, 2.0, n))
+
+
+def rig_pose(tree, quats, stretch):
+    """World rotations (unscaled), heads and tails by the rig's ``update_world``, stretch as a Y scale."""
+    hierarchy = bone_hierarchy(tree.base, tree.parents, tree.offsets, tree.rest_rotations)
+    scales = np.ones((len(tree), 3))
+    scales[:, 1] = stretch
+    frames = np.empty((len(tree), 4, 4))
+    update_world(hierarchy.rest_local, hierarchy.parents, hierarchy.bones, hierarchy.locations, quats, scales, frames)
+    world = frames[:, :3, :3].copy()
+    world[:, :, 1] /= stretch[:, None]
+    heads = frames[:, :3, 3]
+    return world, heads, heads + frames[:, :3, 1] * tree.lengths[:, None]
+
+
+@settings(max_examples=25, derandomize=True, deadline=None)
+@given(st.integers(1, 8), st.integers(0, 2 ** 32 - 1))
+def test_the_solvers_forward_kinematics_agrees_with_the_rigs_on_random_trees_with_stretch(n, seed):
+    """``pose_bones`` (through ``pose_matrices``) gives the rig's world rotations, heads and tails;
+    a stretched bone moves its children's heads along its Y but does not scale their frames."""
+    rng = np.random.default_rng(seed)
+    tree = random_tree(rng, n)
+    quats = quat_normalize(rng.normal(size=(n, 4)))
+    stretch = rng.uniform(0.5, 3.0, n)
+    posed = pose_matrices(*tree.bone_tree, stretch, quats)
+    before, world, heads, tails = posed[:, 0:3], posed[:, 3:6], posed[:, 6], posed[:, 7]
+    rig_world, rig_heads, rig_tails = rig_pose(tree, quats, stretch)
+    np.testing.assert_allclose(world, rig_world, rtol=0.0, atol=1e-12)
+    np.testing.assert_allclose(before, rig_world @ np.swapaxes(quat_to_matrix3(quats), -1, -2), rtol=0.0, atol=1e-12)
+    np.testing.assert_allclose(heads, rig_heads, rtol=0.0, atol=1e-12)
+    np.testing.assert_allclose(tails, rig_tails, rtol=0.0, atol=1e-12)
+
+
+@settings(max_examples=10, derandomize=True, deadline=None)
+@given(st.integers(1, 8), st.integers(0, 2 ** 32 - 1))
+def test_ccd_and_fabrik_tables_pose_bones_as_the_rig_does(n, seed):
+    """The kernels' tables carry the tree as ``pose_bones`` reads it: CCD's chain and FABRIK's
+    tree (through its ``pose``) come out where the rig puts them."""
+    rng = np.random.default_rng(seed)
+    tree = random_tree(rng, n)
+    quats = quat_normalize(rng.normal(size=(n, 4)))
+    unstretched = np.ones(n)
+    rig_world, rig_heads, rig_tails = rig_pose(tree, quats, unstretched)
+    local = np.ascontiguousarray(quat_to_matrix3(quats))
+    world, heads, tails = pose(fabrik_plan(tree, [Effector(n - 1)]).tables, local)
+    np.testing.assert_allclose(world, rig_world, rtol=0.0, atol=1e-12)
+    np.testing.assert_allclose(heads, rig_heads, rtol=0.0, atol=1e-12)
+    np.testing.assert_allclose(tails, rig_tails, rtol=0.0, atol=1e-12)
+    chain = Chain(tree.base, tree.offsets, tree.rest_rotations, tree.lengths)
+    as_tree = Tree.from_chain(chain)
+    posed = pose_matrices(*_free_tables(chain)[:len(BoneTree._fields)], unstretched, quats)
+    world, heads, tails = posed[:, 3:6], posed[:, 6], posed[:, 7]
+    chain_world, chain_heads, chain_tails = rig_pose(as_tree, quats, unstretched)
+    np.testing.assert_allclose(world, chain_world, rtol=0.0, atol=1e-12)
+    np.testing.assert_allclose(heads, chain_heads, rtol=0.0, atol=1e-12)
+    np.testing.assert_allclose(tails, chain_tails, rtol=0.0, atol=1e-12)
