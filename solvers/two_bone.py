@@ -287,15 +287,16 @@ def _solve_limb(c, q0, q1, target, asked):
 
 
 @njit(cache=True)
-def _solve_one(c, x0, y0, z0, w0, x1, y1, z1, w1, tx, ty, tz, settings, has_pole, has_stretch, has_end, out):
-    """``_solve_limb`` for ``solve_two_bone``: ``c`` a ``_packed`` row, the start rotations and the
-    target as floats, ``settings`` a C float64 array of the pole (3), pole angle, stretch (2),
-    soft reach, end rotation (4) and end weight, with whether the pole, stretch and end rotation
-    in it were given. Fills ``out`` (3, 4) with the rotations then (tip error, end error, scale0,
-    scale1), and returns whether it converged (an array made here would cost more to return)."""
-    asked = _Asked((settings[0], settings[1], settings[2]), has_pole, settings[3], (settings[4], settings[5]),
-                   has_stretch, settings[6], (settings[7], settings[8], settings[9], settings[10]), has_end,
-                   settings[11])
+def _solve_one(c, x0, y0, z0, w0, x1, y1, z1, w1, tx, ty, tz, px, py, pz, pole_angle, settings, has_pole,
+               has_stretch, has_end, out):
+    """``_solve_limb`` for ``solve_two_bone``: ``c`` a ``_packed`` row, the start rotations, the
+    target and the pole with its angle as floats (floats pass cheaper than an array), ``settings``
+    a C float64 array of the stretch (2), soft reach, end rotation (4) and end weight, with whether
+    the pole, stretch and end rotation were given. Fills ``out`` (3, 4) with the rotations then
+    (tip error, end error, scale0, scale1), and returns whether it converged (an array made here
+    would cost more to return)."""
+    asked = _Asked((px, py, pz), has_pole, pole_angle, (settings[0], settings[1]), has_stretch, settings[2],
+                   (settings[3], settings[4], settings[5], settings[6]), has_end, settings[7])
     solved = _solve_limb(c, (x0, y0, z0, w0), (x1, y1, z1, w1), (tx, ty, tz), asked)
     for k in range(4):
         out[0, k], out[1, k] = solved.r0[k], solved.r1[k]
@@ -363,32 +364,35 @@ def _floats(values):
 
 
 class _Given(NamedTuple):
-    """``solve_two_bone``'s optional settings conditioned for ``_solve_one``: ``settings`` its
-    array, whether a pole, stretch and end rotation were given, and whether all are finite."""
+    """``solve_two_bone``'s stretch, soft reach and end rotation conditioned for ``_solve_one``:
+    ``settings`` its array, whether stretch and an end rotation were given, and whether all are
+    finite."""
     settings: np.ndarray
-    pole: bool = False
     stretch: bool = False
     end: bool = False
     finite: bool = True
 
 
-NOTHING_GIVEN = _Given(np.array(ORIGIN + (0.0, 0.0, 0.0, 0.0) + inputs.IDENTITY + (1.0,)))
+NOTHING_GIVEN = _Given(np.array((0.0, 0.0, 0.0) + inputs.IDENTITY + (1.0,)))
 
 
-def _conditioned(chain, pole, pole_angle, stretch, soft, end_rotation, end_weight):
-    """``_Given`` for ``solve_two_bone``'s optional settings; ValueError for a non-finite pole
-    angle or bad stretch amounts."""
-    pole, stretch, end_rotation = _floats(pole), inputs.stretch_amounts(_floats(stretch)), _floats(end_rotation)
-    if pole_angle != 0.0:
-        pole_angle = inputs.finite_angle(pole_angle, "pole_angle")
-    if pole is not None:
-        pole, _ = inputs.near_target(pole, chain.floats[1])
+def _conditioned(stretch, soft, end_rotation, end_weight):
+    """``_Given`` for ``solve_two_bone``'s stretch, soft reach and end rotation; ValueError for bad
+    stretch amounts."""
+    stretch, end_rotation = inputs.stretch_amounts(_floats(stretch)), _floats(end_rotation)
     if end_rotation is not None:
         end_rotation = list(inputs.unit_quaternion(end_rotation, fallback=(math.nan,) * 4))
-    values = (*(pole or ORIGIN), pole_angle, *(stretch or (0.0, 0.0)), soft, *(end_rotation or inputs.IDENTITY),
-              end_weight)
-    return _Given(np.array(values, dtype=float), pole is not None, stretch is not None, end_rotation is not None,
+    values = (*(stretch or (0.0, 0.0)), soft, *(end_rotation or inputs.IDENTITY), end_weight)
+    return _Given(np.array(values, dtype=float), stretch is not None, end_rotation is not None,
                   all(map(math.isfinite, values)))
+
+
+def _pole(chain, pole, pole_angle):
+    """``pole`` as 3 floats (pulled in as a target is; the origin when None) and ``pole_angle``
+    reduced to [-pi, pi]; ValueError for a non-finite angle."""
+    if pole_angle != 0.0:
+        pole_angle = inputs.finite_angle(pole_angle, "pole_angle")
+    return (ORIGIN if pole is None else inputs.near_target(_floats(pole), chain.floats[1])[0]), pole_angle
 
 
 def _constants(chain):
@@ -421,13 +425,14 @@ def solve_two_bone(chain: Chain, rotations, target, pole=None, pole_angle=0.0, *
     constants = chain.cached_for_base("two_bone", lambda: _constants(chain))
     target, beyond = inputs.near_target(_floats(target), chain.floats[1])
     start = inputs.unit_rows(_floats(rotations))
-    given = NOTHING_GIVEN if pole is None and stretch is None and end_rotation is None and soft == 0.0 else \
-        _conditioned(chain, pole, pole_angle, stretch, soft, end_rotation, end_weight)
-    if not (given.finite and all(map(math.isfinite, target))):
+    given = NOTHING_GIVEN if stretch is None and end_rotation is None and soft == 0.0 else \
+        _conditioned(stretch, soft, end_rotation, end_weight)
+    at, pole_angle = _pole(chain, pole, pole_angle)
+    if not (given.finite and all(map(math.isfinite, target)) and all(map(math.isfinite, at))):
         return SolveResult(np.array(start), 1, np.full(1 + given.end, np.inf), False)
     solved = np.empty((3, 4))
-    converged = _solve_one(constants, *start[0], *start[1], *target, given.settings, given.pole, given.stretch,
-                           given.end, solved)
+    converged = _solve_one(constants, *start[0], *start[1], *target, *at, pole_angle, given.settings,
+                           pole is not None, given.stretch, given.end, solved)
     errors = solved[2, :1 + given.end]
     if beyond:
         errors[0] += beyond
