@@ -1,9 +1,11 @@
-"""Joint limits shared by the iterative solvers (FABRIK, CCD, DLS).
+"""Joint limits shared by the solvers (the analytic ones clamp their answer; FABRIK and CCD clamp
+inside their passes).
 
 Every limit acts on a bone's pose rotation ``rotations[i]`` (its rotation relative to its rest
-orientation, in the rest frame's axes) and returns the nearest rotation it allows plus which local
+orientation, in the rest frame's axes) and gives the nearest rotation it allows plus which local
 axes (x, y, z) it had to hold. Limits check their parameters when they are built; clamping never
-raises.
+raises. The clamp is written once, on floats (``clamp_encoded``): the kernels compile it in and
+``clamp_rotation`` runs it in Python.
 """
 import math
 from dataclasses import dataclass
@@ -13,10 +15,8 @@ import numpy as np
 from numba.extending import register_jitable
 
 from solvers import scalar as sc
-from solvers.transforms import euler_xyz_from_quat, normalize, quat_from_axis_angle, quat_from_euler_xyz, \
-    quat_from_rotvec, quat_mul, quat_to_rotvec, swing_twist
+from solvers.transforms import normalize
 
-Y = np.array([0.0, 1.0, 0.0])
 # Kinds of limit as compiled kernels read them (``encode_limits``); each row's parameters:
 # HINGE axis (3), min, max; CONE max; TWIST min, max; EULER low (3), high (3) with locks at 0.
 HINGE, CONE, TWIST, EULER = range(4)
@@ -26,16 +26,6 @@ IDENTITY = (X_AXIS, Y_AXIS, Z_AXIS)
 # Rounds of one-axis turns ``best_euler_angles`` takes; each brings it nearer the best within the
 # box, and a limited limb's solve repeats them every iteration.
 EULER_SWEEPS = 6
-
-
-def _wrap(angle):
-    """``angle`` (radians) wrapped into [-pi, pi)."""
-    return (angle + np.pi) % (2.0 * np.pi) - np.pi
-
-
-def _twist_angle(twist, axis):
-    """Signed angle in (-pi, pi] of a rotation ``twist`` (4,) about unit ``axis`` (3,)."""
-    return _wrap(2.0 * np.arctan2(np.dot(twist[:3], axis), twist[3]))
 
 
 def _check_range(low, high, what):
@@ -57,29 +47,6 @@ class Hinge:
         _check_range(self.min_angle, self.max_angle, "a hinge")
         object.__setattr__(self, "axis", tuple(normalize(self.axis)))
 
-    def clamp(self, q):
-        axis = np.asarray(self.axis)
-        swing, twist = swing_twist(q, axis)
-        angle = _twist_angle(twist, axis)
-        clamped = min(max(angle, self.min_angle), self.max_angle)
-        held = np.zeros(3, dtype=bool)
-        held[int(np.argmax(np.abs(axis)))] = clamped != angle
-        return quat_from_axis_angle(axis, clamped), held
-
-    def best_angle(self, vectors, directions, weights):
-        """The angle within range that best turns ``vectors`` (k, 3) about the axis onto
-        ``directions`` (k, 3) (the most weighted sum of their dot products), and whether the
-        range held it: the sum is a sinusoid in the angle, so outside the range its end nearer
-        the peak is best. A clamped swing-twist of the best free turn falls short of it."""
-        axis = np.asarray(self.axis)
-        along = vectors @ axis
-        across = weights @ (np.einsum("ij,ij->i", vectors, directions) - along * (directions @ axis))
-        turning = weights @ np.einsum("ij,ij->i", np.cross(axis, vectors), directions)
-        peak = math.atan2(turning, across)
-        if self.min_angle <= peak <= self.max_angle:
-            return peak, False
-        return min((self.min_angle, self.max_angle), key=lambda end: abs(_wrap(end - peak))), True
-
     def encoded(self):
         return HINGE, (*self.axis, self.min_angle, self.max_angle)
 
@@ -94,16 +61,6 @@ class Cone:
         if not (np.isfinite(self.max_angle) and 0.0 <= self.max_angle <= np.pi):
             raise ValueError(f"a cone limit needs 0 <= max_angle <= pi, got {self.max_angle}")
 
-    def clamp(self, q):
-        swing, twist = swing_twist(q, Y)
-        rotvec = quat_to_rotvec(swing)
-        angle = np.linalg.norm(rotvec)
-        held = np.zeros(3, dtype=bool)
-        if angle <= self.max_angle:
-            return np.asarray(q, dtype=float), held
-        held[[0, 2]] = np.abs(rotvec[[0, 2]]) > 1e-12
-        return quat_mul(quat_from_rotvec(rotvec * (self.max_angle / angle)), twist), held
-
     def encoded(self):
         return CONE, (self.max_angle,)
 
@@ -116,15 +73,6 @@ class Twist:
 
     def __post_init__(self):
         _check_range(self.min_angle, self.max_angle, "a twist limit")
-
-    def clamp(self, q):
-        swing, twist = swing_twist(q, Y)
-        angle = _twist_angle(twist, Y)
-        clamped = min(max(angle, self.min_angle), self.max_angle)
-        held = np.array([False, clamped != angle, False])
-        if clamped == angle:
-            return np.asarray(q, dtype=float), held
-        return quat_mul(swing, quat_from_axis_angle(Y, clamped)), held
 
     def encoded(self):
         return TWIST, (self.min_angle, self.max_angle)
@@ -142,20 +90,10 @@ class EulerLimit:
         for axis in range(3):
             _check_range(self.min[axis], self.max[axis], "an Euler limit axis")
 
-    def clamp(self, q):
-        angles = euler_xyz_from_quat(q)
-        low = np.where(self.lock, 0.0, self.min)
-        high = np.where(self.lock, 0.0, self.max)
-        clamped = np.clip(angles, low, high)
-        held = clamped != angles
-        if not held.any():
-            return np.asarray(q, dtype=float), held
-        return quat_from_euler_xyz(clamped), held
-
     def encoded(self):
-        low = np.where(self.lock, 0.0, self.min)
-        high = np.where(self.lock, 0.0, self.max)
-        return EULER, (*low.tolist(), *high.tolist())
+        low = tuple(0.0 if locked else float(a) for locked, a in zip(self.lock, self.min))
+        high = tuple(0.0 if locked else float(a) for locked, a in zip(self.lock, self.max))
+        return EULER, low + high
 
 
 def validate_limits(count, limits):
@@ -183,12 +121,12 @@ def sole_hinge(bone_limits):
 
 def clamp_rotation(bone_limits, q):
     """Apply one bone's limits (a tuple, possibly empty) to its pose rotation ``q`` (4,).
-    Returns the allowed rotation (4,) and the held axes (3,) booleans."""
-    held = np.zeros(3, dtype=bool)
-    for limit in bone_limits:
-        q, axes = limit.clamp(q)
-        held |= axes
-    return q, held
+    Returns the allowed rotation (4,) and the held axes (3,) booleans. The kernels' own body
+    (``clamp_encoded``), run here on Python floats."""
+    rows = [limit.encoded() for limit in bone_limits]
+    clamped, held = clamp_encoded([kind for kind, _ in rows], [values for _, values in rows], 0, len(rows),
+                                  tuple(map(float, q)))
+    return np.array(clamped), np.array(held)
 
 
 def limit_violation(bone_limits, q):
@@ -283,8 +221,10 @@ def violation_of(clamped, q):
 
 @register_jitable
 def best_hinge_angle(axis, low, high, vectors, directions, weights):
-    """``Hinge.best_angle`` on floats: the angle in [low, high] that best turns ``vectors`` (m, 3,
-    unit) about ``axis`` onto ``directions`` (m, 3), and whether the range held it."""
+    """The angle in [low, high] that best turns ``vectors`` (m, 3, unit) about ``axis`` onto
+    ``directions`` (m, 3) (the most weighted sum of their dot products), and whether the range
+    held it: the sum is a sinusoid in the angle, so outside the range its end nearer the peak is
+    best (a clamped swing-twist of the best free turn falls short of it)."""
     across, turning = 0.0, 0.0
     for i in range(len(weights)):
         v, d = (vectors[i, 0], vectors[i, 1], vectors[i, 2]), (directions[i, 0], directions[i, 1], directions[i, 2])

@@ -24,7 +24,7 @@ from solvers.chain import Chain, SolveResult, chain_pose, face_pole
 from solvers.dls import dls_plan, solve_dls
 from solvers.fabrik import Effector, fabrik_plan, solve_fabrik, solve_fabrik_chain
 from solvers.goals import DistanceGoal, JointRotationGoal, PositionGoal, RotationGoal
-from solvers.limits import EulerLimit, Hinge
+from solvers.limits import EulerLimit, Hinge, clamp_rotation
 from solvers.one_bone import solve_one_bone
 from solvers.transforms import matrix3_to_quat, normalize, quat_angle, safe_acos
 from solvers.tree import Tree
@@ -167,7 +167,7 @@ def _clamped(problem, result, reach, method, tolerance):
     at_limit = np.zeros((len(rotations), 3), dtype=bool)
     for i, limit in enumerate(problem.freedoms.limits):
         if limit is not None:
-            rotations[i], at_limit[i] = limit.clamp(rotations[i])
+            rotations[i], at_limit[i] = clamp_rotation((limit,), rotations[i])
     frames, points = chain_pose(problem.bones, rotations, result.stretch)
     target = np.array(problem.goals[reach].target)
     if method == "one_bone":
