@@ -11,12 +11,11 @@ import numpy as np
 
 from solvers import scalar as sc
 from solvers.goals import BoneDofs, DistanceGoal, JointRotationGoal, PositionGoal, RotationGoal
+from solvers.limits import SwingTwistLimit
 from solvers.tree import Tree
 
 # Longest a stretchy bone may grow, as a multiple of its rest length.
 MAX_STRETCH = 10.0
-# Euler bones keep their Y angle within this (radians): at +-pi/2 X and Z would mix.
-EULER_Y_BOUND = np.pi / 2 - 1e-3
 # Bend (radians) given once to every moving bone when the goals pull exactly along a straight
 # chain, where the Jacobian has nothing to offer.
 UNFOLD = 1e-2
@@ -30,11 +29,12 @@ class PlanRows(NamedTuple):
 
     - ``goals``: per goal (kind, bone, use_tail, target point, target rotation matrix as rows,
       kept rotation-vector axes, first row);
-    - ``column_axes``: per rotation column (bone, axis, turn) with turn 0 about the bone's own
-      axis, 1 Euler Y, 2 Euler Z (see ``solvers.dls._jacobian``), and the goals it moves;
+    - ``column_axes``: per rotation column (bone, axis, turn) with turn as ``_turn_kind``, and
+      the goals it moves;
     - ``stretch_columns``: per stretch column its bone and (goal, how far the goal's point moves
       along the bone's Y per unit stretch) for the goals it moves;
-    - ``bones``: per moving bone (bone, whether Euler, its column per axis or -1, low, high);
+    - ``bones``: per moving bone (bone, whether held in swing-twist coordinates, its column per
+      axis or -1, ``_clamp_row`` and ``_box``);
     - ``goal_scale``: per goal sqrt(weight), times the plan's scale for rotations.
     """
     goals: tuple
@@ -62,13 +62,8 @@ class DlsPlan:
     weights: np.ndarray
     blocks: np.ndarray
     free_bones: np.ndarray
-    euler_bones: np.ndarray
+    held_bones: np.ndarray
     bounded: bool
-    column_low: np.ndarray
-    column_high: np.ndarray
-    low: np.ndarray
-    high: np.ndarray
-    limited: np.ndarray
     unfold: np.ndarray
     rows: "PlanRows"
 
@@ -130,16 +125,34 @@ def _checked_dofs(n, dofs):
     return tuple(BoneDofs() if d is None else d for d in dofs)
 
 
-def _angle_bounds(bone):
-    """A bone's lower and upper bound and whether a limit is in use, per Euler axis (3-tuples)."""
-    limited = tuple(use and not lock for use, lock in zip(bone.use_limit, bone.lock))
-    low = [lo if on else -np.inf for lo, on in zip(bone.limit_min, limited)]
-    high = [hi if on else np.inf for hi, on in zip(bone.limit_max, limited)]
-    # Euler bones turn Y only inside (-pi/2, pi/2), where their angles are those euler_xyz_from_quat
-    # (and EulerLimit) reads back from the rotation, short of the gimbal lock at the ends.
-    if bone.euler and not bone.lock[1]:
-        low[1], high[1] = max(low[1], -EULER_Y_BOUND), min(high[1], EULER_Y_BOUND)
-    return tuple(low), tuple(high), limited
+def _clamp_row(bone):
+    """The encoded ``SwingTwistLimit`` row of a bone whose swing only the clamp holds (X and Z
+    both free, one limited: the swing's coordinates have no bounds of their own), else None."""
+    limited = [use and not lock for use, lock in zip(bone.use_limit, bone.lock)]
+    if not (limited[0] or limited[2]) or bone.lock[0] or bone.lock[2]:
+        return None
+    return tuple(SwingTwistLimit(bone.limit_min, bone.limit_max, bone.lock, bone.use_limit).encoded()[1])
+
+
+def _turn_kind(bone, axis):
+    """How a rotation column turns its bone (``solvers.dls._jacobian``): 0 about the bone's own
+    axis (free bones, and a held bone's twist), 1 along a swing coordinate, 2 about the frame's
+    axis (a swing coordinate whose fellow is locked: the swing is a turn about that axis alone)."""
+    if not bone.held or axis == 1:
+        return 0
+    return 2 if bone.lock[2 - axis] else 1
+
+
+def _box(bone):
+    """The bounds (low, high: 3-tuples) a limited bone's swing-twist coordinates (u, t, w) keep
+    exactly, or None when it limits nothing: the twist's always, a swing angle's when the other
+    swing axis is locked (then u, or w, is the angle); a swing ``_clamp_row`` holds is unbounded."""
+    limited = [use and not lock for use, lock in zip(bone.use_limit, bone.lock)]
+    if not any(limited):
+        return None
+    exact = [limited[0] and bone.lock[2], limited[1], limited[2] and bone.lock[0]]
+    return (tuple(lo if on else -np.inf for lo, on in zip(bone.limit_min, exact)),
+            tuple(hi if on else np.inf for hi, on in zip(bone.limit_max, exact)))
 
 
 def _goal_kind(g, goal, n):
@@ -194,33 +207,28 @@ def dls_plan(tree: Tree, goals, dofs=None):
     blocks = np.array([[1.0 if start <= row < start + count else 0.0 for row in range(len(row_scale))]
                        for start, count in zip(starts, counts)])
 
-    bounds = [_angle_bounds(d) for d in dofs]
-    low, high, limited = (np.array(part).reshape(n, 3) for part in zip(*bounds))
-    column_low = np.array([bounds[j][0][axis] for j, axis in columns] + [1.0] * len(stretch_bones))
-    column_high = np.array([bounds[j][1][axis] for j, axis in columns] + [MAX_STRETCH] * len(stretch_bones))
     index = {column: c for c, column in enumerate(columns)}
     # Unfolding bends every moving bone about its first free axis of X, Z, Y.
     unfold = np.zeros(len(column_scale))
     for j in moving:
         unfold[next(index[j, axis] for axis in (0, 2, 1) if (j, axis) in index)] = UNFOLD
-    euler = [j for j in moving if dofs[j].euler]
+    held = [j for j in moving if dofs[j].held]
     goal_rows = tuple(
         (kind, int(goal.bone), getattr(goal, "use_tail", False), getattr(goal, "target", None), _goal_matrix(kind, goal),
          tuple(i for i in range(3) if kind not in (ROTATION, POSITION) or not goal.lock_axes[i]), start)
         for kind, goal, start in zip(kinds, goals, starts))
     rows = PlanRows(
         goals=goal_rows,
-        column_axes=tuple((j, axis, axis if dofs[j].euler and axis else 0,
+        column_axes=tuple((j, axis, _turn_kind(dofs[j], axis),
                            tuple(g for g, r in enumerate(rotating) if j in r)) for j, axis in columns),
         stretch_columns=tuple((j, tuple((g, r[j]) for g, r in enumerate(stretching) if r.get(j, 0.0) != 0.0))
                               for j in stretch_bones),
-        bones=tuple((j, dofs[j].euler, tuple(index.get((j, axis), -1) for axis in range(3)), *bounds[j][:2])
-                    for j in moving),
+        bones=tuple((j, dofs[j].held, tuple(index.get((j, axis), -1) for axis in range(3)), _clamp_row(dofs[j]),
+                     _box(dofs[j])) for j in moving),
         goal_scale=tuple(goal_scale))
     return DlsPlan(
         tree=tree, goals=goals, scale=scale, columns=np.array(columns, dtype=int).reshape(-1, 2),
         column_scale=column_scale, row_scale=row_scale,
         weights=row_scale[:, None] * column_scale[None, :], blocks=blocks,
-        free_bones=np.array([j for j in moving if not dofs[j].euler], dtype=int), euler_bones=np.array(euler, dtype=int),
-        bounded=bool(np.isfinite(column_low).any() or np.isfinite(column_high).any()), column_low=column_low,
-        column_high=column_high, low=low, high=high, limited=limited, unfold=unfold, rows=rows)
+        free_bones=np.array([j for j in moving if not dofs[j].held], dtype=int), held_bones=np.array(held, dtype=int),
+        bounded=bool(stretch_bones) or any(row[4] is not None for row in rows.bones), unfold=unfold, rows=rows)

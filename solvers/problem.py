@@ -24,9 +24,9 @@ from solvers.chain import Chain, SolveResult, chain_pose, face_pole
 from solvers.dls import dls_plan, solve_dls
 from solvers.fabrik import Effector, fabrik_plan, solve_fabrik, solve_fabrik_chain
 from solvers.goals import DistanceGoal, JointRotationGoal, PositionGoal, RotationGoal
-from solvers.limits import EulerLimit, Hinge, clamp_rotation
+from solvers.limits import Hinge, SwingTwistLimit, clamp_rotation
 from solvers.one_bone import solve_one_bone
-from solvers.transforms import matrix3_to_quat, normalize, quat_angle, safe_acos
+from solvers.transforms import matrix3_to_quat, normalize, quat_angle, quat_conjugate, quat_mul, safe_acos
 from solvers.tree import Tree
 from solvers.two_bone import solve_two_bone
 
@@ -35,16 +35,16 @@ ANALYTIC = ("one_bone", "two_bone")
 
 def _joint_limit(dofs):
     """The geometric methods' limit for one bone's ``BoneDofs`` (None: free): a bone with two axes
-    locked is a Hinge about the third (the same rotations as its Euler limits, but the solvers
+    locked is a Hinge about the third (the rotations its swing-twist limit allows, but the solvers
     then turn it about that axis directly rather than clamp a turn onto it)."""
-    if dofs is None or not dofs.euler:
+    if dofs is None or not dofs.held:
         return None
     low = [lo if on else -np.pi for lo, on in zip(dofs.limit_min, dofs.use_limit)]
     high = [hi if on else np.pi for hi, on in zip(dofs.limit_max, dofs.use_limit)]
     if sum(dofs.lock) == 2:
         axis = dofs.lock.index(False)
         return Hinge(tuple(float(a == axis) for a in range(3)), low[axis], high[axis])
-    return EulerLimit(tuple(low), tuple(high), tuple(dofs.lock))
+    return SwingTwistLimit(tuple(low), tuple(high), tuple(dofs.lock), tuple(dofs.use_limit))
 
 
 @dataclass(frozen=True)
@@ -151,6 +151,18 @@ def _distance_residual(goal, distance):
     return {"inside": max(gap, 0.0), "outside": max(-gap, 0.0), "on": abs(gap)}[goal.mode]
 
 
+def _within_limits(problem, start):
+    """The start pose with each bone held by its locks and limits, as Blender's IK segments take
+    it (a bone with Y locked starts untwisted), so a bone the solve leaves alone ends allowed too."""
+    if problem.freedoms.limits is None:
+        return start
+    start = np.array(start, dtype=float)
+    for i, limit in enumerate(problem.freedoms.limits):
+        if limit is not None:
+            start[i] = clamp_rotation((limit,), start[i])[0]
+    return start
+
+
 def _pole_faced(problem, start, reach):
     goal = problem.goals[reach]
     if not isinstance(goal, PositionGoal) or goal.pole is None:
@@ -161,13 +173,18 @@ def _pole_faced(problem, start, reach):
 
 
 def _clamped(problem, result, reach, method, tolerance):
-    """An analytic answer clamped to the bones' locks and limits, its reach measured again (an
-    angle for one bone, which aims; the tip's distance otherwise)."""
+    """An analytic answer clamped to the bones' locks and limits, root first, each bone first
+    turned back to the world rotation it had before its parent's clamp (so a lock on Y, which
+    drops only a bone's twist, leaves every point of the chain where the answer put it), its
+    reach measured again (an angle for one bone, which aims; the tip's distance otherwise)."""
     rotations = result.rotations.copy()
     at_limit = np.zeros((len(rotations), 3), dtype=bool)
     for i, limit in enumerate(problem.freedoms.limits):
         if limit is not None:
-            rotations[i], at_limit[i] = clamp_rotation((limit,), rotations[i])
+            unclamped = rotations[i].copy()
+            rotations[i], at_limit[i] = clamp_rotation((limit,), unclamped)
+            if i + 1 < len(rotations):
+                rotations[i + 1] = _kept_world(problem.bones, i + 1, unclamped, rotations[i], rotations[i + 1])
     frames, points = chain_pose(problem.bones, rotations, result.stretch)
     target = np.array(problem.goals[reach].target)
     if method == "one_bone":
@@ -177,6 +194,14 @@ def _clamped(problem, result, reach, method, tolerance):
     errors = result.errors.copy()
     errors[0] = error
     return SolveResult(rotations, result.iterations, errors, error <= tolerance, result.stretch, at_limit)
+
+
+def _kept_world(chain, child, old, new, rotation):
+    """The pose rotation of ``child`` that keeps its world rotation (now with pose rotation
+    ``rotation``) when its parent's pose rotation changes from ``old`` to ``new`` (4,)."""
+    rest = chain.rest_rotations[child]
+    change = quat_mul(quat_conjugate(new), old)
+    return quat_mul(quat_mul(quat_conjugate(rest), quat_mul(change, rest)), rotation)
 
 
 def _unmoved(problem, start):
@@ -203,7 +228,7 @@ def _solve_chain(method, problem, start, settings, fresh):
                                 soft=getattr(goal, "soft_reach", 0.0), end_rotation=rotation,
                                 end_weight=1.0 if turn is None else problem.goals[turn].weight)
     else:
-        start = _pole_faced(problem, start, reach) if fresh else start
+        start = _pole_faced(problem, _within_limits(problem, start), reach) if fresh else start
         if method == "fabrik":
             result = solve_fabrik_chain(chain, start, target, freedoms.limits, target_rotation=rotation,
                                         max_iterations=settings.iterations, tolerance=settings.tolerance,
@@ -226,7 +251,7 @@ def _solve_fabrik_tree(problem, start, settings):
     if not effectors:  # rotation-only goals: nothing for FABRIK to reach for
         return SolveResult(np.array(start, dtype=float), 0, np.full(len(problem.goals), np.inf), False)
     plan = fabrik_plan(problem.bones, effectors, problem.freedoms.limits)
-    result = solve_fabrik(plan, start, np.array([g.target for _, g in reaches]), np.array(rotations),
+    result = solve_fabrik(plan, _within_limits(problem, start), np.array([g.target for _, g in reaches]), np.array(rotations),
                           settings.iterations, settings.tolerance)
     native = iter(result.errors[len(reaches):])  # rotation angles, in effector order
     angle_of = {g.bone: next(native) for _, g in reaches if g.bone in turned}
