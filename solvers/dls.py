@@ -11,9 +11,9 @@ DOFs, for each bone that moves some goal:
   Blender's IK segments do (``solvers.limits.SwingTwistLimit``): ``exp(u X + w Z) * twist(t)``,
   the swing's rotation vector (u, 0, w) in the frame it turns in and the twist t about its own
   +Y. A locked axis has no column, so it stays exactly at 0 (lock Y: a swing joint, never a
-  twist); a coordinate a limit bounds exactly (the twist, a swing about one axis) stops on it
-  while the other DOFs solve again for what is left, and a swing in two axes is clamped after
-  the step, which keeps the part of it along the limit's rim;
+  twist); a coordinate a limit bounds exactly (the twist, a swing about one axis) stops on it,
+  and a swing in two axes that the clamp holds stops where the clamp puts it, while the other
+  DOFs solve again for what is left (as Blender's IK does);
 - a bone with ``BoneDofs.stretch`` > 0 also scales along its Y axis, within [1, ``MAX_STRETCH``],
   for goals beyond the unstretched reach of their bones.
 A DOF's Jacobian column is weighted by 1 - stiffness (stretch columns by the stretch amount);
@@ -256,18 +256,27 @@ def _bounded_direction(plan, state, jacobian, residual, damping, method):
 
 
 def _held_columns(plan, state, delta):
-    """Which columns the change ``delta`` (columns,) carries past a bound of their coordinates or
-    stretch, and for those the change that stops them on it. (A swing that only the clamp holds
-    is left to it: the clamp keeps the part of the step along the limit's rim.)"""
+    """Which columns the change ``delta`` (columns,) carries past a limit or stretch bound, and
+    for those the change that stops them on it: a coordinate's bound, or for a swing that only
+    the clamp holds, the clamped rotation's coordinates (both swing columns, as Blender's
+    ellipse clamp locks both)."""
     over = np.zeros(len(delta), dtype=bool)
     stopped = np.zeros(len(delta))
     change = delta.tolist()
-    for j, _, columns, _, box in plan.rows.bones:
+    for j, _, columns, limit, box in plan.rows.bones:
         if box is None:
             continue
-        for a, c, lo, hi in zip(state.angles[j], columns, *box):
-            if c >= 0 and not lo <= a + change[c] <= hi:
-                over[c], stopped[c] = True, sc.clip(a + change[c], lo, hi) - a
+        coordinates = state.angles[j]
+        moved = [a + (change[c] if c >= 0 else 0.0) for a, c in zip(coordinates, columns)]
+        found = [sc.clip(a, lo, hi) for a, lo, hi in zip(moved, *box)]
+        if limit is not None:
+            clamped, held = clamp_swing_twist(limit, _held_rotation(found))
+            if held[0] or held[2]:
+                swing = _coordinates(clamped)
+                found[0], found[2] = swing[0], swing[2]
+        for axis, c in enumerate(columns):
+            if c >= 0 and found[axis] != moved[axis]:
+                over[c], stopped[c] = True, found[axis] - coordinates[axis]
     count = len(plan.rows.column_axes)
     for s, (j, _) in enumerate(plan.rows.stretch_columns):
         grown = state.stretch[j] + change[count + s]

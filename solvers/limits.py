@@ -252,6 +252,12 @@ def clamp_swing_twist(p, q):
         x, z = x * shrink, z * shrink
     x = sc.clip(x, math.sin(0.5 * p[0]), math.sin(0.5 * p[3]))
     z = sc.clip(z, math.sin(0.5 * p[2]), math.sin(0.5 * p[5]))
+    if x * x + z * z > 1.0:  # ranges past a half-turn swing: Z keeps its range, X takes what is left
+        room = math.sqrt(max(1.0 - z * z, 0.0))
+        if max(math.sin(0.5 * p[0]), -room) <= min(math.sin(0.5 * p[3]), room):
+            x = sc.clip(x, max(math.sin(0.5 * p[0]), -room), min(math.sin(0.5 * p[3]), room))
+        else:
+            z = math.copysign(math.sqrt(max(1.0 - x * x, 0.0)), z)
     clamped = sc.clip(angle, p[1], p[4])
     held = (x != sx, clamped != angle, z != sz)
     if held[0] or held[1] or held[2]:
