@@ -24,13 +24,14 @@ from solvers.chain import Chain, SolveResult, chain_pose, face_pole
 from solvers.dls import dls_plan, solve_dls
 from solvers.fabrik import Effector, fabrik_plan, solve_fabrik, solve_fabrik_chain
 from solvers.goals import DistanceGoal, JointRotationGoal, PositionGoal, RotationGoal
-from solvers.limits import Hinge, SwingTwistLimit, clamp_rotation
+from solvers.limits import Hinge, SwingTwistLimit, clamp_rotation, limit_violation
 from solvers.one_bone import solve_one_bone
 from solvers.transforms import matrix3_to_quat, normalize, quat_angle, quat_conjugate, quat_mul, safe_acos
 from solvers.tree import Tree
 from solvers.two_bone import solve_two_bone
 
 ANALYTIC = ("one_bone", "two_bone")
+REST = np.array([0.0, 0.0, 0.0, 1.0])
 
 
 def _joint_limit(dofs):
@@ -52,14 +53,18 @@ class Freedoms:
     """Every bone's freedom, checked and derived once (a rig keeps it per constraint group):
     ``dofs`` (n,) ``BoneDofs`` or None for a free bone; derived from them, ``limits`` (n,) the
     geometric methods' joint limits (``solvers.limits``; None when no bone has a lock or limit),
-    ``stretch`` (n,) IK stretch amounts and ``stiffness`` (n, 3), each None when all zero."""
+    ``stretch`` (n,) IK stretch amounts and ``stiffness`` (n, 3), each None when all zero;
+    ``rest_allowed`` (n,) whether each bone's limits allow its rest pose (a start left alone)."""
     dofs: tuple
     limits: tuple = field(init=False)
     stretch: np.ndarray = field(init=False)
     stiffness: np.ndarray = field(init=False)
+    rest_allowed: tuple = field(init=False)
 
     def __post_init__(self):
         limits = tuple(_joint_limit(d) for d in self.dofs)
+        object.__setattr__(self, "rest_allowed", tuple(limit is None or limit_violation((limit,), REST) == 0.0
+                                                       for limit in limits))
         stretch = np.array([d.stretch if d else 0.0 for d in self.dofs])
         stiffness = np.array([d.stiffness if d else (0.0, 0.0, 0.0) for d in self.dofs])
         object.__setattr__(self, "limits", limits if any(limits) else None)
@@ -157,8 +162,9 @@ def _within_limits(problem, start):
     if problem.freedoms.limits is None:
         return start
     start = np.array(start, dtype=float)
-    for i, limit in enumerate(problem.freedoms.limits):
-        if limit is not None:
+    for i, (limit, rest_allowed) in enumerate(zip(problem.freedoms.limits, problem.freedoms.rest_allowed)):
+        # The clamp runs on Python floats: a bone starting at an allowed rest pose skips it.
+        if limit is not None and not (rest_allowed and start[i, 3] == 1.0):
             start[i] = clamp_rotation((limit,), start[i])[0]
     return start
 
