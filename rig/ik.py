@@ -250,7 +250,8 @@ def _restart_poses(rig, bones):
     locked = np.array([s.lock for s in settings])
     limits = bone_limits(rig, bones) or (None,) * len(bones)
     for _ in range(RESTARTS):
-        yield np.array([rotation_within(limit, a) for limit, a in zip(limits, np.where(locked, 0.0, rng.uniform(low, high)))])
+        angles = np.where(locked, 0.0, rng.uniform(low, high))
+        yield np.array([rotation_within(limit, a) for limit, a in zip(limits, angles)])
 
 
 def _out_of_reach(rig, pose, world, goals, bones, features):

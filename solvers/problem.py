@@ -257,7 +257,8 @@ def _solve_fabrik_tree(problem, start, settings):
     if not effectors:  # rotation-only goals: nothing for FABRIK to reach for
         return SolveResult(np.array(start, dtype=float), 0, np.full(len(problem.goals), np.inf), False)
     plan = fabrik_plan(problem.bones, effectors, problem.freedoms.limits)
-    result = solve_fabrik(plan, _within_limits(problem, start), np.array([g.target for _, g in reaches]), np.array(rotations),
+    start = _within_limits(problem, start)
+    result = solve_fabrik(plan, start, np.array([g.target for _, g in reaches]), np.array(rotations),
                           settings.iterations, settings.tolerance)
     native = iter(result.errors[len(reaches):])  # rotation angles, in effector order
     angle_of = {g.bone: next(native) for _, g in reaches if g.bone in turned}

@@ -109,7 +109,8 @@ AUTO_ELSEWHERE = {121: "CCD reaches the crane's target with the jib folded the o
 NEAR_SINGULAR = {index: "another answer meeting the goal as closely, near a singular pose" for index in (138, 141, 156)}
 # Where auto's CCD, first on a locked arm taking the hand's rotation, reaches the same goal by
 # another branch of the arm (0.04 to 0.26 of the chain's length off; every one converged).
-AUTO_BRANCH = {index: "CCD reaches the goal exactly by another branch of the arm" for index in (137, 139, 147, 150, 170)}
+AUTO_BRANCH = {index: "CCD reaches the goal exactly by another branch of the arm"
+               for index in (137, 139, 147, 150, 170)}
 ELSEWHERE = {"auto": {**AUTO_ELSEWHERE, **NEAR_SINGULAR, **AUTO_BRANCH}, "dls": NEAR_SINGULAR}
 
 
