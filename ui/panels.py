@@ -478,7 +478,7 @@ def animation_panel(state):
     moved, frame = widgets.slider_int("Frame", frame, 0, last)
     help_marker("Ctrl+click the slider to type a frame number. The chosen frame's pose replaces the\n"
           "current one; pose on top of it, Ctrl+Z takes it back.")
-    imgui.text_disabled(f"{last + 1} frames, {animation.seconds(clip, frame):.3f} s")
+    imgui.text_disabled(animation.summary(clip, frame))
     imgui.same_line()
     again = widgets.small_button("Re-apply")
     if changed or moved or again:
