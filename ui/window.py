@@ -113,6 +113,11 @@ class PosekitWindow:
         self.input = ViewportInput(self)
         window.push_handlers(self.input)
 
+    def now(self):
+        """Seconds on the app's clock: ImGui's, at 1/60 s a frame, when deterministic (the same
+        input then clears a message at the same frame), else the wall clock the frame pacer uses."""
+        return imgui.get_time() if self.state.deterministic else time.monotonic()
+
     def on_key_press(self, symbol, modifiers):
         if symbol == key.ESCAPE:
             if imgui.get_io().want_capture_keyboard or imgui.is_popup_open("", imgui.PopupFlags_.any_popup):
@@ -200,7 +205,7 @@ class PosekitWindow:
         imgui.new_frame()
         widgets.begin_frame()
         self.editor.draw()
-        status_bar(self.state)
+        status_bar(self.state, self.now())
         dirty, free = docked_panels(self.state, self.layout)
         if dirty:
             self.state.mark_dirty()
