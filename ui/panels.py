@@ -88,9 +88,12 @@ def _clamped_with_note(state, name, label, value, unit):
     """``value`` clamped to setting ``name``'s range; the status bar says so when that changed it
     (a field, unlike a slider, shows no range)."""
     clamped = clamp_setting(name, value)
+    low, high = RANGES[name]
+    note = f"is outside {low:g} to {high:g} {unit}"
     if clamped != value:
-        low, high = RANGES[name]
-        state.message = f"{label} {value:g} {unit} is outside {low:g} to {high:g} {unit}: set to {clamped:g} {unit}"
+        state.message = f"{label} {value:g} {unit} {note}: set to {clamped:g} {unit}"
+    elif state.message.startswith(f"{label} ") and note in state.message:
+        state.message = ""  # typing on ("1" on the way to "1e-4") made it right: the note no longer holds
     return clamped
 
 
