@@ -12,7 +12,6 @@ rig (also File > Open Recent, or a file dropped on the window; File > BVH import
 files read), Ctrl+E export the posed rig (.glb with its mesh, .bvh, or the rig alone as .json),
 Ctrl+Q quit. New, opening a rig and quitting ask first when there are unsaved changes.
 """
-import math
 import os
 from dataclasses import dataclass, replace
 
@@ -216,7 +215,7 @@ class Editor:
         if options.bvh_scale is not None:
             imgui.set_next_item_width(110.0)
             changed, value = widgets.input_float("metres per unit", options.bvh_scale, 0.0, 0.0, "%.6g")
-            if changed and math.isfinite(value) and value > 0.0:
+            if changed and value > 0.0:
                 options = replace(options, bvh_scale=value)
         self.import_options = options
         is_bvh = self.state.rig_path.lower().endswith(".bvh")
