@@ -16,8 +16,8 @@ as many bones, main chains (each bone's child with the largest subtree, down to 
 bones and lengths within ``PAIR_LENGTH_TOLERANCE``, attached (the first joint off the hub) at the
 same height and distance from the hub within ``ATTACH_TOLERANCE`` of the limb's length, and apart
 sideways. Pairs inside another pair's limbs (fingers, toes) do not count. The legs are the pair
-reaching lowest, at least half their length below their hub; the arms are the longest pair above
-it outside the legs. Along a limb's main chain the hand or foot is the first bone from the third
+reaching lowest, at least ``LEGS_DROP`` of their length below their hub; the arms are the longest
+other pair on a hub no lower; of a pair, the limb attached on the figure's left is ``.L``. Along a limb's main chain the hand or foot is the first bone from the third
 on that branches (fingers, toes), else the bone after the two consecutive bones longest together
 (upper arm and forearm, thigh and shin: a clavicle or hip bone before them is shorter); the rest
 pose need not be symmetric (a figure mid-stride). Spine: the bones from the hips (the legs' common
@@ -40,6 +40,8 @@ ATTACH_TOLERANCE = 0.1  # of the limb's length: a pair's attachments' height and
 MIN_APART = 0.1  # of the limb's length: how far sideways a pair's subtree centres are at least
 FEET_AGREE = 0.25  # of the feet's length: the horizontal part of their summed directions, to be a facing
 MIN_LIMB_BONES = 3  # upper, lower, hand/foot
+LEGS_DROP = 0.5  # of the legs' length: how far below their hub they reach at least
+FOUND_BY = {"names": "by names", "geometry": "by geometry", "chosen": "chosen"}  # AutoRigReport.found_by, as told
 
 _PREFIX = re.compile(r"^(?:[^:]*:)?(?:(?:DEF|ORG|MCH)-)?")
 _SIDE_PATTERNS = (
@@ -152,14 +154,11 @@ def _main_chain(tree, start):
 
 
 def _attachment(skeleton, tree, hub, start):
-    """Where the limb starting at ``start`` leaves the hub: the first head along its main chain
-    off the hub's head (a CMU hip or shoulder bone starts on the hub)."""
-    heads = skeleton.rest_heads
-    near = 1e-3 * tree.chain_length[start]
-    for i in _main_chain(tree, start):
-        if np.linalg.norm(heads[i] - heads[hub]) > near:
-            return heads[i]
-    return heads[start]
+    """Where the limb starting at ``start`` leaves the hub, from the hub's head: the first head
+    along its main chain off the hub's head (a CMU hip or shoulder bone starts on the hub)."""
+    offsets = skeleton.rest_heads[_main_chain(tree, start)] - skeleton.rest_heads[hub]
+    off = np.flatnonzero(np.linalg.norm(offsets, axis=1) > 1e-3 * tree.chain_length[start])
+    return offsets[off[0] if len(off) else 0]
 
 
 def _is_pair(skeleton, tree, hub, a, b):
@@ -170,8 +169,7 @@ def _is_pair(skeleton, tree, hub, a, b):
     reach = max(la, lb)
     if reach <= 0 or abs(la - lb) > PAIR_LENGTH_TOLERANCE * reach:
         return False
-    hub_head = skeleton.rest_heads[hub]
-    pa, pb = (_attachment(skeleton, tree, hub, s) - hub_head for s in (a, b))
+    pa, pb = (_attachment(skeleton, tree, hub, s) for s in (a, b))
     if abs(pa[1] - pb[1]) > ATTACH_TOLERANCE * reach \
             or abs(np.linalg.norm(pa) - np.linalg.norm(pb)) > ATTACH_TOLERANCE * reach:
         return False
@@ -213,33 +211,26 @@ def _facing(skeleton, feet):
     return along / np.linalg.norm(along), True
 
 
-def limbs_by_geometry(skeleton):
-    """A GeometricLimbs for ``skeleton`` (module doc); limbs it cannot find are left out."""
-    tree = _tree(skeleton)
+def limbs_by_geometry(skeleton, tree):
+    """A GeometricLimbs for ``skeleton`` and its ``_tree`` (module doc); limbs it cannot find are
+    left out."""
     pairs = _pairs(skeleton, tree)
-    heads = skeleton.rest_heads
-
-    def reach(p):
-        return max(tree.chain_length[p[1]], tree.chain_length[p[2]])
-    def lowest(p):
-        return min(tree.lowest[p[1]], tree.lowest[p[2]])
-    legs = [p for p in pairs if heads[p[0], 1] - lowest(p) >= 0.5 * reach(p)]
-    legs = min(legs, key=lowest, default=None)
-    arms = [p for p in pairs if p != legs and (legs is None or heads[p[0], 1] >= heads[legs[0], 1])
-            and (legs is None or not {legs[1], legs[2]}.intersection(skeleton.ancestors(p[0])))]
-    arms = max(arms, key=reach, default=None)
-    bones = {kind: [_limb_bones(skeleton, tree, s) for s in pair[1:]] for kind, pair in (("leg", legs), ("arm", arms))
-             if pair is not None}
+    hub_height = skeleton.rest_heads[[hub for hub, _, _ in pairs], 1]
+    reach = np.array([max(tree.chain_length[a], tree.chain_length[b]) for _, a, b in pairs])
+    lowest = np.array([min(tree.lowest[a], tree.lowest[b]) for _, a, b in pairs])
+    legs = np.flatnonzero(hub_height - lowest >= LEGS_DROP * reach)
+    legs = legs[np.argmin(lowest[legs])] if len(legs) else None
+    arms = [k for k in range(len(pairs)) if k != legs and (legs is None or hub_height[k] >= hub_height[legs])]
+    arms = max(arms, key=lambda k: reach[k], default=None)
+    found = {kind: pairs[k] for kind, k in (("leg", legs), ("arm", arms)) if k is not None}
+    bones = {kind: [_limb_bones(skeleton, tree, s) for s in pair[1:]] for kind, pair in found.items()}
     forward, from_feet = _facing(skeleton, [limb[2] for limb in bones.get("leg", [])])
     left = np.cross(UP, forward)
     limbs, roots = {}, {}
-    for kind, pair in (("leg", legs), ("arm", arms)):
-        if pair is None:
-            continue
-        _, a, b = pair
-        order = (0, 1) if np.dot(tree.centre[a] - tree.centre[b], left) >= 0 else (1, 0)
-        for side, k in zip(SIDES, order):
-            limbs[(kind, side)], roots[(kind, side)] = bones[kind][k], pair[1 + k]
+    for kind, (hub, a, b) in found.items():
+        apart = _attachment(skeleton, tree, hub, a) - _attachment(skeleton, tree, hub, b)
+        for side, k in zip(SIDES, (0, 1) if np.dot(apart, left) >= 0 else (1, 0)):
+            limbs[(kind, side)], roots[(kind, side)] = bones[kind][k], (a, b)[k]
     return GeometricLimbs(limbs, roots, forward, from_feet)
 
 
@@ -254,7 +245,7 @@ def _common_ancestor(skeleton, a, b):
     return next((c for c in [b] + skeleton.ancestors(b) if c in line), None)
 
 
-def _torso(skeleton, report, legs, arms):
+def _torso(skeleton, tree, report, legs, arms):
     """Hips, spine, neck and head from the limbs' attachment points and names."""
     names = skeleton.names
     hips = _common_ancestor(skeleton, *legs) if legs else None
@@ -269,7 +260,6 @@ def _torso(skeleton, report, legs, arms):
     for side, upper in zip(SIDES, arms):
         if skeleton.parents[upper] != chest:
             report.roles[f"shoulder.{side}"] = [names[skeleton.parents[upper]]]
-    tree = _tree(skeleton)
     above = [int(c) for c in skeleton.children(chest) if not any(a == c or c in skeleton.ancestors(a) for a in arms)]
     if not above:
         return
@@ -283,8 +273,8 @@ def _torso(skeleton, report, legs, arms):
 def recognise(skeleton):
     """An AutoRigReport with the roles of ``skeleton``'s bones (no bones created yet)."""
     report = AutoRigReport()
-    named = _limbs_by_names(skeleton)
-    geometric = limbs_by_geometry(skeleton)
+    named, tree = _limbs_by_names(skeleton), _tree(skeleton)
+    geometric = limbs_by_geometry(skeleton, tree)
     report.facing, report.facing_from_feet = tuple(float(v) for v in geometric.forward), geometric.from_feet
     for (kind, side), limb in list(named.items()):
         other = _inside_other_kind(skeleton, limb, kind, geometric)
@@ -308,30 +298,32 @@ def recognise(skeleton):
     index = skeleton.index
     legs = [index[report.roles[f"leg.{s}"][0]] for s in SIDES if f"leg.{s}" in report.roles]
     arms = [index[report.roles[f"arm.{s}"][0]] for s in SIDES if f"arm.{s}" in report.roles]
-    _torso(skeleton, report, legs if len(legs) == 2 else None, arms if len(arms) == 2 else None)
+    _torso(skeleton, tree, report, legs if len(legs) == 2 else None, arms if len(arms) == 2 else None)
     return report
 
 
 def summary(report):
     """One line saying what was recognised and how, e.g. "found arms (node_16, node_13), legs
-    (node_7, node_3), spine, head by geometry" (a limb by its first bone, left before right)."""
-    kinds = []
-    for kind, *_ in LIMBS:
-        roles = [f"{kind}.{s}" for s in SIDES if f"{kind}.{s}" in report.roles]
-        if roles:
-            label = f"{kind}s" if len(roles) == 2 else roles[0]
-            kinds.append((label, ", ".join(report.roles[r][0] for r in roles), {report.found_by.get(r) for r in roles}))
-    if not kinds:
+    (node_7, node_3), spine, head by geometry (facing +Z from the feet)": a limb by its first bone,
+    left before right."""
+    limbs = [f"{kind}.{s}" for kind, *_ in LIMBS for s in SIDES if f"{kind}.{s}" in report.roles]
+    if not limbs:
         return "no arms or legs found"
-    ways = set().union(*(how for *_, how in kinds)) - {None}
-    one_way = len(ways) == 1 and all(len(how) == 1 for *_, how in kinds)
-    parts = [f"{label} ({bones})" + ("" if one_way else f" by {' and '.join(sorted(how - {None}))}")
-             for label, bones, how in kinds]
+    ways = {report.found_by[r] for r in limbs}
+    parts = []
+    for kind, *_ in LIMBS:
+        roles = [r for r in limbs if r.startswith(kind)]
+        kind_ways = {report.found_by[r] for r in roles}
+        if len(kind_ways) > 1:  # each limb with its own way
+            bones, way = ", ".join(f"{report.roles[r][0]} {FOUND_BY[report.found_by[r]]}" for r in roles), ""
+        else:
+            bones, way = ", ".join(report.roles[r][0] for r in roles), f" {FOUND_BY[kind_ways.pop()]}"
+        if roles:
+            parts.append(f"{kind + 's' if len(roles) == 2 else roles[0]} ({bones})" + ("" if len(ways) == 1 else way))
     parts += [role for role in ("spine", "head") if role in report.roles]
-    text = "found " + ", ".join(parts) + (f" by {ways.pop()}" if one_way else "")
-    if "geometry" in set().union(*(how for *_, how in kinds)):
-        facing = "from the feet" if report.facing_from_feet else "assumed"
-        text += f" (facing {_axis_name(report.facing)} {facing})"
+    text = "found " + ", ".join(parts) + (f" {FOUND_BY[next(iter(ways))]}" if len(ways) == 1 else "")
+    if "geometry" in ways:
+        text += f" (facing {_axis_name(report.facing)} {'from the feet' if report.facing_from_feet else 'assumed'})"
     return text
 
 
