@@ -11,17 +11,19 @@ Names. A bone is a hand (wrist) or a foot (ankle) when its name, stripped of a n
 CMU's ``LHipJoint``) and separators, is exactly that word; the limb's two IK bones are its parent
 and grandparent.
 
-Geometry. A pair is two children of one bone (the hub) whose subtrees look like mirrored limbs:
-as many bones, main chains (each bone's child with the largest subtree, down to a leaf) of as many
+Geometry. A pair is two children of one bone (the hub) whose subtrees look like mirrored limbs: as
+many bones, main chains (each bone's child with the largest subtree, down to a leaf) of as many
 bones and lengths within ``PAIR_LENGTH_TOLERANCE``, attached (the first joint off the hub) at the
-same height and distance from the hub within ``ATTACH_TOLERANCE`` of the limb's length, and apart
-sideways. Pairs inside another pair's limbs (fingers, toes) do not count. The legs are the pair
-reaching lowest, at least ``LEGS_DROP`` of their length below their hub; the arms are the longest
-other pair on a hub no lower; of a pair, the limb attached on the figure's left is ``.L``. Along a limb's main chain the hand or foot is the first bone from the third
-on that branches (fingers, toes), else the bone after the two consecutive bones longest together
-(upper arm and forearm, thigh and shin: a clavicle or hip bone before them is shorter); the rest
-pose need not be symmetric (a figure mid-stride). Spine: the bones from the hips (the legs' common
-ancestor) up to the chest (the arms'); neck and head are the main chain up from the chest.
+same height and distance from the hub within ``ATTACH_TOLERANCE`` of the limb's length, with
+subtree centres ``MIN_APART`` of it apart sideways. Pairs inside another pair's limbs (fingers,
+toes) do not count. The legs are the pair reaching lowest, at least ``LEGS_DROP`` of their length
+below their hub; the arms are the longest other pair on a hub no lower; of a pair, the limb
+attached on the figure's left is ``.L``. Along a limb's main chain the hand or foot is the first
+bone from the third on that branches (fingers, toes), else the bone after the two consecutive bones
+longest together (upper arm and forearm, thigh and shin: a clavicle or hip bone before them is
+shorter); the rest pose need not be symmetric (a figure mid-stride). Spine: the bones from the hips
+(the legs' common ancestor) up to the chest (the arms'); neck and head are the main chain up from
+the chest.
 
 Names win unless a named limb lies inside a limb the geometry gives the other kind (a "hand"
 on a leg): then the geometry is taken for that limb, with a warning.

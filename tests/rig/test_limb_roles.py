@@ -2,9 +2,12 @@
 RiggedFigure-like glTF mid-stride whose joints have no names, gets both arms and both legs, the
 sides the figure's own, and hand/foot handles at its wrists and ankles."""
 import json
+import tempfile
+from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from rig.autorig import auto_rig
 from rig.evaluate import evaluate
@@ -62,10 +65,8 @@ def read_figure(tmp_path, turn=0.0, joints=FIGURE_JOINTS):
     return open_rig(path).rig, {name: f"node_{node}" for name, node in node_of.items()}
 
 
-@pytest.mark.parametrize("turn", [0.0, np.pi / 2, np.pi, -2.5])
-def test_a_figure_mid_stride_with_unnamed_joints_gets_its_limbs_and_its_own_sides(tmp_path, turn):
-    """Its left (built at +X facing +Z) stays its left however it faces: the feet tell."""
-    rig, node = read_figure(tmp_path, turn)
+def assert_figure_recognised(rig, node, turn, facing_tolerance):
+    """Every limb and the torso where the figure was built, its left its own however it faces."""
     assert set(rig.skeleton.names) == set(node.values())  # node_N: the names say nothing
     report = recognise(rig.skeleton)
     expected = {role: [node[b] for b in bones] for role, bones in OURS.items()}
@@ -73,7 +74,28 @@ def test_a_figure_mid_stride_with_unnamed_joints_gets_its_limbs_and_its_own_side
     assert (report.roles["hips"], report.roles["spine"]) == ([node["hips"]], [node["spine"], node["chest"]])
     assert (report.roles["neck"], report.roles["head"]) == ([node["neck"]], [node["head"]])
     assert report.warnings == [] and report.facing_from_feet
-    np.testing.assert_allclose(report.facing, turned([0, 0, 1], turn), atol=0.15)
+    np.testing.assert_allclose(report.facing, turned([0, 0, 1], turn), atol=facing_tolerance)
+
+
+@pytest.mark.parametrize("turn", [0.0, np.pi / 2, np.pi, -2.5])
+def test_a_figure_mid_stride_with_unnamed_joints_gets_its_limbs_and_its_own_sides(tmp_path, turn):
+    """Its left (built at +X facing +Z) stays its left however it faces: the feet tell."""
+    rig, node = read_figure(tmp_path, turn)
+    assert_figure_recognised(rig, node, turn, facing_tolerance=0.15)
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(turn=st.floats(-np.pi, np.pi), scale_exponent=st.floats(-2.0, 2.0),
+       jitter=st.lists(st.floats(-0.02, 0.02), min_size=3 * len(FIGURE_JOINTS), max_size=3 * len(FIGURE_JOINTS)))
+def test_any_facing_size_and_uneven_pose_of_the_figure_is_recognised(turn, scale_exponent, jitter):
+    """Turned any way, 1 cm to 100 m tall, every joint moved up to 2 cm (of 1.75 m) its own way."""
+    scale = 10.0 ** scale_exponent
+    moved = np.reshape(jitter, (-1, 3))
+    joints = [(name, parent, tuple(scale * (np.array(head) + d)))
+              for (name, parent, head), d in zip(FIGURE_JOINTS, moved)]
+    with tempfile.TemporaryDirectory() as directory:
+        rig, node = read_figure(Path(directory), turn, joints)
+    assert_figure_recognised(rig, node, turn, facing_tolerance=0.4)
 
 
 def test_the_figures_handles_sit_at_its_wrists_and_ankles_and_work(tmp_path):
