@@ -11,8 +11,9 @@ DOFs, for each bone that moves some goal:
   ``solvers.limits.EulerLimit``), so a locked angle stays exactly as it was and a limit clamps
   exactly, after every step. Its Y angle stays within ``dls_plan.EULER_Y_BOUND`` of 0, where
   Euler angles are unique;
-- a bone with ``BoneDofs.stretch`` > 0 also scales along its Y axis, within [1, ``MAX_STRETCH``],
-  for goals beyond the unstretched reach of their bones.
+- a bone with ``BoneDofs.stretch`` > 0 also scales (uniformly, as Blender's IK stretch: its length
+  and its children's offsets), within [1, ``MAX_STRETCH``], for goals beyond the unstretched reach
+  of their bones.
 A DOF's Jacobian column is weighted by 1 - stiffness (stretch columns by the stretch amount);
 goal rows by sqrt(weight), angle rows also by the plan's ``scale`` (metres), so damping and
 weights mean the same on a finger and on a crane. The iteration loop is ``solvers.iterate``.
@@ -162,9 +163,8 @@ def _jacobian(plan, state):
             put(column, g, turn_axis if point is None else sc.cross(turn_axis, sc.sub(point, heads[j])))
     count = len(plan.rows.column_axes)
     for s, (j, reached) in enumerate(plan.rows.stretch_columns):
-        along = sc.column(state.world[j], 1)
-        for g, reach in reached:
-            put(count + s, g, sc.scale(along, reach))
+        for g, offset in reached:
+            put(count + s, g, sc.mvec(state.world[j], offset))
     return np.array(entries).reshape(rows, width) * plan.weights
 
 

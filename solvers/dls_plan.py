@@ -32,8 +32,8 @@ class PlanRows(NamedTuple):
       kept rotation-vector axes, first row);
     - ``column_axes``: per rotation column (bone, axis, turn) with turn 0 about the bone's own
       axis, 1 Euler Y, 2 Euler Z (see ``solvers.dls._jacobian``), and the goals it moves;
-    - ``stretch_columns``: per stretch column its bone and (goal, how far the goal's point moves
-      along the bone's Y per unit stretch) for the goals it moves;
+    - ``stretch_columns``: per stretch column its bone and (goal, the offset in the bone's frame
+      the goal's point moves by per unit stretch) for the goals it moves;
     - ``bones``: per moving bone (bone, whether Euler, its column per axis or -1, low, high);
     - ``goal_scale``: per goal sqrt(weight), times the plan's scale for rotations.
     """
@@ -83,11 +83,11 @@ def _path(tree, bone):
 
 
 def _reach_along(tree, path, use_tail):
-    """Per bone on ``path`` (bone first), the Y offset that its stretch scales on the way to the
-    goal's point (its tail, or the head of the next bone down the path)."""
+    """Per bone on ``path`` (bone first), the offset (in its frame) that its stretch scales on the
+    way to the goal's point: its tail, or the head of the next bone down the path."""
     offsets, lengths = tree.rows.offsets, tree.rows.lengths
-    reach = {path[0]: lengths[path[0]]} if use_tail else {}
-    reach.update((j, offsets[below][1]) for below, j in zip(path, path[1:]))
+    reach = {path[0]: (0.0, lengths[path[0]], 0.0)} if use_tail else {}
+    reach.update((j, tuple(offsets[below])) for below, j in zip(path, path[1:]))
     return reach
 
 
@@ -212,7 +212,7 @@ def dls_plan(tree: Tree, goals, dofs=None):
         goals=goal_rows,
         column_axes=tuple((j, axis, axis if dofs[j].euler and axis else 0,
                            tuple(g for g, r in enumerate(rotating) if j in r)) for j, axis in columns),
-        stretch_columns=tuple((j, tuple((g, r[j]) for g, r in enumerate(stretching) if r.get(j, 0.0) != 0.0))
+        stretch_columns=tuple((j, tuple((g, r[j]) for g, r in enumerate(stretching) if any(r.get(j, ()))))
                               for j in stretch_bones),
         bones=tuple((j, dofs[j].euler, tuple(index.get((j, axis), -1) for axis in range(3)), *bounds[j][:2])
                     for j in moving),

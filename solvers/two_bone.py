@@ -269,7 +269,7 @@ def _solve_limb(c, q0, q1, target, asked):
     distance = sc.length(to_target)
     solve_distance, scale0, scale1 = _reach(distance, limb.upper, limb.lower, asked)
     if asked.has_stretch:
-        stretched = _limb(rest1, (mid[0], mid[1] * scale0, mid[2]), lower * scale1)
+        stretched = _limb(rest1, sc.scale(mid, scale0), lower * scale1)  # uniform, as Blender's stretch
         limb = _Limb(rest1, stretched.mid, stretched.upper, stretched.lower, stretched.mid_dir1,
                      limb.straight_hinge1, stretched.rest_tip)
     r1, lower_dir = _bend(limb, solve_distance, q1)

@@ -1,6 +1,6 @@
-"""IK stretch through the rig, as Blender does it: a stretched bone's scale does not compound into
-its children, so with enough stretch the tip lands on a target out of reach, and what a solve
-reports is the true distance from the drawn tip to the target."""
+"""IK stretch through the rig, as Blender does it: each stretched bone's pose scale is its stretch
+over its parent's (children inherit scale), so with enough stretch the tip lands on a target out
+of reach, and what a solve reports is the true distance from the drawn tip to the target."""
 import numpy as np
 import pytest
 
