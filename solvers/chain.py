@@ -230,9 +230,22 @@ class StretchedChain:
     factors: np.ndarray
 
 
+def grown_factors(spans, rates, distance):
+    """Blender's IK stretch of segments laid straight: per segment (``spans`` (n,), metres, each
+    scaled whole by its bone's stretch) the stretch ``1 + grow * rates`` (``rates`` (n,) per metre
+    of extra length) with ``grow`` shared so the segments reach a hair (``STRETCH_SHORT``) less
+    far than ``distance``. None when nothing can grow or ``distance`` is within reach (or NaN)."""
+    spans, rates = np.asarray(spans, dtype=float), np.asarray(rates, dtype=float)
+    reach, give = float(spans.sum()), float(rates @ spans)
+    distance = float(distance)
+    if give <= EPS or not distance > reach:
+        return None
+    return 1.0 + max((distance * (1.0 - STRETCH_SHORT) - reach) / give, 0.0) * rates
+
+
 def stretch_to_reach(chain, target, amounts):
     """Blender's IK stretch for the iterative solvers: when ``target`` (3,) lies beyond the
-    chain's reach, grow bone i's Y scale by ``1 + grow * rates[i]``, each rate giving the bone its
+    chain's reach, stretch bone i by ``1 + grow * rates[i]`` (``grown_factors``), each rate giving the bone its
     share of the extra length (``scalar.stretch_share`` of its amount), ``grow`` shared so the grown chain
     reaches a hair (``STRETCH_SHORT``) less far than the target: a target just out of reach is
     met by laying the chain straight, in one pass, where one exactly at full extension is
@@ -241,13 +254,9 @@ def stretch_to_reach(chain, target, amounts):
     if amounts is None:
         return None
     rates = scalar.stretch_share(np.asarray(amounts, dtype=float)) / np.maximum(chain.lengths, EPS)
-    reach = chain.reach
-    give = float(rates @ np.asarray(chain.float_spans))  # a bone's stretch scales its whole segment
-    distance = float(np.linalg.norm(np.asarray(target, dtype=float) - chain.root))
-    if give <= EPS or not distance > reach:  # NaN: no stretch
+    factors = grown_factors(chain.float_spans, rates, np.linalg.norm(np.asarray(target, dtype=float) - chain.root))
+    if factors is None:
         return None
-    grow = (distance * (1.0 - STRETCH_SHORT) - reach) / give
-    factors = 1.0 + max(grow, 0.0) * rates
     offsets = chain.offsets.copy()
     offsets[1:] *= factors[:-1, None]
     grown = Chain(chain.base, offsets, chain.rest_rotations, chain.lengths * factors)

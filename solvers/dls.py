@@ -285,7 +285,8 @@ def _step(plan, method, base_damping):
 
 
 def _start(plan, rotations):
-    """The first state: the given pose, unstretched, limited Euler angles pulled inside their limits.
+    """The first state: the given pose at the plan's start stretch, limited Euler angles pulled
+    inside their limits.
     Only Euler bones get angles (the others' are never read)."""
     quats, angles = [], []
     for q in rotations.tolist():
@@ -302,7 +303,21 @@ def _start(plan, rotations):
             angles[j] = tuple(sc.clip(a, lo, hi) for a, lo, hi in zip(found, low, high))
             if angles[j] != found:
                 quats[j] = sc.qfrom_euler_xyz(angles[j])
-    return _evaluate(plan, quats, angles, [1.0] * len(rotations), 1.0, False)
+    stretch = list(plan.start_stretch)
+    for aim in plan.aims:
+        _lay_straight(plan, aim, quats, stretch)
+    return _evaluate(plan, quats, angles, stretch, 1.0, False)
+
+
+def _lay_straight(plan, aim, quats, stretch):
+    """Turn the free bones of ``aim`` (a ``dls_plan.StraightAim``), parents first, each by the
+    shortest arc that points its segment at the target from its head (``quats`` in place)."""
+    for j, segment in aim.segments:
+        rows = tree_pose_rows(plan.tree, quats, stretch)
+        local = sc.transpose(rows.before[j])
+        current = sc.normalize(sc.qrotate(quats[j], segment))
+        wanted = sc.normalize(sc.mvec(local, sc.sub(aim.target, rows.heads[j])))
+        quats[j] = sc.qnormalize(sc.qmul(sc.qbetween(current, wanted), quats[j]))
 
 
 AT_LIMIT = 1e-9  # radians: an angle that converged this close to its limit sits on it (a clamp puts it there exactly)
@@ -328,9 +343,10 @@ def _pulls_inward(plan, state):
 def solve_dls(plan: DlsPlan, rotations, max_iterations=100, tolerance=1e-3, damping=0.1, method="dls"):
     """Move the plan's bones toward all its goals at once; returns a ``SolveResult``.
 
-    ``rotations`` (n, 4) is the start pose (rest or current). Every solve starts unstretched;
-    ``result.stretch`` (n,) is 1 except on stretchy bones serving a goal beyond reach (within
-    [1, ``MAX_STRETCH``]), as the two-bone solver stretches only for far targets. ``damping`` >= 0 is the DLS damping relative to the plan's scale; with "dls" it
+    ``rotations`` (n, 4) is the start pose (rest or current). ``result.stretch`` (n,) is 1 except
+    on stretchy bones serving a goal beyond reach, as the geometric methods stretch only for far
+    targets: a far position goal alone on its bones gets the stretch that lays its chain straight
+    at the target (``dls_plan``), others stretch as DOFs within [1, ``MAX_STRETCH``]. ``damping`` >= 0 is the DLS damping relative to the plan's scale; with "dls" it
     adapts per iteration (Levenberg-Marquardt: a step that does not lower the cost is retried with
     more damping, a step that does lets it relax), with "sdls" it softens Buss & Kim's selective
     damping. ``result.errors`` (k,) per goal: metres for positions and distances, radians for

@@ -10,6 +10,7 @@ from typing import NamedTuple
 import numpy as np
 
 from solvers import scalar as sc
+from solvers.chain import grown_factors
 from solvers.goals import BoneDofs, DistanceGoal, JointRotationGoal, PositionGoal, RotationGoal
 from solvers.tree import Tree
 
@@ -51,7 +52,10 @@ class DlsPlan:
     Columns are the rotation DOFs (``columns``: (bone, axis) pairs, (c, 2) ints) then the stretch
     DOFs (``rows.stretch_columns``). ``scale`` (metres) is the longest path from a fixed head to a goal's point.
     ``weights`` (rows, columns) is row_scale times column_scale; ``blocks`` (goals, rows) sums
-    each goal's rows. ``rows`` holds what the iterations read on plain floats.
+    each goal's rows. ``rows`` holds what the iterations read on plain floats. ``start_stretch``
+    (n floats) is the stretch every solve starts from and keeps where it is fixed, ``aims`` the
+    chains every solve starts laid straight (``_laid_straight``); stretch columns serve the other
+    goals beyond reach.
     """
     tree: Tree
     goals: tuple
@@ -71,6 +75,8 @@ class DlsPlan:
     limited: np.ndarray
     unfold: np.ndarray
     rows: "PlanRows"
+    start_stretch: tuple
+    aims: tuple
 
 
 def _path(tree, bone):
@@ -118,6 +124,42 @@ def _goal_dofs(tree, kind, goal):
         return ((path if goal.use_tail else path[1:]), _reach_along(tree, path, goal.use_tail),
                 _beyond_reach(tree, path, kind, goal))
     return (path if kind == ROTATION else [path[0]]), {}, False
+
+
+class StraightAim(NamedTuple):
+    """A chain to lay straight at ``target`` before the iterations: per bone, parents first, the
+    offset (its frame) from its head toward the goal's point."""
+    target: tuple
+    segments: tuple
+
+
+def _laid_straight(tree, kinds, goals, dofs, moved, reaches):
+    """Per bone the stretch fixed before the iterations (1 where none), and the ``StraightAim``s.
+
+    A position goal beyond reach whose bones no other goal moves is met as the geometric methods
+    meet it: the chain laid straight at the target with the stretch that covers the distance
+    (``chain.grown_factors``). Left as DOFs, stretch and bend trade off along a whole family of
+    least-squares answers (a chain left bent and over-stretched), and a chain nearly straight
+    converges slowly, so free bones start aimed (Euler bones keep their locks and limits and are
+    left to the iterations). ``moved``: per goal the set of bones that move it; ``reaches``: per
+    goal ``_reach_along``."""
+    fixed, aims = [1.0] * len(tree), []
+    for g, (kind, goal, reach) in enumerate(zip(kinds, goals, reaches)):
+        if kind != POSITION or any(goal.lock_axes) or not any(dofs[j].stretch > 0 for j in reach):
+            continue
+        if any(moved[g] & moved[h] for h in range(len(goals)) if h != g):
+            continue
+        bones = sorted(reach)
+        rates = [sc.stretch_share(dofs[j].stretch) / max(tree.lengths[j], sc.EPS) for j in bones]
+        top = tree.rows.root_heads[_path(tree, int(goal.bone))[-1]]
+        factors = grown_factors([sc.length(reach[j]) for j in bones], rates, sc.length(sc.sub(goal.target, top)))
+        if factors is None:
+            continue
+        for j, factor in zip(bones, factors.tolist()):
+            fixed[j] = min(factor, MAX_STRETCH)
+        if not any(dofs[j].euler for j in bones):
+            aims.append(StraightAim(tuple(goal.target), tuple((j, reach[j]) for j in bones)))
+    return tuple(fixed), tuple(aims)
 
 
 def _checked_dofs(n, dofs):
@@ -176,12 +218,14 @@ def dls_plan(tree: Tree, goals, dofs=None):
         rotating.append(set(turning))
         stretching.append(stretch_reach)
         wanted_stretch.update(stretch_reach if beyond else ())
+    start_stretch, aims = _laid_straight(tree, kinds, goals, dofs, [r | set(s) for r, s in zip(rotating, stretching)],
+                                   stretching)
     longest = max(_span(tree, _path(tree, int(goal.bone)), True) for goal in goals)
     scale = float(longest) if longest > 1e-9 else 1.0
 
     columns = [(j, axis) for j in sorted(set().union(*rotating)) for axis in range(3) if not dofs[j].lock[axis]]
     moving = sorted({j for j, _ in columns})
-    stretch_bones = sorted(j for j in wanted_stretch if dofs[j].stretch > 0)
+    stretch_bones = sorted(j for j in wanted_stretch if dofs[j].stretch > 0 and start_stretch[j] == 1.0)
     # A stretch column moves its bone's tail by the bone's length per unit; weighted so that the
     # bones share the extra length as Blender does (``scalar.stretch_share``), whatever their lengths.
     column_scale = np.sqrt([1.0 - dofs[j].stiffness[axis] for j, axis in columns]
@@ -223,4 +267,5 @@ def dls_plan(tree: Tree, goals, dofs=None):
         weights=row_scale[:, None] * column_scale[None, :], blocks=blocks,
         free_bones=np.array([j for j in moving if not dofs[j].euler], dtype=int), euler_bones=np.array(euler, dtype=int),
         bounded=bool(np.isfinite(column_low).any() or np.isfinite(column_high).any()), column_low=column_low,
-        column_high=column_high, low=low, high=high, limited=limited, unfold=unfold, rows=rows)
+        column_high=column_high, low=low, high=high, limited=limited, unfold=unfold, rows=rows,
+        start_stretch=start_stretch, aims=aims)

@@ -56,6 +56,25 @@ def test_enough_stretch_lands_the_tip_on_a_far_target(solver):
     np.testing.assert_allclose(frame.T @ frame, np.eye(3), atol=1e-9)  # ...without shear
 
 
+@pytest.mark.parametrize("solver", ["two_bone", "fabrik", "ccd", "dls", "sdls"])
+def test_every_method_lays_the_arm_straight_with_just_the_stretch_it_needs(solver):
+    """A far target alone on its arm: the answer is the straight arm pointed at it, each bone
+    grown by the same share of the extra length (equal amounts: Blender's share), no more; the
+    hand below inherits the forearm's scale, as in Blender."""
+    rig = stretched_arm(solver, [1.0, 1.0])
+    report, tip, target, world = solve_toward(rig, 0.6)
+    skeleton = rig.skeleton
+    upper, forearm, hand = (skeleton.index[b] for b in ARM + ["hand.L"])
+    axes = world[[upper, forearm], :3, 1]
+    lengths = np.linalg.norm(axes, axis=1)
+    bend = np.arccos(np.clip(axes[0] @ axes[1] / np.prod(lengths), -1.0, 1.0))
+    assert bend < 1e-4
+    extra = np.linalg.norm(target - world[upper, :3, 3]) - chain_reach(rig)
+    needed = 1.0 + extra / 2.0 / skeleton.lengths[[upper, forearm]]
+    np.testing.assert_allclose(lengths, needed, rtol=1e-5)
+    np.testing.assert_allclose(np.linalg.norm(world[hand, :3, :3], axis=0), needed[1], rtol=1e-5)
+
+
 @pytest.mark.parametrize("solver", ["auto", "two_bone", "fabrik", "ccd", "dls", "sdls"])
 def test_without_stretch_the_reported_error_is_the_true_shortfall(solver):
     rig = stretched_arm(solver, [0.0, 0.0])
