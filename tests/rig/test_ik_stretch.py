@@ -83,3 +83,24 @@ def test_without_stretch_the_reported_error_is_the_true_shortfall(solver):
     shortfall = np.linalg.norm(target - shoulder) - chain_reach(rig)
     assert report.error == pytest.approx(np.linalg.norm(tip - target), abs=1e-6)
     assert report.error == pytest.approx(shortfall, abs=1e-4)
+
+
+@pytest.mark.parametrize("solver", ["two_bone", "fabrik", "ccd", "dls"])
+def test_a_chain_below_a_scaled_bone_is_solved_at_the_size_it_is_drawn(solver):
+    """The arm inherits a scaled spine's scale: IK solves the arm as long as it is drawn, so the
+    drawn tip lands on a target only the grown arm reaches."""
+    rig = stretched_arm(solver, [0.0, 0.0])
+    skeleton = rig.skeleton
+    pose = Pose.rest(len(skeleton))
+    pose.scales[skeleton.index["spine.02"]] = 1.3
+    _, world, _ = evaluate(rig, pose)
+    shoulder = world[skeleton.index["upper_arm.L"], :3, 3]
+    target = shoulder + np.array([0.6, -0.5, 0.5]) / np.linalg.norm([0.6, -0.5, 0.5]) * chain_reach(rig) * 1.2
+    handle = skeleton.index["hand_ik.L"]
+    pose.locations[handle] = location_for_head(skeleton, pose, world, handle, target)
+    for _frame in range(3):
+        pose, world, reports = evaluate(rig, pose)
+    tip = heads_tails(skeleton, world)[1][skeleton.index["forearm.L"]]
+    assert np.linalg.norm(tip - target) < 1e-4
+    assert next(r for r in reports if r.bone == "forearm.L").error == pytest.approx(np.linalg.norm(tip - target),
+                                                                                     abs=1e-6)
