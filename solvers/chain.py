@@ -225,7 +225,7 @@ STRETCH_SHORT = 1e-10
 @dataclass
 class StretchedChain:
     """A chain with its bones grown to reach a far target: ``chain`` to solve on and ``factors``
-    (n,), each bone's Y scale (``SolveResult.stretch``)."""
+    (n,), each bone's whole stretch (``SolveResult.stretch``)."""
     chain: Chain
     factors: np.ndarray
 
@@ -292,7 +292,7 @@ def face_pole(chain, rotations, target, pole, pole_angle, first_limits=()):
 @dataclass
 class SolveResult:
     """What every solve returns. ``rotations`` (n, 4) are the chain's new pose rotations,
-    ``stretch`` (n,) the Y scale per bone (ones without stretch), ``errors`` the residual per goal
+    ``stretch`` (n,) each bone's whole uniform stretch (ones without stretch; see the module doc), ``errors`` the residual per goal
     (metres for positions, radians for rotations), ``at_limit`` (n, 3) booleans per bone and local
     axis; ``units`` each residual's unit ("m" or "rad") where ``solvers.problem.solve`` ran it. Left out,
     ``stretch`` and ``at_limit`` are shared read-only arrays of ones and False."""

@@ -135,7 +135,7 @@ class _Mount(NamedTuple):
 
 
 class _Solved(NamedTuple):
-    """One limb's answer: pose rotations, Y scales, errors (``end_error`` 0 without an end
+    """One limb's answer: pose rotations, stretches, errors (``end_error`` 0 without an end
     rotation) and whether the tip converged."""
     r0: tuple
     r1: tuple
@@ -177,7 +177,7 @@ def _limb(rest1, mid, lower):
 
 @njit
 def _reach(distance, upper, lower, asked):
-    """How far from the root the tip goes, and the bones' Y scales: soft easing near full
+    """How far from the root the tip goes, and the bones' stretches: soft easing near full
     extension (an exponential that approaches the reach without the snap of a chain going
     straight), then stretch to cover what the easing and the reach left short."""
     reach = upper + lower
