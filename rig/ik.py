@@ -231,12 +231,12 @@ def _write(skeleton, pose, bones, rotations, stretch, influence):
     if influence < 1.0:
         rotations = quat_slerp(pose.rotations[rows], rotations, influence)
     pose.rotations[rows] = rotations
-    if (stretch == 1.0).all():
+    whole = stretch.tolist()  # plain floats: numpy's per-call cost is most of a two-bone solve here
+    if whole.count(1.0) == len(whole):
         pose.scales[rows] = 1.0
         return
     place = {bone: k for k, bone in enumerate(bones)}
-    parents = [place.get(skeleton.parents[bone], -1) for bone in bones]
-    pose.scales[rows] = stretch_scales(parents, stretch)
+    pose.scales[rows] = stretch_scales([place.get(p, -1) for p in skeleton.parents[rows].tolist()], whole)
 
 
 SHARES = 4  # a method with others after it may spend 1/SHARES of the budget: one that crawls

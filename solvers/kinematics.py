@@ -168,11 +168,9 @@ def stretch_scales(parents, stretch):
     uniform stretch (``pose_bones``): s / (the parent's s) on every axis, Blender's IK stretch
     written as its pose bones inherit it. ``parents`` (n,) index ``stretch`` (-1: an unstretched
     parent); a parent stretch below ``TINY_SCALE`` counts as 1."""
-    stretch = np.asarray(stretch, dtype=float)
-    parents = np.asarray(parents)
-    above = np.where(parents >= 0, stretch[parents], 1.0)
-    above = np.where(np.abs(above) < TINY_SCALE, 1.0, above)
-    return np.repeat((stretch / above)[:, None], 3, axis=1)
+    whole = [float(s) for s in stretch]  # plain floats: a limb's two bones cost less than numpy's calls
+    above = [whole[p] if p >= 0 and abs(whole[p]) >= TINY_SCALE else 1.0 for p in parents]
+    return np.array([(s / a,) * 3 for s, a in zip(whole, above)]).reshape(len(whole), 3)
 
 
 def stretched_world(hierarchy, rotations, stretch=None):
