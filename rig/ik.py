@@ -314,7 +314,8 @@ def solve_goals(rig, pose, world, goals, bones):
         run(choice.methods[0], None, search.budget)
     else:
         _methods_in_turn(rig, bones, choice, search, run)
-    _write(rig.skeleton, pose, bones, search.best.rotations, search.best.stretch, _group_influence([g.constraint for g in goals]))
+    _write(rig.skeleton, pose, bones, search.best.rotations, search.best.stretch,
+           _group_influence([g.constraint for g in goals]))
     return _reports(rig, goals, bones, plan, group, search)
 
 

@@ -291,11 +291,11 @@ def face_pole(chain, rotations, target, pole, pole_angle, first_limits=()):
 
 @dataclass
 class SolveResult:
-    """What every solve returns. ``rotations`` (n, 4) are the chain's new pose rotations,
-    ``stretch`` (n,) each bone's whole uniform stretch (ones without stretch; see the module doc), ``errors`` the residual per goal
-    (metres for positions, radians for rotations), ``at_limit`` (n, 3) booleans per bone and local
-    axis; ``units`` each residual's unit ("m" or "rad") where ``solvers.problem.solve`` ran it. Left out,
-    ``stretch`` and ``at_limit`` are shared read-only arrays of ones and False."""
+    """What every solve returns. ``rotations`` (n, 4) are the chain's new pose rotations, ``stretch``
+    (n,) each bone's whole uniform stretch (ones without stretch; see the module doc), ``errors`` the
+    residual per goal (metres for positions, radians for rotations), ``at_limit`` (n, 3) booleans per
+    bone and local axis; ``units`` each residual's unit ("m" or "rad") where ``solvers.problem.solve``
+    ran it. Left out, ``stretch`` and ``at_limit`` are shared read-only arrays of ones and False."""
     rotations: np.ndarray
     iterations: int
     errors: np.ndarray

@@ -343,17 +343,18 @@ def _pulls_inward(plan, state):
 def solve_dls(plan: DlsPlan, rotations, max_iterations=100, tolerance=1e-3, damping=0.1, method="dls"):
     """Move the plan's bones toward all its goals at once; returns a ``SolveResult``.
 
-    ``rotations`` (n, 4) is the start pose (rest or current). ``result.stretch`` (n,) is 1 except
-    on stretchy bones serving a goal beyond reach, as the geometric methods stretch only for far
-    targets: a far position goal alone on its bones gets the stretch that lays its chain straight
-    at the target (``dls_plan``), others stretch as DOFs within [1, ``MAX_STRETCH``]. ``damping`` >= 0 is the DLS damping relative to the plan's scale; with "dls" it
-    adapts per iteration (Levenberg-Marquardt: a step that does not lower the cost is retried with
-    more damping, a step that does lets it relax), with "sdls" it softens Buss & Kim's selective
-    damping. ``result.errors`` (k,) per goal: metres for positions and distances, radians for
-    rotations; ``converged`` when every error is within ``tolerance``. ``result.at_limit`` (n, 3)
-    marks Euler angles that sit on a limit. Bones that move no goal keep their rotations bit for
-    bit. Non-finite rotations leave the pose unchanged (errors inf, not converged). The same input
-    gives the same bits. Raises ValueError for a bad ``method``, ``damping`` or shape.
+    ``rotations`` (n, 4) is the start pose (rest or current). ``result.stretch`` (n,) is 1 except on
+    stretchy bones serving a goal beyond reach, as the geometric methods stretch only for far targets: a
+    far position goal alone on its bones gets the stretch that lays its chain straight at the target
+    (``dls_plan``), others stretch as DOFs within [1, ``MAX_STRETCH``]. ``damping`` >= 0 is the DLS
+    damping relative to the plan's scale; with "dls" it adapts per iteration (Levenberg-Marquardt: a
+    step that does not lower the cost is retried with more damping, a step that does lets it relax),
+    with "sdls" it softens Buss & Kim's selective damping. ``result.errors`` (k,) per goal: metres for
+    positions and distances, radians for rotations; ``converged`` when every error is within
+    ``tolerance``. ``result.at_limit`` (n, 3) marks Euler angles that sit on a limit. Bones that move no
+    goal keep their rotations bit for bit. Non-finite rotations leave the pose unchanged (errors inf,
+    not converged). The same input gives the same bits. Raises ValueError for a bad ``method``,
+    ``damping`` or shape.
     """
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")

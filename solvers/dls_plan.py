@@ -133,8 +133,16 @@ class StraightAim(NamedTuple):
     segments: tuple
 
 
+class LaidStraight(NamedTuple):
+    """What ``_laid_straight`` fixes before the iterations: per bone its ``stretch`` (1 where
+    none), the ``fixed`` bones, and the ``aims``."""
+    stretch: tuple
+    fixed: frozenset
+    aims: tuple
+
+
 def _laid_straight(tree, kinds, goals, dofs, moved, reaches):
-    """Per bone the stretch fixed before the iterations (1 where none), and the ``StraightAim``s.
+    """A ``LaidStraight``: the stretch fixed before the iterations and the ``StraightAim``s.
 
     A position goal beyond reach whose bones no other goal moves is met as the geometric methods
     meet it: the chain laid straight at the target with the stretch that covers the distance
@@ -143,7 +151,7 @@ def _laid_straight(tree, kinds, goals, dofs, moved, reaches):
     converges slowly, so free bones start aimed (Euler bones keep their locks and limits and are
     left to the iterations). ``moved``: per goal the set of bones that move it; ``reaches``: per
     goal ``_reach_along``."""
-    fixed, aims = [1.0] * len(tree), []
+    stretch, fixed, aims = [1.0] * len(tree), set(), []
     for g, (kind, goal, reach) in enumerate(zip(kinds, goals, reaches)):
         if kind != POSITION or any(goal.lock_axes) or not any(dofs[j].stretch > 0 for j in reach):
             continue
@@ -156,10 +164,11 @@ def _laid_straight(tree, kinds, goals, dofs, moved, reaches):
         if factors is None:
             continue
         for j, factor in zip(bones, factors.tolist()):
-            fixed[j] = min(factor, MAX_STRETCH)
+            stretch[j] = min(factor, MAX_STRETCH)
+        fixed.update(bones)
         if not any(dofs[j].euler for j in bones):
             aims.append(StraightAim(tuple(goal.target), tuple((j, reach[j]) for j in bones)))
-    return tuple(fixed), tuple(aims)
+    return LaidStraight(tuple(stretch), frozenset(fixed), tuple(aims))
 
 
 def _checked_dofs(n, dofs):
@@ -218,14 +227,14 @@ def dls_plan(tree: Tree, goals, dofs=None):
         rotating.append(set(turning))
         stretching.append(stretch_reach)
         wanted_stretch.update(stretch_reach if beyond else ())
-    start_stretch, aims = _laid_straight(tree, kinds, goals, dofs, [r | set(s) for r, s in zip(rotating, stretching)],
-                                   stretching)
+    straight = _laid_straight(tree, kinds, goals, dofs, [r | set(s) for r, s in zip(rotating, stretching)],
+                              stretching)
     longest = max(_span(tree, _path(tree, int(goal.bone)), True) for goal in goals)
     scale = float(longest) if longest > 1e-9 else 1.0
 
     columns = [(j, axis) for j in sorted(set().union(*rotating)) for axis in range(3) if not dofs[j].lock[axis]]
     moving = sorted({j for j, _ in columns})
-    stretch_bones = sorted(j for j in wanted_stretch if dofs[j].stretch > 0 and start_stretch[j] == 1.0)
+    stretch_bones = sorted(j for j in wanted_stretch if dofs[j].stretch > 0 and j not in straight.fixed)
     # A stretch column moves its bone's tail by the bone's length per unit; weighted so that the
     # bones share the extra length as Blender does (``scalar.stretch_share``), whatever their lengths.
     column_scale = np.sqrt([1.0 - dofs[j].stiffness[axis] for j, axis in columns]
@@ -268,4 +277,4 @@ def dls_plan(tree: Tree, goals, dofs=None):
         free_bones=np.array([j for j in moving if not dofs[j].euler], dtype=int), euler_bones=np.array(euler, dtype=int),
         bounded=bool(np.isfinite(column_low).any() or np.isfinite(column_high).any()), column_low=column_low,
         column_high=column_high, low=low, high=high, limited=limited, unfold=unfold, rows=rows,
-        start_stretch=start_stretch, aims=aims)
+        start_stretch=straight.stretch, aims=straight.aims)
