@@ -19,7 +19,6 @@ import numpy as np
 from imgui_bundle import imgui
 from pyglet.window import key
 
-from rig.evaluate import evaluation
 from rig.formats.export import POSED, export_rig
 from rig.formats.document import ImportOptions, RigDocument
 from rig.formats.jsonfields import FileFormatError
@@ -335,14 +334,13 @@ class Editor:
 
     def write_export(self, path):
         """Export the rig as the extension of ``path`` says, in the current pose as shown where the
-        format holds one (constraints baked in: Copy Rotation and partial-influence IK are not in
-        the pose channels, and other programs do not run our constraints), with the skinned mesh
-        in a .glb; failures become the status message."""
+        format holds one (``export_rig`` bakes the constraints in, as the command line's export
+        does), with the skinned mesh in a .glb; failures become the status message."""
         state = self.state
         document = RigDocument(state.rig, state.rig_path, mesh=state.mesh, pose=state.pose)
         posed = os.path.splitext(path)[1].lower() in POSED
         try:
-            warnings = export_rig(document, path, evaluation(state.rig, state.pose).shown if posed else None)
+            warnings = export_rig(document, path, state.pose if posed else None)
         except (OSError, ValueError) as error:  # FileFormatError included
             state.report_error(f"Cannot export {path}: {error}")
             return False
