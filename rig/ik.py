@@ -6,7 +6,7 @@ space, so the same code serves the app (targets are handle bones) and scripted s
 are points from a file). Constraints whose chains share bones are solved together as one tree,
 as Blender does. Each group becomes one ``solvers.problem.Problem`` (the bones as
 ``rig.solver_views`` sees them, the goals in ``solvers.goals``' vocabulary, the bones' freedoms
-from ``rig.ik_plan``), and ``solvers.problem.solve`` runs the methods ``solvers.methods`` chose:
+from ``rig.ik_plan``), and ``solvers.methods.solve`` runs the methods ``solvers.methods`` chose:
 this module knows no method's quirks, only which to try in what order and from where.
 """
 from dataclasses import dataclass
@@ -20,8 +20,8 @@ from rig.pose import bone_rows, identity_rotations, update_world
 from rig.solver_views import chain_arrays, tree_arrays
 from solvers.chain import SolveResult
 from solvers.goals import DistanceGoal, JointRotationGoal, PositionGoal, RotationGoal
-from solvers.methods import METHODS
-from solvers.problem import ANALYTIC, Problem, Settings, solve
+from solvers.methods import METHODS, solve
+from solvers.problem import Problem, Settings
 from solvers.transforms import matrix3_to_quat, quat_from_euler_xyz, quat_slerp
 
 
@@ -324,7 +324,7 @@ def _methods_in_turn(rig, bones, choice, search, run):
         if not going or search.remaining() <= 0:
             return
         # An analytic answer clamped to limits is a poor start; an iterative one a good one.
-        start = None if method in ANALYTIC else search.best.rotations
+        start = None if METHODS[method].exact else search.best.rotations
     if choice.restarts is None:
         return
     for restart in _restart_poses(rig, bones):

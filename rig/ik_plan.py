@@ -6,10 +6,10 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from solvers.goals import BoneDofs
-from solvers.methods import choose_methods
+from solvers.methods import JACOBIAN, choose_methods, names_of
 from solvers.problem import Freedoms
 
-JACOBIAN_SOLVERS = ("dls", "sdls")
+JACOBIAN_SOLVERS = names_of(JACOBIAN)
 
 
 def requested_method(goals, rig):

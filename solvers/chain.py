@@ -300,7 +300,7 @@ class SolveResult:
     """What every solve returns. ``rotations`` (n, 4) are the chain's new pose rotations,
     ``stretch`` (n,) the Y scale per bone (ones without stretch), ``errors`` the residual per goal
     (metres for positions, radians for rotations), ``at_limit`` (n, 3) booleans per bone and local
-    axis; ``units`` each residual's unit ("m" or "rad") where ``solvers.problem.solve`` ran it. Left out,
+    axis; ``units`` each residual's unit ("m" or "rad") where ``solvers.methods.solve`` ran it. Left out,
     ``stretch`` and ``at_limit`` are shared read-only arrays of ones and False."""
     rotations: np.ndarray
     iterations: int
