@@ -205,15 +205,15 @@ def run_fabrik(problem, start, settings, fresh):
     return _fabrik_tree(problem, start, settings)
 
 
-def _run_jacobian(method, problem, start, settings, fresh):
-    """DLS or SDLS (``method``) on a chain (as a tree of one chain) or a tree, every goal at once."""
+def _run_jacobian(selective, problem, start, settings, fresh):
+    """DLS, or SDLS when ``selective``, on a chain (as a tree of one chain) or a tree, every goal at once."""
     reach = _tip_goals(problem)[0] if problem.is_chain and fresh else None
     if reach is not None:
         start = _pole_faced(problem, start, reach)
     tree = Tree.from_chain(problem.bones) if problem.is_chain else problem.bones
     plan = dls_plan(tree, problem.goals, problem.freedoms.dofs)
-    return solve_dls(plan, start, settings.iterations, settings.tolerance, settings.damping, method)
+    return solve_dls(plan, start, settings.iterations, settings.tolerance, settings.damping, selective)
 
 
-run_dls = partial(_run_jacobian, "dls")
-run_sdls = partial(_run_jacobian, "sdls")
+run_dls = partial(_run_jacobian, False)
+run_sdls = partial(_run_jacobian, True)
