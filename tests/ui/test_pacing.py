@@ -32,7 +32,7 @@ class Window:
 
 
 def idle_app():
-    return SimpleNamespace(window=Window(), state=SimpleNamespace(drag=None, solve_pending=False),
+    return SimpleNamespace(window=Window(), state=SimpleNamespace(drag=None, solve_pending=False), warmup=None,
                            editor=SimpleNamespace(autosaver=None, recovery=None, unsaved=None, quit_requested=False),
                            imgui_context=SimpleNamespace(input_events_queue=[]))
 
