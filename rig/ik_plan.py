@@ -111,14 +111,14 @@ class GroupPlan:
     budget: int
 
 
-def _fingerprint(rig, goals, bones):
-    """Everything a GroupPlan depends on, by value and hashable (bone settings are frozen): the
-    panels edit constraints in place and replace bone settings, so a changed setting is a new key."""
-    constraints = tuple([(c.bone, c.solver, c.use_stretch, c.ik_type, c.use_location, c.lock_rotation, c.lock_location,
-                          c.soft_reach > 0.0, c.weight, c.chain_count, c.use_tail, g.rotation is None, c.iterations)
-                         for g in goals for c in (g.constraint,)])
+def _settings(rig, goals, bones):
+    """Everything a GroupPlan may depend on, by value and hashable: every field of the rig's solver
+    settings and of each goal's constraint (the panels edit both in place), whether each goal has a
+    rotation, and the bones' IK settings (frozen: an edit replaces them). Whole records, so a
+    setting a plan starts to read is in the key already."""
     names, settings = rig.skeleton.names, rig.bone_ik
-    return rig.solver.type, rig.solver.iterations, constraints, tuple([settings.get(names[b]) for b in bones])
+    return (tuple(vars(rig.solver).values()), tuple([(*vars(g.constraint).values(), g.rotation is None) for g in goals]),
+            tuple([settings.get(names[b]) for b in bones]))
 
 
 MAX_PLANS = 256  # cached group plans per rig: far more groups and settings than a session's edits need
@@ -126,9 +126,9 @@ MAX_PLANS = 256  # cached group plans per rig: far more groups and settings than
 
 def group_plan(rig, goals, bones):
     """The GroupPlan of ``goals`` over ``bones``, kept in ``rig.solve_plans`` under its bones and
-    the fingerprint of the settings it came from: an edit makes a new key, and constraints made
+    the settings it came from (``_settings``): an edit makes a new key, and constraints made
     afresh with the same settings (each case of a goals file, each Auto IK drag) share a plan."""
-    key = (tuple(bones), _fingerprint(rig, goals, bones))
+    key = (tuple(bones), _settings(rig, goals, bones))
     plan = rig.solve_plans.get(key)
     if plan is not None:
         return plan
