@@ -22,6 +22,7 @@ from solvers.chain import SolveResult
 from solvers.goals import DistanceGoal, JointRotationGoal, PositionGoal, RotationGoal
 from solvers.methods import METHODS, solve
 from solvers.problem import Problem, Settings
+from solvers.progress import summed_by_unit
 from solvers.transforms import matrix3_to_quat, quat_from_euler_xyz, quat_slerp
 
 
@@ -262,7 +263,7 @@ def _out_of_reach(rig, pose, world, goals, bones, features):
 @dataclass
 class _Search:
     """One group's solve across methods and fresh starts: the best result so far (least summed
-    residual), the methods that ran and the iterations spent of ``budget``."""
+    residual, ``solvers.progress.summed_by_unit``), the methods that ran and the iterations spent of ``budget``."""
     budget: int
     best: SolveResult = None
     ran: list = None
@@ -274,7 +275,8 @@ class _Search:
     def offer(self, method, result):
         self.ran = (self.ran or []) + ([method] if not self.ran or self.ran[-1] != method else [])
         self.iterations += result.iterations
-        if self.best is None or np.sum(result.errors) < np.sum(self.best.errors):
+        if self.best is None or summed_by_unit(result.errors.tolist(), result.units) < \
+                summed_by_unit(self.best.errors.tolist(), self.best.units):
             self.best = result
 
 
