@@ -25,7 +25,8 @@ import numpy as np
 from solvers import scalar as sc
 from solvers.chain import SolveResult
 # dls_plan is re-exported so callers plan and solve through this one module.
-from solvers.dls_plan import DISTANCE, MAX_STRETCH, POSITION, ROTATION, DlsPlan, dls_plan  # noqa: F401
+from solvers.dls_plan import DISTANCE, MAX_STRETCH, POSITION, ROTATION, TURN_EULER_Y, TURN_OWN_AXIS, DlsPlan, \
+    dls_plan  # noqa: F401
 from solvers.iterate import iterate
 from solvers.transforms import EPS
 from solvers.tree import tree_pose_rows
@@ -137,7 +138,7 @@ def _jacobian(plan, state):
 
     def put(column, g, motion):
         """Goal g's rows of ``column`` for a world motion of its point or a world turn of its bone."""
-        first = goals[g][6]
+        first = goals[g].first_row
         if maps[g] is None:
             entries[first * width + column] = motion[0]
             entries[(first + 1) * width + column] = motion[1]
@@ -147,9 +148,9 @@ def _jacobian(plan, state):
                 entries[(first + k) * width + column] = sc.dot(row, motion)
 
     for column, (j, axis, turn, moved) in enumerate(plan.rows.column_axes):
-        if turn == 0:
+        if turn == TURN_OWN_AXIS:
             turn_axis = sc.column(state.world[j], axis)
-        elif turn == 1:
+        elif turn == TURN_EULER_Y:
             # Euler XYZ (R = Rz Ry Rx): Z turns about the frame's Z, Y about the frame after Z, X
             # about the bone's own X.
             z = state.angles[j][2]
