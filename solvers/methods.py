@@ -156,9 +156,8 @@ def solve(name, problem, start, settings, fresh=True):
 def _warm_problems(row):
     """A small chain problem ``row`` takes, and a small tree one when it takes trees."""
     bones = row.bones or 3
-    dofs = (None,) * bones
-    chain = Problem(straight_chain([0.5] * bones), (PositionGoal(bones - 1, (0.3, 0.4, 0.2)),), Freedoms(dofs))
-    problems = [chain]
+    problems = [Problem(straight_chain([0.5] * bones), (PositionGoal(bones - 1, (0.3, 0.4, 0.2)),),
+                        Freedoms.free(bones))]
     if row.in_trees is not None:
         tree = Tree(np.eye(4), [-1, 0, 0], [[0.0, 0.0, 0.0], [0.0, 0.5, 0.0], [0.0, 0.5, 0.0]],
                     [[0.0, 0.0, 0.0, 1.0]] * 3, [0.5, 0.5, 0.5])
