@@ -263,7 +263,8 @@ def _out_of_reach(rig, pose, world, goals, bones, features):
 @dataclass
 class _Search:
     """One group's solve across methods and fresh starts: the best result so far (least summed
-    residual, ``solvers.progress.summed_by_unit``), the methods that ran and the iterations spent of ``budget``."""
+    residual, ``solvers.progress.summed_by_unit``), the methods that ran and the iterations spent
+    of ``budget``."""
     budget: int
     best: SolveResult = None
     ran: list = None

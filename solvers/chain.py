@@ -100,7 +100,8 @@ class Chain:
     def floats(self):
         """The chain as plain Python floats for the per-limb fast paths: (base rotation quat,
         base origin, offsets, rest rotations, lengths), tuples throughout."""
-        return (tuple(matrix3_to_quat(self.base[:3, :3]).tolist()), tuple(self.base[:3, 3].tolist())) + self.shape.floats
+        base = (tuple(matrix3_to_quat(self.base[:3, :3]).tolist()), tuple(self.base[:3, 3].tolist()))
+        return base + self.shape.floats
 
     @cached_property
     def base_memo(self):

@@ -330,10 +330,11 @@ def solve_dls(plan: DlsPlan, rotations, max_iterations=100, tolerance=1e-3, damp
 
     ``rotations`` (n, 4) is the start pose (rest or current). Every solve starts unstretched;
     ``result.stretch`` (n,) is 1 except on stretchy bones serving a goal beyond reach (within
-    [1, ``MAX_STRETCH``]), as the two-bone solver stretches only for far targets. ``damping`` >= 0 is the DLS damping relative to the plan's scale; for DLS it
-    adapts per iteration (Levenberg-Marquardt: a step that does not lower the cost is retried with
-    more damping, a step that does lets it relax); ``selective`` steps as SDLS, where it softens
-    Buss & Kim's selective damping. ``result.errors`` (k,) per goal: metres for positions and distances, radians for
+    [1, ``MAX_STRETCH``]), as the two-bone solver stretches only for far targets. ``damping`` >= 0
+    is the DLS damping relative to the plan's scale; for DLS it adapts per iteration
+    (Levenberg-Marquardt: a step that does not lower the cost is retried with more damping, a step
+    that does lets it relax); ``selective`` steps as SDLS, where it softens Buss & Kim's selective
+    damping. ``result.errors`` (k,) per goal: metres for positions and distances, radians for
     rotations; ``converged`` when every error is within ``tolerance``. ``result.at_limit`` (n, 3)
     marks Euler angles that sit on a limit. Bones that move no goal keep their rotations bit for
     bit. Non-finite rotations leave the pose unchanged (errors inf, not converged). The same input

@@ -1,7 +1,7 @@
 """FABRIK's compiled loop: ``fabrik_solve`` iterates ``solvers.fabrik_step.fabrik_step`` under the
 rules ``solvers.progress`` states and compiles in (converged, capped, or stalled for ``patience``
-iterations; the best state seen is the answer), all in one kernel call: a free chain's step is cheap enough that
-calling a kernel once per iteration from Python cost more than the step itself. Also here: what
+iterations; the best state seen is the answer), all in one kernel call: a free chain's step is
+cheap enough that calling a kernel once per iteration from Python cost more than the step itself. Also here: what
 the loop measures (each goal's residual, the summed cost), the unfold of a chain lying on one line
 with its targets, and the least-twist rotations a free chain ends with.
 """
@@ -11,9 +11,9 @@ import numpy as np
 from numba import njit
 
 from solvers import scalar as sc
-from solvers.progress import stalled_for, summed, within
 from solvers.fabrik_step import EPS, axis_turn, base_rotation, beyond_reach, fabrik_step, matrix_at, pose, put_matrix, \
     put_vector
+from solvers.progress import stalled_for, summed, within
 from solvers.rotation_fit import arc, vector_row
 
 
