@@ -72,10 +72,11 @@ class Method:
 
     def refusal(self, problem):
         """Why this method cannot take ``problem``'s shape, or None when it can."""
+        count = len(problem.bones.lengths)  # not len(bones): a call in Python, and this runs every solve
         if not problem.is_chain:
-            return None if self.in_trees is not None else _reason(self.name, "tree", len(problem.bones))
-        if self.bones is not None and self.bones != len(problem.bones):
-            return _reason(self.name, "chain length", len(problem.bones))
+            return None if self.in_trees is not None else _reason(self.name, "tree", count)
+        if self.bones is not None and self.bones != count:
+            return _reason(self.name, "chain length", count)
         return None
 
     def warm(self):
@@ -145,7 +146,7 @@ def solve(name, problem, start, settings, fresh=True):
     ``SolveResult`` with one residual per goal and their ``units``. Raises ValueError for an
     unknown method or one that cannot take the problem's shape (``Method.refusal``)."""
     row = METHODS.get(name) or method_named(name)
-    refusal = row.refusal(problem)
+    refusal = row.refusal(problem) if row.bones is not None or row.in_trees is None else None  # else it takes all
     if refusal is not None:
         raise ValueError(refusal)
     result = row.run(problem, start, settings, fresh)
