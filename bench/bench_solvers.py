@@ -130,11 +130,11 @@ def run_rig_case(name, lengths, targets, iterations):
             "targets": len(targets)}
 
 
-def jacobian_solver(method):
+def jacobian_solver(selective):
     """A chain solve through DLS / SDLS, the plan built per target as a moving handle needs."""
     def solve(chain, rest, target):
         plan = dls_plan(Tree.from_chain(chain), [PositionGoal(len(chain) - 1, target)])
-        return solve_dls(plan, rest, max_iterations=30, tolerance=1e-3 * chain.lengths.sum(), method=method)
+        return solve_dls(plan, rest, max_iterations=30, tolerance=1e-3 * chain.lengths.sum(), selective=selective)
     return solve
 
 
@@ -163,8 +163,8 @@ def main():
     cases = [("two-bone arm (analytic)", "arm", solve_two_bone),
              ("10-bone chain (FABRIK)", "10", fabrik),
              ("10-bone chain (CCD)", "10", ccd),
-             ("10-bone chain (DLS)", "10", jacobian_solver("dls")),
-             ("10-bone chain (SDLS)", "10", jacobian_solver("sdls")),
+             ("10-bone chain (DLS)", "10", jacobian_solver(False)),
+             ("10-bone chain (SDLS)", "10", jacobian_solver(True)),
              ("50-bone chain (FABRIK)", "50", fabrik)]
     rows = [run_case(name, chains[key], solve, targets[key]) for name, key, solve in cases]
     rows += [run_rig_case("two-bone arm", chains["arm"].lengths, targets["arm"], 100),

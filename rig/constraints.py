@@ -5,7 +5,9 @@ Nothing here draws or solves: the solver reads these, the panels edit them. Angl
 import math
 from dataclasses import dataclass, field
 
-SOLVER_TYPES = ("auto", "one_bone", "two_bone", "fabrik", "ccd", "dls", "sdls")
+from solvers.methods import METHODS
+
+SOLVER_TYPES = ("auto",) + tuple(METHODS)  # "auto" picks among the methods (solvers.methods)
 SOLVE_MODES = ("continuous", "original_pose")
 IK_TYPES = ("copy_pose", "distance")
 LIMIT_MODES = ("inside", "outside", "on_surface")

@@ -6,7 +6,7 @@ space, so the same code serves the app (targets are handle bones) and scripted s
 are points from a file). Constraints whose chains share bones are solved together as one tree,
 as Blender does. Each group becomes one ``solvers.problem.Problem`` (the bones as
 ``rig.solver_views`` sees them, the goals in ``solvers.goals``' vocabulary, the bones' freedoms
-from ``rig.ik_plan``), and ``solvers.problem.solve`` runs the methods ``solvers.methods`` chose:
+from ``rig.ik_plan``), and ``solvers.methods.solve`` runs the methods ``solvers.methods`` chose:
 this module knows no method's quirks, only which to try in what order and from where.
 """
 from dataclasses import dataclass
@@ -21,8 +21,9 @@ from rig.solver_views import chain_arrays, tree_arrays
 from solvers.chain import SolveResult
 from solvers.goals import DistanceGoal, JointRotationGoal, PositionGoal, RotationGoal
 from solvers.kinematics import stretch_scales
-from solvers.methods import METHODS
-from solvers.problem import ANALYTIC, Problem, Settings, solve
+from solvers.methods import METHODS, solve
+from solvers.problem import Problem, Settings
+from solvers.progress import summed_by_unit
 from solvers.transforms import matrix3_to_quat, quat_from_euler_xyz, quat_slerp
 
 
@@ -270,7 +271,8 @@ def _out_of_reach(rig, pose, world, goals, bones, features):
 @dataclass
 class _Search:
     """One group's solve across methods and fresh starts: the best result so far (least summed
-    residual), the methods that ran and the iterations spent of ``budget``."""
+    residual, ``solvers.progress.summed_by_unit``), the methods that ran and the iterations spent
+    of ``budget``."""
     budget: int
     best: SolveResult = None
     ran: list = None
@@ -282,7 +284,8 @@ class _Search:
     def offer(self, method, result):
         self.ran = (self.ran or []) + ([method] if not self.ran or self.ran[-1] != method else [])
         self.iterations += result.iterations
-        if self.best is None or np.sum(result.errors) < np.sum(self.best.errors):
+        if self.best is None or summed_by_unit(result.errors.tolist(), result.units) < \
+                summed_by_unit(self.best.errors.tolist(), self.best.units):
             self.best = result
 
 
@@ -333,7 +336,7 @@ def _methods_in_turn(rig, bones, choice, search, run):
         if not going or search.remaining() <= 0:
             return
         # An analytic answer clamped to limits is a poor start; an iterative one a good one.
-        start = None if method in ANALYTIC else search.best.rotations
+        start = None if METHODS[method].exact else search.best.rotations
     if choice.restarts is None:
         return
     for restart in _restart_poses(rig, bones):

@@ -10,7 +10,7 @@ Blender's IK stretch: it scales the bone's length and its children's offsets, an
 it as inherited pose scales (``kinematics.stretch_scales``); frames stay rigid.
 """
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from functools import cached_property
 from typing import NamedTuple
 
@@ -21,14 +21,40 @@ from solvers.limits import clamp_rotation
 from solvers.transforms import EPS, matrix3_to_quat, quat_to_matrix3
 
 
+class ChainShape:
+    """What a chain's bones alone determine, not the base they hang from: a ``rebased`` chain
+    shares its shape, and with it what the shape has cached, while everything a chain caches
+    itself is its own (it may depend on the base)."""
+
+    def __init__(self, offsets, rest_rotations, lengths):
+        self.offsets, self.rest_rotations, self.lengths = offsets, rest_rotations, lengths
+        # Each bone's vector from its head to the next point (the next head, or the last tail), in its frame.
+        self.segments = np.vstack([offsets[1:], [[0.0, lengths[-1], 0.0]]])
+
+    @cached_property
+    def floats(self):
+        """Offsets, rest rotations and lengths as plain Python floats, tuples throughout."""
+        return (tuple(map(tuple, self.offsets.tolist())), tuple(map(tuple, self.rest_rotations.tolist())),
+                tuple(self.lengths.tolist()))
+
+    @cached_property
+    def float_spans(self):
+        """The distances between consecutive chain points (lengths of ``segments``), plain floats."""
+        return tuple(np.linalg.norm(self.segments, axis=1).tolist())
+
+    @cached_property
+    def reach(self):
+        """The chain's longest head-to-tail distance: its segments laid straight (metres)."""
+        return float(sum(self.float_spans))
+
+
 @dataclass
 class Chain:
     base: np.ndarray
     offsets: np.ndarray
     rest_rotations: np.ndarray
     lengths: np.ndarray
-    segments: np.ndarray = field(init=False, repr=False)
-    memo: dict = field(init=False, repr=False, compare=False, default_factory=dict)
+    shape: ChainShape = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
         self.base = np.asarray(self.base, dtype=float)
@@ -48,72 +74,53 @@ class Chain:
         _check_rigid(self.base)
         if np.abs(np.einsum("ij,ij->i", self.rest_rotations, self.rest_rotations) - 1.0).max() > 2e-6:
             raise ValueError("rest rotations must be unit quaternions")
-        self.segments = np.vstack([self.offsets[1:], [[0.0, self.lengths[-1], 0.0]]])
+        self.shape = ChainShape(self.offsets, self.rest_rotations, self.lengths)
 
     def __len__(self):
         return len(self.lengths)
 
     def rebased(self, base):
         """This chain hanging from another rigid ``base`` (4, 4), for a chain whose parent moves
-        between solves: the arrays checked when it was built, and what is cached from them alone,
-        are shared; only the base is checked. Raises ValueError for a base that is not rigid."""
+        between solves: its fields, checked when it was built, and its ``shape`` (with what that
+        cached) are shared; what the chain cached itself is not, and only the base is checked.
+        Raises ValueError for a base that is not rigid."""
         base = np.asarray(base, dtype=float)
         if base.shape != (4, 4):
             raise ValueError("the chain's base must be a (4, 4) matrix")
         _check_rigid(base)
         chain = object.__new__(Chain)
-        chain.__dict__.update((k, v) for k, v in self.__dict__.items() if k not in BASE_CACHES)
+        chain.__dict__.update((f.name, getattr(self, f.name)) for f in fields(Chain))
         chain.base = base
         return chain
+
+    @property
+    def segments(self):
+        """Each bone's vector from its head to the next point, in its own frame (n, 3)."""
+        return self.shape.segments
+
+    @property
+    def reach(self):
+        return self.shape.reach
 
     @cached_property
     def floats(self):
         """The chain as plain Python floats for the per-limb fast paths: (base rotation quat,
         base origin, offsets, rest rotations, lengths), tuples throughout."""
-        return (tuple(matrix3_to_quat(self.base[:3, :3]).tolist()), tuple(self.base[:3, 3].tolist())) + self.bone_floats
-
-    @cached_property
-    def bone_floats(self):
-        """The part of ``floats`` that does not depend on the base."""
-        return (tuple(map(tuple, self.offsets.tolist())), tuple(map(tuple, self.rest_rotations.tolist())),
-                tuple(self.lengths.tolist()))
-
-    def cached(self, key, build):
-        """``build()``, computed once per chain and kept under ``key``: constants a solver derives
-        from the chain's bones, not its base (``rebased`` chains share them)."""
-        value = self.memo.get(key)
-        if value is None:
-            value = self.memo[key] = build()
-        return value
+        base = (tuple(matrix3_to_quat(self.base[:3, :3]).tolist()), tuple(self.base[:3, 3].tolist()))
+        return base + self.shape.floats
 
     @cached_property
     def base_memo(self):
-        """What ``cached_for_base`` keeps: dropped by ``rebased``."""
+        """What ``cached_for_base`` keeps (a chain's own: ``rebased`` does not share it)."""
         return {}
 
     def cached_for_base(self, key, build):
-        """``build()``, computed once per chain and kept under ``key``: constants that depend on
-        the base too (a rebased chain builds its own)."""
+        """``build()``, computed once per chain and kept under ``key``: constants a solver derives
+        from the chain, base included (a rebased chain builds its own)."""
         memo = self.base_memo
         if key not in memo:
             memo[key] = build()
         return memo[key]
-
-    @cached_property
-    def float_segments(self):
-        """``segments`` as plain floats: each bone's vector from its head to the next point, in
-        its own frame (tuples)."""
-        return tuple(map(tuple, self.segments.tolist()))
-
-    @cached_property
-    def float_spans(self):
-        """The distances between consecutive chain points (lengths of ``segments``), plain floats."""
-        return tuple(np.linalg.norm(self.segments, axis=1).tolist())
-
-    @cached_property
-    def reach(self):
-        """The chain's longest head-to-tail distance: its segments laid straight (metres)."""
-        return float(sum(self.float_spans))
 
     @cached_property
     def root(self):
@@ -124,10 +131,6 @@ class Chain:
     def float_rest_points(self):
         """``chain_points`` of the rest pose as (x, y, z) float tuples."""
         return tuple(map(tuple, chain_points(self, np.tile([0.0, 0.0, 0.0, 1.0], (len(self), 1))).tolist()))
-
-
-# Cached properties that depend on the base (``rebased`` drops them).
-BASE_CACHES = ("floats", "float_rest_points", "base_memo", "root")
 
 
 def rotation_error(matrix):
@@ -254,7 +257,7 @@ def stretch_to_reach(chain, target, amounts):
     if amounts is None:
         return None
     rates = scalar.stretch_share(np.asarray(amounts, dtype=float)) / np.maximum(chain.lengths, EPS)
-    factors = grown_factors(chain.float_spans, rates, np.linalg.norm(np.asarray(target, dtype=float) - chain.root))
+    factors = grown_factors(chain.shape.float_spans, rates, np.linalg.norm(np.asarray(target, dtype=float) - chain.root))
     if factors is None:
         return None
     offsets = chain.offsets.copy()
@@ -294,7 +297,7 @@ class SolveResult:
     """What every solve returns. ``rotations`` (n, 4) are the chain's new pose rotations, ``stretch``
     (n,) each bone's whole uniform stretch (ones without stretch; see the module doc), ``errors`` the
     residual per goal (metres for positions, radians for rotations), ``at_limit`` (n, 3) booleans per
-    bone and local axis; ``units`` each residual's unit ("m" or "rad") where ``solvers.problem.solve``
+    bone and local axis; ``units`` each residual's unit ("m" or "rad") where ``solvers.methods.solve``
     ran it. Left out, ``stretch`` and ``at_limit`` are shared read-only arrays of ones and False."""
     rotations: np.ndarray
     iterations: int

@@ -26,12 +26,12 @@ import numpy as np
 from solvers import scalar as sc
 from solvers.chain import SolveResult
 # dls_plan is re-exported so callers plan and solve through this one module.
-from solvers.dls_plan import DISTANCE, MAX_STRETCH, POSITION, ROTATION, DlsPlan, dls_plan  # noqa: F401
+from solvers.dls_plan import DISTANCE, MAX_STRETCH, POSITION, ROTATION, TURN_EULER_Y, TURN_OWN_AXIS, DlsPlan, \
+    dls_plan  # noqa: F401
 from solvers.iterate import iterate
 from solvers.transforms import EPS
 from solvers.tree import tree_pose_rows
 
-METHODS = ("dls", "sdls")
 # A step aims at most this far (times the plan's scale) toward a position: the linearisation
 # only holds nearby.
 MAX_MOVE = 1.0
@@ -139,7 +139,7 @@ def _jacobian(plan, state):
 
     def put(column, g, motion):
         """Goal g's rows of ``column`` for a world motion of its point or a world turn of its bone."""
-        first = goals[g][6]
+        first = goals[g].first_row
         if maps[g] is None:
             entries[first * width + column] = motion[0]
             entries[(first + 1) * width + column] = motion[1]
@@ -149,9 +149,9 @@ def _jacobian(plan, state):
                 entries[(first + k) * width + column] = sc.dot(row, motion)
 
     for column, (j, axis, turn, moved) in enumerate(plan.rows.column_axes):
-        if turn == 0:
+        if turn == TURN_OWN_AXIS:
             turn_axis = sc.column(state.world[j], axis)
-        elif turn == 1:
+        elif turn == TURN_EULER_Y:
             # Euler XYZ (R = Rz Ry Rx): Z turns about the frame's Z, Y about the frame after Z, X
             # about the bone's own X.
             z = state.angles[j][2]
@@ -178,7 +178,7 @@ def _step_residual(plan, state):
     return residual * (reach / largest) if largest > reach else residual
 
 
-def _direction(plan, jacobian, residual, damping, method):
+def _direction(plan, jacobian, residual, damping, selective):
     """The DOF change (columns,) of one damped least-squares step, in weighted DOF units."""
     u, sigma, vt = np.linalg.svd(jacobian, full_matrices=False)
     values = sigma.tolist()
@@ -186,7 +186,7 @@ def _direction(plan, jacobian, residual, damping, method):
     square = damping ** 2
     gains = [s / (s * s + square) if s > floor else 0.0 for s in values]
     steps = np.array(gains) * (u.T @ residual)
-    if method == "dls":
+    if not selective:
         return vt.T @ steps
     # SDLS (Buss & Kim 2005): damp each singular direction by how far a unit change of it moves
     # the goals (M) against how far it is asked to move them (N), per goal block of rows: no
@@ -204,12 +204,12 @@ def _direction(plan, jacobian, residual, damping, method):
     return total * (SDLS_MAX_ANGLE / largest) if largest > SDLS_MAX_ANGLE else total
 
 
-def _bounded_direction(plan, state, jacobian, residual, damping, method):
+def _bounded_direction(plan, state, jacobian, residual, damping, selective):
     """The DOF change (columns,) of one step that respects limits and stretch bounds: a DOF the
     step would carry past its bound stops there and the others solve again for what is left
     (as Blender's IK solver does), so one blocked DOF does not spoil the whole step."""
     if not plan.bounded:
-        return _direction(plan, jacobian, residual, damping, method) * plan.column_scale
+        return _direction(plan, jacobian, residual, damping, selective) * plan.column_scale
     # Free bones' columns are unbounded, so their (unused) angles never matter here.
     values = np.array([state.angles[j][axis] for j, axis, *_ in plan.rows.column_axes]
                       + [state.stretch[j] for j, _ in plan.rows.stretch_columns])
@@ -217,7 +217,7 @@ def _bounded_direction(plan, state, jacobian, residual, damping, method):
     free = np.ones(len(values), dtype=bool)
     while free.any():
         trial = delta.copy()
-        trial[free] = _direction(plan, jacobian[:, free], residual, damping, method) * plan.column_scale[free]
+        trial[free] = _direction(plan, jacobian[:, free], residual, damping, selective) * plan.column_scale[free]
         moved = values + trial
         over = free & ((moved < plan.column_low) | (moved > plan.column_high))
         if not over.any():
@@ -247,9 +247,9 @@ def _apply(plan, state, delta, damping, unfolded):
     return _evaluate(plan, quats, angles, stretch, damping, unfolded)
 
 
-def _step(plan, method, base_damping):
+def _step(plan, selective, base_damping):
     low_factor, high_factor = DAMPING_FACTORS
-    adaptive = method == "dls" and base_damping > 0
+    adaptive = not selective and base_damping > 0
 
     def step(state):
         if plan.weights.shape[1] == 0:
@@ -273,7 +273,7 @@ def _step(plan, method, base_damping):
             # Only adaptive damping changes the direction; otherwise each retry halves one step.
             if adaptive or direction is None:
                 damping = base_damping * plan.scale * (factor if adaptive else 1.0)
-                direction = _bounded_direction(plan, state, jacobian, residual, damping, method)
+                direction = _bounded_direction(plan, state, jacobian, residual, damping, selective)
             shrink = 1.0 if adaptive else 0.5 ** attempt
             candidate = _apply(plan, state, direction * shrink, factor, state.unfolded)
             if _cost(plan, candidate.errors) < cost:
@@ -340,24 +340,22 @@ def _pulls_inward(plan, state):
                for g, (kind, b, use_tail, _, _, kept, _) in enumerate(plan.rows.goals))
 
 
-def solve_dls(plan: DlsPlan, rotations, max_iterations=100, tolerance=1e-3, damping=0.1, method="dls"):
+def solve_dls(plan: DlsPlan, rotations, max_iterations=100, tolerance=1e-3, damping=0.1, selective=False):
     """Move the plan's bones toward all its goals at once; returns a ``SolveResult``.
 
     ``rotations`` (n, 4) is the start pose (rest or current). ``result.stretch`` (n,) is 1 except on
     stretchy bones serving a goal beyond reach, as the geometric methods stretch only for far targets: a
     far position goal alone on its bones gets the stretch that lays its chain straight at the target
     (``dls_plan``), others stretch as DOFs within [1, ``MAX_STRETCH``]. ``damping`` >= 0 is the DLS
-    damping relative to the plan's scale; with "dls" it adapts per iteration (Levenberg-Marquardt: a
-    step that does not lower the cost is retried with more damping, a step that does lets it relax),
-    with "sdls" it softens Buss & Kim's selective damping. ``result.errors`` (k,) per goal: metres for
-    positions and distances, radians for rotations; ``converged`` when every error is within
-    ``tolerance``. ``result.at_limit`` (n, 3) marks Euler angles that sit on a limit. Bones that move no
-    goal keep their rotations bit for bit. Non-finite rotations leave the pose unchanged (errors inf,
-    not converged). The same input gives the same bits. Raises ValueError for a bad ``method``,
-    ``damping`` or shape.
+    damping relative to the plan's scale; for DLS it adapts per iteration (Levenberg-Marquardt: a
+    step that does not lower the cost is retried with more damping, a step that does lets it relax);
+    ``selective`` steps as SDLS, where it softens Buss & Kim's selective damping. ``result.errors``
+    (k,) per goal: metres for positions and distances, radians for rotations; ``converged`` when every
+    error is within ``tolerance``. ``result.at_limit`` (n, 3) marks Euler angles that sit on a limit.
+    Bones that move no goal keep their rotations bit for bit. Non-finite rotations leave the pose
+    unchanged (errors inf, not converged). The same input gives the same bits. Raises ValueError for a
+    bad ``damping`` or shape.
     """
-    if method not in METHODS:
-        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
     if not (np.isfinite(damping) and damping >= 0):
         raise ValueError(f"damping must be finite and >= 0, got {damping!r}")
     n = len(plan.tree)
@@ -378,6 +376,6 @@ def solve_dls(plan: DlsPlan, rotations, max_iterations=100, tolerance=1e-3, damp
                                                  (angles >= plan.high[euler] - AT_LIMIT))
         return result, np.array(state.stretch), at_limit
 
-    return iterate(_start(plan, rotations), _step(plan, method, damping), lambda state: state.errors,
+    return iterate(_start(plan, rotations), _step(plan, selective, damping), lambda state: state.errors,
                    finish, max_iterations=max_iterations, tolerance=tolerance,
                    cost=lambda errors: _cost(plan, errors))

@@ -24,20 +24,55 @@ UNFOLD = 1e-2
 
 # Goal kinds.
 POSITION, DISTANCE, ROTATION, JOINT = range(4)
+# How a rotation column turns its bone (``solvers.dls._jacobian``): about the bone's own axis (a
+# free bone's, or an Euler bone's X), or as an Euler bone's Y or Z angle.
+TURN_OWN_AXIS, TURN_EULER_Y, TURN_EULER_Z = range(3)
+
+
+class GoalRow(NamedTuple):
+    """One goal as the iterations read it: its ``kind``, ``bone``, ``use_tail``, ``target`` point,
+    ``matrix`` (its fixed rotation as rows, or None: ``_goal_matrix``), the rotation-vector axes it
+    ``kept`` and its ``first_row`` in the Jacobian."""
+    kind: int
+    bone: int
+    use_tail: bool
+    target: tuple
+    matrix: tuple
+    kept: tuple
+    first_row: int
+
+
+class ColumnAxis(NamedTuple):
+    """A rotation column: the ``bone`` and ``axis`` it turns, how (``turn``: TURN_OWN_AXIS,
+    TURN_EULER_Y, TURN_EULER_Z) and the goals it ``moves``."""
+    bone: int
+    axis: int
+    turn: int
+    moves: tuple
+
+
+class StretchColumn(NamedTuple):
+    """A stretch column: its ``bone`` and, per goal it moves, (goal, the offset in the bone's frame
+    that the goal's point moves by per unit stretch)."""
+    bone: int
+    reaches: tuple
+
+
+class BoneRow(NamedTuple):
+    """A moving bone: whether it moves by ``euler`` angles, its column per axis (-1: locked), and
+    its angles' ``low`` and ``high`` bounds."""
+    bone: int
+    euler: bool
+    columns: tuple
+    low: tuple
+    high: tuple
 
 
 class PlanRows(NamedTuple):
-    """The plan on plain floats, for the solver's per-bone and per-goal loops.
-
-    - ``goals``: per goal (kind, bone, use_tail, target point, target rotation matrix as rows,
-      kept rotation-vector axes, first row);
-    - ``column_axes``: per rotation column (bone, axis, turn) with turn 0 about the bone's own
-      axis, 1 Euler Y, 2 Euler Z (see ``solvers.dls._jacobian``), and the goals it moves;
-    - ``stretch_columns``: per stretch column its bone and (goal, the offset in the bone's frame
-      the goal's point moves by per unit stretch) for the goals it moves;
-    - ``bones``: per moving bone (bone, whether Euler, its column per axis or -1, low, high);
-    - ``goal_scale``: per goal sqrt(weight), times the plan's scale for rotations.
-    """
+    """The plan on plain floats, for the solver's per-bone and per-goal loops: ``goals`` (a
+    ``GoalRow`` each), ``column_axes`` (a ``ColumnAxis`` per rotation column), ``stretch_columns``
+    (a ``StretchColumn`` each), ``bones`` (a ``BoneRow`` per moving bone) and ``goal_scale``: per
+    goal sqrt(weight), times the plan's scale for rotations."""
     goals: tuple
     column_axes: tuple
     stretch_columns: tuple
@@ -258,16 +293,18 @@ def dls_plan(tree: Tree, goals, dofs=None):
         unfold[next(index[j, axis] for axis in (0, 2, 1) if (j, axis) in index)] = UNFOLD
     euler = [j for j in moving if dofs[j].euler]
     goal_rows = tuple(
-        (kind, int(goal.bone), getattr(goal, "use_tail", False), getattr(goal, "target", None), _goal_matrix(kind, goal),
-         tuple(i for i in range(3) if kind not in (ROTATION, POSITION) or not goal.lock_axes[i]), start)
+        GoalRow(kind, int(goal.bone), getattr(goal, "use_tail", False), getattr(goal, "target", None),
+                _goal_matrix(kind, goal),
+                tuple(i for i in range(3) if kind not in (ROTATION, POSITION) or not goal.lock_axes[i]), start)
         for kind, goal, start in zip(kinds, goals, starts))
+    turns = (TURN_OWN_AXIS, TURN_EULER_Y, TURN_EULER_Z)  # an Euler bone's, by axis
     rows = PlanRows(
         goals=goal_rows,
-        column_axes=tuple((j, axis, axis if dofs[j].euler and axis else 0,
-                           tuple(g for g, r in enumerate(rotating) if j in r)) for j, axis in columns),
-        stretch_columns=tuple((j, tuple((g, r[j]) for g, r in enumerate(stretching) if any(r.get(j, ()))))
-                              for j in stretch_bones),
-        bones=tuple((j, dofs[j].euler, tuple(index.get((j, axis), -1) for axis in range(3)), *bounds[j][:2])
+        column_axes=tuple(ColumnAxis(j, axis, turns[axis] if dofs[j].euler else TURN_OWN_AXIS,
+                                     tuple(g for g, r in enumerate(rotating) if j in r)) for j, axis in columns),
+        stretch_columns=tuple(StretchColumn(j, tuple((g, r[j]) for g, r in enumerate(stretching)
+                                                     if any(r.get(j, ())))) for j in stretch_bones),
+        bones=tuple(BoneRow(j, dofs[j].euler, tuple(index.get((j, axis), -1) for axis in range(3)), *bounds[j][:2])
                     for j in moving),
         goal_scale=tuple(goal_scale))
     return DlsPlan(

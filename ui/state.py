@@ -111,6 +111,7 @@ class AppState:
     stats: Stats = field(default_factory=Stats)
     _message: str = ""  # ``message``
     message_shown_at: float | None = None  # when the status bar first showed the message (``ui.status``)
+    message_lasts: bool = False  # the message tells of work still running: it stays until replaced
     error: str = ""  # an error the user has not dismissed yet (its toast is shown)
     deterministic: bool = False
     auto_ik: bool = False
@@ -217,6 +218,12 @@ class AppState:
     @message.setter
     def message(self, text):
         self._message, self.message_shown_at = text, None  # a new message, or the same again, shows afresh
+        self.message_lasts = False
+
+    def report_progress(self, text):
+        """A message about work still running (a compile): it stays until the next message replaces it."""
+        self.message = text
+        self.message_lasts = True
 
     def report_error(self, text):
         """An error: the status bar's message, and a toast until the user dismisses it."""

@@ -23,8 +23,8 @@ MESSAGE_SECONDS = 5.0
 
 def message_expiry(state):
     """When (seconds, on the clock that showed it) the message clears, or None: there is none, it
-    is an error not yet dismissed, or it has not shown yet."""
-    if not state.message or state.message == state.error or state.message_shown_at is None:
+    is an error not yet dismissed, it tells of work still running, or it has not shown yet."""
+    if not state.message or state.message == state.error or state.message_lasts or state.message_shown_at is None:
         return None
     return state.message_shown_at + MESSAGE_SECONDS
 

@@ -109,6 +109,7 @@ class PosekitWindow:
         self.last_scene = self.still_scene = None
         self.editor = Editor(self)
         self.dump = FrameDump(dump_path())  # POSEKIT_WIDGETS: where widgets and bones are, for tests/xvfb
+        self.warmup = None  # ui.solver_warmup.SolverWarmup: a real window's, compiling the solvers
         window.push_handlers(self)
         self.input = ViewportInput(self)
         window.push_handlers(self.input)
@@ -205,6 +206,8 @@ class PosekitWindow:
         imgui.new_frame()
         widgets.begin_frame()
         self.editor.draw()
+        if self.warmup is not None:
+            self.warmup.show(self.state)
         status_bar(self.state, self.now())
         dirty, free = docked_panels(self.state, self.layout)
         if dirty:

@@ -7,7 +7,8 @@ from hypothesis import assume, given, settings, strategies as st
 from solvers.chain import chain_points, straight_chain
 from solvers.goals import BoneDofs, JointRotationGoal, PositionGoal, RotationGoal
 from solvers.limits import EulerLimit, Hinge, limit_violation
-from solvers.problem import Freedoms, Problem, Settings, solve
+from solvers.methods import solve
+from solvers.problem import Freedoms, Problem, Settings
 from solvers.tree import Tree
 
 SETTINGS = settings(max_examples=25, deadline=None, derandomize=True)

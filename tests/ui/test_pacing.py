@@ -34,7 +34,7 @@ class Window:
 
 def idle_app():
     return SimpleNamespace(window=Window(), state=SimpleNamespace(drag=None, solve_pending=False, message="", error="",
-                                                                  message_shown_at=None),
+                                                                  message_shown_at=None, message_lasts=False), warmup=None,
                            editor=SimpleNamespace(autosaver=None, recovery=None, unsaved=None, quit_requested=False),
                            imgui_context=SimpleNamespace(input_events_queue=[]))
 
