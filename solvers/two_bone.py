@@ -189,9 +189,11 @@ def _reach(distance, upper, lower, asked):
             if distance > start else distance
     if not asked.has_stretch:
         return solve_distance, 1.0, 1.0
-    # Each bone's Y scale grows at the rate that gives it its share of the extra length.
-    rate0 = sc.stretch_share(asked.stretch[0]) / max(upper, sc.EPS)
-    rate1 = sc.stretch_share(asked.stretch[1]) / max(lower, sc.EPS)
+    # Each bone's Y scale grows at the rate that gives it its share of the extra length. Shares
+    # are relative: amounts over 1 are taken as fractions of the largest, so cubing cannot overflow.
+    largest = max(asked.stretch[0], asked.stretch[1], 1.0)
+    rate0 = sc.stretch_share(asked.stretch[0] / largest) / max(upper, sc.EPS)
+    rate1 = sc.stretch_share(asked.stretch[1] / largest) / max(lower, sc.EPS)
     give = rate0 * upper + rate1 * lower
     if give <= sc.EPS:
         return solve_distance, 1.0, 1.0
