@@ -16,8 +16,11 @@ and rolls a nearly straight limb sharply.
 With a pole the order is Blender's (its IK solver's pole step runs before it bends the chain):
 the chain in its rest shape turns so its tip points at the target and rolls about that line until the first bone's
 "up" vector ``X cos(pole_angle) + Z sin(pole_angle)`` faces the pole; then it bends within its
-plane. The rest shape stands for Blender's FK pose, so the result does not depend on the bend the
-chain starts with (``solvers.chain.face_pole`` does the same for the iterative solvers).
+rest bend plane, the middle joint turning from its rest rotation. The rest shape stands for
+Blender's FK pose, so the result depends neither on the bend nor on the twist the chain starts
+with (``solvers.chain.face_pole`` does the same for the iterative solvers): in continuous mode a
+drag through a folded or straight limb, where the bend plane is undefined, and back ends as it
+began (tests/rig/test_continuous_paths.py).
 tests/rig/test_blender_pole_reference.py checks the poses against Blender's.
 
 The solve is written once, ``_solve_limb``: one limb in plain float code, compiled with numba
@@ -274,7 +277,7 @@ def _solve_limb(c, q0, q1, target, asked):
         stretched = _limb(rest1, (mid[0], mid[1] * scale0, mid[2]), lower * scale1)
         limb = _Limb(rest1, stretched.mid, stretched.upper, stretched.lower, stretched.mid_dir1,
                      limb.straight_hinge1, stretched.rest_tip)
-    r1, lower_dir = _bend(limb, solve_distance, q1)
+    r1, lower_dir = _bend(limb, solve_distance, inputs.IDENTITY if asked.has_pole else q1)
     tip = sc.add(limb.mid, sc.scale(sc.qrotate(rest1, lower_dir), limb.lower))
     r0, target_dir, poled = _aim(limb, mount, q0, tip, distance, to_target, asked)
     end_error = 0.0
