@@ -12,7 +12,8 @@ distances, "rad" for rotations; a one-bone chain aims, so its position residual 
 What each method honours is stated in ``solvers.methods``; a method here uses every goal and
 freedom it honours. Before an iterative method starts on a chain with a pole, the chain is turned
 to face the pole as far as the first bone's freedom allows (Blender's IK does this too); the
-analytic methods take the pole themselves and clamp their answer to the bones' locks and limits.
+analytic methods take the pole themselves: one bone clamps its answer to its locks and limits, two
+bones solve within theirs (``solvers.two_bone_limits``).
 """
 from dataclasses import dataclass, field
 from typing import NamedTuple
@@ -29,6 +30,7 @@ from solvers.one_bone import solve_one_bone
 from solvers.transforms import matrix3_to_quat, normalize, quat_angle, safe_acos
 from solvers.tree import Tree
 from solvers.two_bone import solve_two_bone
+from solvers.two_bone_limits import solve_two_bone_limited
 
 ANALYTIC = ("one_bone", "two_bone")
 
@@ -160,9 +162,9 @@ def _pole_faced(problem, start, reach):
                      (first,) if first is not None else ())
 
 
-def _clamped(problem, result, reach, method, tolerance):
-    """An analytic answer clamped to the bones' locks and limits, its reach measured again (an
-    angle for one bone, which aims; the tip's distance otherwise)."""
+def _clamped(problem, result, reach, tolerance):
+    """A one-bone answer clamped to the bone's locks and limits, its aim measured again (an
+    angle)."""
     rotations = result.rotations.copy()
     at_limit = np.zeros((len(rotations), 3), dtype=bool)
     for i, limit in enumerate(problem.freedoms.limits):
@@ -170,10 +172,7 @@ def _clamped(problem, result, reach, method, tolerance):
             rotations[i], at_limit[i] = clamp_rotation((limit,), rotations[i])
     frames, points = chain_pose(problem.bones, rotations, result.stretch)
     target = np.array(problem.goals[reach].target)
-    if method == "one_bone":
-        error = float(safe_acos(frames[0][:, 1] @ normalize(target - points[0])))
-    else:
-        error = float(np.linalg.norm(points[-1] - target))
+    error = float(safe_acos(frames[0][:, 1] @ normalize(target - points[0])))
     errors = result.errors.copy()
     errors[0] = error
     return SolveResult(rotations, result.iterations, errors, error <= tolerance, result.stretch, at_limit)
@@ -199,9 +198,11 @@ def _solve_chain(method, problem, start, settings, fresh):
     if method == "one_bone":
         result = solve_one_bone(chain, start, target, pole, pole_angle)
     elif method == "two_bone":
-        result = solve_two_bone(chain, start, target, pole, pole_angle, stretch=freedoms.stretch,
-                                soft=getattr(goal, "soft_reach", 0.0), end_rotation=rotation,
-                                end_weight=1.0 if turn is None else problem.goals[turn].weight)
+        asked = dict(stretch=freedoms.stretch, soft=getattr(goal, "soft_reach", 0.0), end_rotation=rotation,
+                     end_weight=1.0 if turn is None else problem.goals[turn].weight)
+        result = solve_two_bone(chain, start, target, pole, pole_angle, **asked) if freedoms.limits is None else \
+            solve_two_bone_limited(chain, start, target, freedoms.limits, pole, pole_angle,
+                                   tolerance=settings.tolerance, **asked)
     else:
         start = _pole_faced(problem, start, reach) if fresh else start
         if method == "fabrik":
@@ -212,8 +213,8 @@ def _solve_chain(method, problem, start, settings, fresh):
             result = solve_ccd_chain(chain, start, target, freedoms.limits, max_iterations=settings.iterations,
                                      tolerance=settings.tolerance, stretch=freedoms.stretch,
                                      target_rotation=rotation, stiffness=freedoms.stiffness)
-    if method in ANALYTIC and freedoms.limits is not None:
-        result = _clamped(problem, result, reach, method, settings.tolerance)
+    if method == "one_bone" and freedoms.limits is not None:
+        result = _clamped(problem, result, reach, settings.tolerance)
     return _aligned(problem, result, reach, turn)
 
 
