@@ -20,13 +20,14 @@ Where nothing lands the tip within the limits, the answer is the one nearest in 
 and its residual says how far it fell short (``converged`` False).
 """
 import math
+from functools import lru_cache
 
 import numpy as np
 from numba import njit
 
 from solvers import scalar as sc
-from solvers.chain import SolveResult, chain_pose
-from solvers.limits import Hinge, clamp_encoded, clamp_rotation, encode_limits, violation_of
+from solvers.chain import SolveResult
+from solvers.limits import Hinge, clamp_encoded, encode_limits, violation_of
 from solvers.two_bone import solve_two_bone
 
 ROLL_STEPS = 72  # a 5 degree scan: an allowed range of rolls narrower than that may be missed
@@ -88,9 +89,11 @@ def _allowed_roll(kinds, parameters, q, axis, steps):
 
 
 def warm():
-    """Compile (or load) the roll search for the argument types ``solve_two_bone_limited`` passes."""
-    kinds, parameters = encode_limits(1, ((Hinge((1.0, 0.0, 0.0), -1.0, 1.0),),))[1:]
-    _allowed_roll(kinds, parameters, (0.0, 0.0, 0.0, 1.0), (0.0, 1.0, 0.0), ROLL_STEPS)
+    """Compile (or load) the roll search and the clamp for the argument types
+    ``solve_two_bone_limited`` passes."""
+    encoded = _encoded(Hinge((1.0, 0.0, 0.0), -1.0, 1.0))
+    _allowed_roll(*encoded, (0.0, 0.0, 0.0, 1.0), (0.0, 1.0, 0.0), ROLL_STEPS)
+    _clamp(*encoded, (0.0, 0.0, 0.0, 1.0))
 
 
 def _hinge_angle(q, axis):
@@ -139,8 +142,7 @@ def _bends(limit, free_r1, mid1, lower, distance):
     turned = [sc.qmul(sc.qaxis_angle(line, 2.0 * math.pi * k / PLANES), free_r1) for k in range(PLANES)]
     if limit is None:
         return turned
-    first = tuple(clamp_rotation((limit,), np.array(free_r1))[0].tolist())
-    return [first] + [q for q in turned[1:] if violation_of(clamp_rotation((limit,), np.array(q))[0], q) <= ALLOWED]
+    return [_clamped(limit, free_r1)[0]] + [q for q in turned[1:] if violation_of(_clamped(limit, q)[0], q) <= ALLOWED]
 
 
 def solve_two_bone_limited(chain, rotations, target, limits, pole=None, pole_angle=0.0, *, stretch=None,
@@ -155,7 +157,7 @@ def solve_two_bone_limited(chain, rotations, target, limits, pole=None, pole_ang
         return free  # input it could not solve: the pose as it was
     root_limit, middle_limit = limits
     scales = free.stretch
-    _, _, offsets, rest_rotations, lengths = chain.floats
+    base_q, base_origin, offsets, rest_rotations, lengths = chain.floats
     rest1 = rest_rotations[1]
     mid = (offsets[1][0], offsets[1][1] * float(scales[0]), offsets[1][2])
     mid1, lower = sc.qrotate(sc.qconj(rest1), mid), lengths[1] * float(scales[1])
@@ -166,33 +168,49 @@ def solve_two_bone_limited(chain, rotations, target, limits, pole=None, pole_ang
 
     free_tip = tip(r1_free)
     line = sc.normalize(sc.qrotate(r0_free, free_tip))  # the root-to-target line, first bone's rest frame
-    encoded = encode_limits(1, ((root_limit,),))[1:] if root_limit is not None else None
     nearest = None
     for r1 in _bends(middle_limit, r1_free, mid1, lower, sc.length(free_tip)):
         r0 = sc.qmul(r0_free, sc.qbetween(sc.normalize(tip(r1)), sc.normalize(free_tip)))
         outside = 0.0
-        if encoded is not None:
-            roll, outside = _allowed_roll(*encoded, r0, line, ROLL_STEPS)
+        if root_limit is not None:
+            roll, outside = _allowed_roll(*_encoded(root_limit), r0, line, ROLL_STEPS)
             r0 = sc.qmul(sc.qaxis_angle(line, roll), r0)
         if nearest is None or outside < nearest[0]:
             nearest = (outside, r0, r1)
         if outside <= NEAR_ALLOWED:
             break
-    return _held(chain, free, limits, nearest[1:], target, end_rotation, tolerance)
-
-
-def _held(chain, free, limits, pose, target, end_rotation, tolerance):
-    """The ``SolveResult`` of ``pose`` (r0, r1) clamped to ``limits``, its residuals measured."""
-    rotations = np.array(pose, dtype=float)
-    at_limit = np.zeros((2, 3), dtype=bool)
-    for i, limit in enumerate(limits):
-        if limit is not None:
-            rotations[i], at_limit[i] = clamp_rotation((limit,), rotations[i])
-    frames, points = chain_pose(chain, rotations, free.stretch)
-    error = float(np.linalg.norm(points[-1] - np.asarray(target, float)))
-    errors = [error]
+    (r0, held0), (r1, held1) = (_clamped(limit, q) for limit, q in zip(limits, nearest[1:]))
+    frame0 = sc.qmul(sc.qmul(base_q, rest_rotations[0]), r0)  # the first bone's world rotation
+    reached = sc.add(sc.add(base_origin, sc.qrotate(base_q, offsets[0])), sc.qrotate(frame0, tip(r1)))
+    errors = [sc.length(sc.sub(reached, tuple(np.asarray(target, float).tolist())))]
     if end_rotation is not None:
-        end = sc.quat_from_matrix3(tuple(map(tuple, frames[-1].tolist())))
         goal = sc.qnormalize(tuple(np.asarray(end_rotation, float).tolist()))
+        end = sc.qmul(frame0, sc.qmul(rest1, r1))
         errors.append(2.0 * math.acos(min(abs(sc.qdot(end, goal)), 1.0)))
-    return SolveResult(rotations, 1, np.array(errors), error <= tolerance, free.stretch, at_limit)
+    return SolveResult(np.array((r0, r1)), 1, np.array(errors), errors[0] <= tolerance, scales,
+                       np.array((held0, held1)))
+
+
+def _encoded(limit):
+    """One limit as ``_allowed_roll`` and ``_clamp`` read it (kinds, parameters), made once per
+    limit (each time for one whose bounds are lists, which cannot be a key)."""
+    try:
+        return _encoded_once(limit)
+    except TypeError:
+        return encode_limits(1, ((limit,),))[1:]
+
+
+@lru_cache(maxsize=256)
+def _encoded_once(limit):
+    return encode_limits(1, ((limit,),))[1:]
+
+
+@njit(cache=True)
+def _clamp(kinds, parameters, q):
+    return clamp_encoded(kinds, parameters, 0, len(kinds), q)
+
+
+def _clamped(limit, q):
+    """``q`` (4-tuple) held to ``limit`` (None: free) and the axes it held: a search's answer lies
+    within ``ALLOWED`` of its limits, and a clamp puts it exactly inside."""
+    return (q, (False, False, False)) if limit is None else _clamp(*_encoded(limit), q)
