@@ -8,9 +8,11 @@ left to place it there within the limits:
 - the middle joint's bend. A hinge (one free axis, perhaps limited) bends by the one angle, or
   the two, that put the tip at that distance (exact: the distance is a sinusoid in the angle);
   outside its range it takes the angle in range nearest that distance. A free middle joint keeps
-  the free answer's bend; one with other limits keeps it when they allow it. When the first
-  bone cannot follow, both may also try the bend turned about the upper bone's line (the tip's
-  distance does not change), in ``PLANES`` steps.
+  the free answer's bend. One with other limits keeps it where they allow it, else bends about
+  one of its Euler axes that may turn alone (as a hinge), else takes a bend turned about the
+  upper bone's line (the tip's distance does not change), in ``PLANES`` steps, twisted about its
+  own axis into its limits. When the first bone cannot follow a bend, the next is tried (a free
+  middle joint tries the turned bends too).
 - the roll of the whole limb about the root-to-target line. The first bone turns the bent limb
   onto the line by the least turn from the free answer (which faces the pole or keeps the
   roll); when its limits forbid that, by the roll nearest it that they allow, found by a scan of
@@ -27,7 +29,7 @@ from numba import njit
 
 from solvers import scalar as sc
 from solvers.chain import SolveResult
-from solvers.limits import Hinge, clamp_encoded, encode_limits, violation_of
+from solvers.limits import EulerLimit, Hinge, clamp_encoded, encode_limits, violation_of
 from solvers.two_bone import solve_two_bone
 
 ROLL_STEPS = 72  # a 5 degree scan: an allowed range of rolls narrower than that may be missed
@@ -104,9 +106,10 @@ def _hinge_angle(q, axis):
 
 def _hinge_bends(hinge, mid1, lower, distance, reference):
     """The hinge's pose rotations of the second bone that put the tip ``distance`` from the
-    root, in its range, nearest ``reference`` (an angle) first; when none does, the angle in its
-    range that comes nearest. ``mid1`` is the second bone's head seen from the root, in the second
-    bone's rest frame; the tip is ``mid1 + R(axis, angle) Y * lower`` there."""
+    root, in its range, nearest ``reference`` (an angle) first, each with True; when none does,
+    the angle in its range that comes nearest, with False. ``mid1`` is the second bone's head seen
+    from the root, in the second bone's rest frame; the tip is ``mid1 + R(axis, angle) Y * lower``
+    there."""
     axis = hinge.axis
     along = sc.scale(axis, axis[1])  # Y's part along the axis
     across, side = sc.sub(Y, along), sc.cross(axis, Y)
@@ -128,21 +131,54 @@ def _hinge_bends(hinge, mid1, lower, distance, reference):
     if not inside:  # the nearest distance in range: at an end, or at an extreme within it
         ends = [hinge.min_angle, hinge.max_angle] + [t for t in (wrap(peak), wrap(peak + math.pi))
                                                      if hinge.min_angle <= t <= hinge.max_angle]
-        inside = [min(ends, key=lambda t: abs(span(t) - distance))]
+        return [(sc.qaxis_angle(axis, min(ends, key=lambda t: abs(span(t) - distance))), False)]
     inside.sort(key=lambda t: abs(wrap(t - reference)))
-    return [sc.qaxis_angle(axis, t) for t in inside]
+    return [(sc.qaxis_angle(axis, t), True) for t in inside]
 
 
 def _bends(limit, free_r1, mid1, lower, distance):
-    """The second bone's pose rotations to try, best first: a hinge's exact bends, else the free
-    bend (clamped when its limits forbid it) and that bend turned about the upper bone's line."""
+    """The second bone's pose rotations to try, best first, each with whether it puts the tip at
+    ``distance``: a hinge's exact bends; else the free bend and that bend turned about the upper
+    bone's line (which keeps the distance), in ``PLANES`` steps, held to other limits as
+    ``_limited_bends`` says."""
     if isinstance(limit, Hinge):
         return _hinge_bends(limit, mid1, lower, distance, _hinge_angle(free_r1, limit.axis))
     line = sc.normalize(mid1)
-    turned = [sc.qmul(sc.qaxis_angle(line, 2.0 * math.pi * k / PLANES), free_r1) for k in range(PLANES)]
+    turned = (sc.qmul(sc.qaxis_angle(line, 2.0 * math.pi * k / PLANES), free_r1) for k in range(PLANES))
     if limit is None:
-        return turned
-    return [_clamped(limit, free_r1)[0]] + [q for q in turned[1:] if violation_of(_clamped(limit, q)[0], q) <= ALLOWED]
+        return ((q, True) for q in turned)
+    return _limited_bends(limit, free_r1, turned, mid1, lower, distance)
+
+
+def _limited_bends(limit, free_r1, turned, mid1, lower, distance):
+    """Bends within a middle joint's limits other than a hinge: the free bend where they allow
+    it; a bend about each Euler axis that may turn alone (as a hinge); each ``turned`` bend
+    twisted about its own axis into the limits where a twist can (the nearest allowed twist);
+    last, the free bend clamped (its distance lost)."""
+    clamped = _clamped(limit, free_r1)[0]
+    exact = violation_of(clamped, free_r1) <= ALLOWED
+    if exact:
+        yield clamped, True
+    if isinstance(limit, EulerLimit):
+        for hinge in _axis_hinges(limit):
+            yield from (bend for bend in _hinge_bends(hinge, mid1, lower, distance, 0.0) if bend[1])
+    encoded = _encoded(limit)
+    for q in turned:
+        axis = sc.qrotate(q, Y)
+        twist, outside = _allowed_roll(*encoded, q, axis, ROLL_STEPS)
+        if outside <= NEAR_ALLOWED:
+            yield sc.qmul(sc.qaxis_angle(axis, twist), q), True
+    if not exact:
+        yield clamped, False
+
+
+def _axis_hinges(limit):
+    """The Euler limit's axes that may turn alone (the others' ranges hold 0), as hinges, the
+    widest range first."""
+    low, high = limit.encoded()[1][:3], limit.encoded()[1][3:]
+    hinges = [Hinge(tuple(float(k == axis) for k in range(3)), low[axis], high[axis]) for axis in range(3)
+              if high[axis] > low[axis] and all(low[k] <= 0.0 <= high[k] for k in range(3) if k != axis)]
+    return sorted(hinges, key=lambda hinge: hinge.min_angle - hinge.max_angle)
 
 
 def solve_two_bone_limited(chain, rotations, target, limits, pole=None, pole_angle=0.0, *, stretch=None,
@@ -169,15 +205,16 @@ def solve_two_bone_limited(chain, rotations, target, limits, pole=None, pole_ang
     free_tip = tip(r1_free)
     line = sc.normalize(sc.qrotate(r0_free, free_tip))  # the root-to-target line, first bone's rest frame
     nearest = None
-    for r1 in _bends(middle_limit, r1_free, mid1, lower, sc.length(free_tip)):
+    for r1, exact in _bends(middle_limit, r1_free, mid1, lower, sc.length(free_tip)):
         r0 = sc.qmul(r0_free, sc.qbetween(sc.normalize(tip(r1)), sc.normalize(free_tip)))
         outside = 0.0
         if root_limit is not None:
             roll, outside = _allowed_roll(*_encoded(root_limit), r0, line, ROLL_STEPS)
             r0 = sc.qmul(sc.qaxis_angle(line, roll), r0)
-        if nearest is None or outside < nearest[0]:
-            nearest = (outside, r0, r1)
-        if outside <= NEAR_ALLOWED:
+        rank = (outside > NEAR_ALLOWED, not exact, outside)  # a root in limits first, then the distance kept
+        if nearest is None or rank < nearest[0]:
+            nearest = (rank, r0, r1)
+        if exact and outside <= NEAR_ALLOWED:
             break
     (r0, held0), (r1, held1) = (_clamped(limit, q) for limit, q in zip(limits, nearest[1:]))
     frame0 = sc.qmul(sc.qmul(base_q, rest_rotations[0]), r0)  # the first bone's world rotation

@@ -55,6 +55,22 @@ def test_a_hinged_forearm_reaches_every_tip_within_its_limits(free, box, elbow, 
     assert_within(limits, result.rotations)
 
 
+FOREARM_BOX = EulerLimit((0.0, -0.3, -0.2), (2.6, 0.3, 0.2))  # a forearm bending about X, a little give in Y, Z
+
+
+@SETTINGS
+@given(st.tuples(*map(inside, SHOULDER.min, SHOULDER.max)), st.tuples(*map(inside, FOREARM_BOX.min, FOREARM_BOX.max)),
+       st.booleans())
+def test_an_euler_limited_arm_reaches_every_tip_within_its_limits(shoulder, forearm, poled):
+    """Both bones held to Euler boxes (the forearm not a hinge): tips of poses inside them are
+    reached, within the limits (the free bend clamped would lose the distance)."""
+    limits = (SHOULDER, FOREARM_BOX)
+    target = tip([quat_from_euler_xyz(shoulder), quat_from_euler_xyz(forearm)])
+    result = solve_two_bone_limited(ARM, REST, target, limits, (0.0, 0.3, 1.0) if poled else None)
+    assert result.converged and np.linalg.norm(tip(result.rotations) - target) <= 1e-6
+    assert_within(limits, result.rotations)
+
+
 @SETTINGS
 @given(st.tuples(st.floats(-1.0, 1.0), st.floats(-1.0, 1.0), st.floats(-1.0, 1.0)))
 def test_a_pole_or_start_does_not_move_a_hinged_answer_off_the_target(target):
