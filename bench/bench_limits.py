@@ -177,7 +177,8 @@ def run(name, rig, constraint, method, count, seed=5):
         silent += not hit and reports[0].converged  # a miss its report calls reached
         broken += limits_broken(rig, pose, bones)
     return {"chain": name, "method": method, "ran": "/".join(sorted(used)), "success_1e-3": hits / count,
-            "limits_broken": broken, "silent_misses": silent, "median_us": float(np.median(times) * 1e6), "poses": count}
+            "limits_broken": broken, "silent_misses": silent, "median_us": float(np.median(times) * 1e6),
+            "poses": count}
 
 
 def main():
@@ -190,8 +191,8 @@ def main():
                 continue
             row = run(name, rig, constraint, method, count)
             rows.append(row)
-            print(f"{name:22} {method:7} {row['ran']:9} {row['success_1e-3']:8.1%} {row['limits_broken']:7d} {row['silent_misses']:7d} "
-                  f"{row['median_us']:10.1f}", flush=True)
+            print(f"{name:22} {method:7} {row['ran']:9} {row['success_1e-3']:8.1%} {row['limits_broken']:7d} "
+                  f"{row['silent_misses']:7d} {row['median_us']:10.1f}", flush=True)
     print(json.dumps({"bench": "limits", "rows": rows}))
 
 
