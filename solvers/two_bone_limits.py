@@ -27,7 +27,7 @@ from functools import lru_cache
 import numpy as np
 from numba import njit
 
-from solvers import scalar as sc
+from solvers import inputs, scalar as sc
 from solvers.chain import SolveResult
 from solvers.limits import EulerLimit, Hinge, clamp_encoded, encode_limits, violation_of
 from solvers.two_bone import solve_two_bone
@@ -219,7 +219,8 @@ def solve_two_bone_limited(chain, rotations, target, limits, pole=None, pole_ang
     (r0, held0), (r1, held1) = (_clamped(limit, q) for limit, q in zip(limits, nearest[1:]))
     frame0 = sc.qmul(sc.qmul(base_q, rest_rotations[0]), r0)  # the first bone's world rotation
     reached = sc.add(sc.add(base_origin, sc.qrotate(base_q, offsets[0])), sc.qrotate(frame0, tip(r1)))
-    errors = [sc.length(sc.sub(reached, tuple(np.asarray(target, float).tolist())))]
+    miss = math.hypot(*sc.sub(reached, tuple(np.asarray(target, float).tolist())))
+    errors = [min(miss, inputs.LARGEST_FLOAT)]  # capped as the free solve caps a target past the largest float
     if end_rotation is not None:
         goal = sc.qnormalize(tuple(np.asarray(end_rotation, float).tolist()))
         end = sc.qmul(frame0, sc.qmul(rest1, r1))

@@ -115,3 +115,15 @@ def test_stretch_and_unsolvable_input_pass_through():
     kept = solve_two_bone_limited(ARM, REST, [math.nan, 0.0, 0.0], (SHOULDER, ELBOW))
     np.testing.assert_array_equal(kept.rotations, REST)
     assert not kept.converged and not np.isfinite(kept.errors).all()
+
+
+finite = st.floats(allow_nan=False, allow_infinity=False)
+
+
+@settings(max_examples=100, derandomize=True, deadline=None)
+@given(st.tuples(finite, finite, finite), st.tuples(finite, finite, finite), st.booleans())
+def test_any_finite_target_and_pole_give_a_finite_answer_within_the_limits(target, pole, poled):
+    result = solve_two_bone_limited(ARM, REST, target, (SHOULDER, ELBOW), pole if poled else None,
+                                    end_rotation=(0.0, 0.0, 0.0, 1.0))
+    assert np.isfinite(result.rotations).all() and np.isfinite(result.errors).all()
+    assert_within((SHOULDER, ELBOW), result.rotations)
