@@ -7,8 +7,8 @@ A problem's features are the settings it holds beyond a position goal: "locks", 
 locks" (a position goal free along some axes, of the bone or the target: iTaSC's), "soft reach"
 (a two-bone limb's reach eased in before full extension), "weights"
 (several goals pulling one tree). A method honours a feature when its result holds it. The
-analytic methods hold locks and limits by clamping their answer (auto then finishes with an
-iterative method when the clamped answer falls short).
+analytic methods hold locks and limits, one bone by clamping its answer, two bones by solving
+within them (auto then finishes with an iterative method when that answer falls short).
 """
 from dataclasses import dataclass, replace
 
