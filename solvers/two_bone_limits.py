@@ -206,17 +206,21 @@ def solve_two_bone_limited(chain, rotations, target, limits, pole=None, pole_ang
     line = sc.normalize(sc.qrotate(r0_free, free_tip))  # the root-to-target line, first bone's rest frame
     nearest = None
     for r1, exact in _bends(middle_limit, r1_free, mid1, lower, sc.length(free_tip)):
-        r0 = sc.qmul(r0_free, sc.qbetween(sc.normalize(tip(r1)), sc.normalize(free_tip)))
+        r0 = preferred = sc.qmul(r0_free, sc.qbetween(sc.normalize(tip(r1)), sc.normalize(free_tip)))
         outside = 0.0
         if root_limit is not None:
             roll, outside = _allowed_roll(*_encoded(root_limit), r0, line, ROLL_STEPS)
             r0 = sc.qmul(sc.qaxis_angle(line, roll), r0)
         rank = (outside > NEAR_ALLOWED, not exact, outside)  # a root in limits first, then the distance kept
         if nearest is None or rank < nearest[0]:
-            nearest = (rank, r0, r1)
+            nearest = (rank, r0, r1, preferred if r0 != preferred else None, exact)
         if exact and outside <= NEAR_ALLOWED:
             break
-    (r0, held0), (r1, held1) = (_clamped(limit, q) for limit, q in zip(limits, nearest[1:]))
+    _, r0, r1, preferred, exact = nearest
+    (r0, held0), (r1, held1) = _clamped(root_limit, r0), _clamped(middle_limit, r1)
+    # A bone the limits turned off its free answer is held: by the axes that forbade that answer.
+    held0 = held0 if preferred is None else _clamped(root_limit, preferred)[1]
+    held1 = held1 if exact else _clamped(middle_limit, r1_free)[1]
     frame0 = sc.qmul(sc.qmul(base_q, rest_rotations[0]), r0)  # the first bone's world rotation
     reached = sc.add(sc.add(base_origin, sc.qrotate(base_q, offsets[0])), sc.qrotate(frame0, tip(r1)))
     miss = math.hypot(*sc.sub(reached, tuple(np.asarray(target, float).tolist())))
