@@ -6,9 +6,9 @@ Each case solves on its own from the rest pose with only its goals (the rig's ow
 constraints are not used), and reports every bone's world head and tail with its pose
 ``rotation`` (xyzw, relative to rest, as pose files store it) and ``scale`` (inherited by its
 children, ``rig.pose.Pose``: a textbook forward kinematics of the output gives its heads and
-tails), per goal its
-residual with its unit (its first: the reach) and under ``goals`` every residual it has (reach,
-rotation, Control Rotation), each with its unit, the methods that ran and the settings they did not honour, the worst
+tails), per goal its residual with its unit (its first: the reach), whether that was reached
+(within the tolerance), under ``goals`` every residual it has (reach, rotation, Control
+Rotation), each with its unit, the methods that ran and the settings they did not honour, the worst
 position residual (metres), the iterations and the seconds the solve took.
 """
 import copy
@@ -101,6 +101,7 @@ def _case_output(rig, pose, world, reports, seconds):
                     "rotation": pose.rotations[i].tolist(), "scale": pose.scales[i].tolist()}
              for i, name in enumerate(rig.skeleton.names)}
     residuals = [{"bone": r.bone, "method": r.solver, "residual": r.error, "unit": r.unit,
+                  "reached": r.converged,
                   "goals": [{"goal": g.goal, "residual": g.value, "unit": g.unit} for g in r.residuals],
                   "not_honoured": list(r.notes)} for r in reports]
     return {"bones": bones, "error": max((r.error for r in reports if r.unit == "m"), default=0.0),

@@ -256,7 +256,9 @@ def stretch_to_reach(chain, target, amounts):
     the target within reach)."""
     if amounts is None:
         return None
-    rates = scalar.stretch_share(np.asarray(amounts, dtype=float)) / np.maximum(chain.lengths, EPS)
+    amounts = np.asarray(amounts, dtype=float)
+    # Shares are relative: amounts over 1 are taken as fractions of the largest, so cubing cannot overflow.
+    rates = scalar.stretch_share(amounts / max(amounts.max(), 1.0)) / np.maximum(chain.lengths, EPS)
     factors = grown_factors(chain.shape.float_spans, rates, np.linalg.norm(np.asarray(target, dtype=float) - chain.root))
     if factors is None:
         return None

@@ -11,15 +11,15 @@ with some axes locked), "stiffness", "distance", "rotation control", "location o
 rotation-only goal), "location locks" (a position goal free along some axes, of the bone or the
 target: iTaSC's), "soft reach" (a two-bone limb's reach eased in before full extension),
 "weights" (several goals pulling one tree). A method honours a feature when its result holds it.
-The analytic methods hold locks and limits by clamping their answer (auto then finishes with an
-iterative method when the clamped answer falls short).
+The analytic methods hold locks and limits, one bone by clamping its answer, two bones by solving
+within them (auto then finishes with an iterative method when that answer falls short).
 """
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import numpy as np
 
-from solvers import ccd, fabrik, kinematics, two_bone
+from solvers import ccd, fabrik, kinematics, two_bone, two_bone_limits
 from solvers.chain import straight_chain
 from solvers.goals import PositionGoal
 from solvers.problem import Freedoms, Problem, Settings
@@ -107,7 +107,7 @@ METHODS = {m.name: m for m in (
     Method("one_bone", ANALYTIC, run_one_bone, 1, frozenset({"locks", "limits"}), auto=(FREE, LIMITED), aims=True),
     Method("two_bone", ANALYTIC, run_two_bone, 2,
            frozenset({"locks", "limits", "stretch", "target rotation", "soft reach"}), auto=(FREE, LIMITED),
-           kernels=(two_bone.warm,)),
+           kernels=(two_bone.warm, two_bone_limits.warm)),
     Method("fabrik", GEOMETRIC, run_fabrik, None, frozenset({"locks", "limits", "stretch", "target rotation"}),
            frozenset({"locks", "limits", "target rotation", "weights"}), auto=(FREE,), patience=2,
            kernels=(fabrik.warm,)),

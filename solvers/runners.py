@@ -6,7 +6,8 @@ starts from, ``settings`` a ``solvers.problem.Settings``, ``fresh`` whether the 
 as it was (not a method's answer or a restart). A runner uses every goal and freedom its row says
 it honours. Before an iterative method starts fresh on a chain with a pole, the chain is turned to
 face the pole as far as the first bone's freedom allows (Blender's IK does this too); the analytic
-methods take the pole themselves and clamp their answer to the bones' locks and limits.
+methods take the pole themselves: one bone clamps its answer to its locks and limits, two bones
+solve within theirs (``solvers.two_bone_limits``).
 """
 from functools import partial
 
@@ -22,6 +23,7 @@ from solvers.one_bone import solve_one_bone
 from solvers.transforms import matrix3_to_quat, normalize, quat_angle, safe_acos
 from solvers.tree import Tree
 from solvers.two_bone import solve_two_bone
+from solvers.two_bone_limits import solve_two_bone_limited
 
 
 def _tip_goals(problem):
@@ -84,9 +86,9 @@ def _pole_faced(problem, start, reach):
                      (first,) if first is not None else ())
 
 
-def _clamped(problem, result, reach, aims, tolerance):
-    """An analytic answer clamped to the bones' locks and limits, its reach measured again (an
-    angle for a method that ``aims``; the tip's distance otherwise)."""
+def _clamped(problem, result, reach, tolerance):
+    """A one-bone answer clamped to the bone's locks and limits, its aim measured again (an
+    angle)."""
     rotations = result.rotations.copy()
     at_limit = np.zeros((len(rotations), 3), dtype=bool)
     for i, limit in enumerate(problem.freedoms.limits):
@@ -94,10 +96,7 @@ def _clamped(problem, result, reach, aims, tolerance):
             rotations[i], at_limit[i] = clamp_rotation((limit,), rotations[i])
     frames, points = chain_pose(problem.bones, rotations, result.stretch)
     target = np.array(problem.goals[reach].target)
-    if aims:
-        error = float(safe_acos(frames[0][:, 1] @ normalize(target - points[0])))
-    else:
-        error = float(np.linalg.norm(points[-1] - target))
+    error = float(safe_acos(frames[0][:, 1] @ normalize(target - points[0])))
     errors = result.errors.copy()
     errors[0] = error
     return SolveResult(rotations, result.iterations, errors, error <= tolerance, result.stretch, at_limit)
@@ -111,10 +110,10 @@ def _unmoved(problem, start):
     return result
 
 
-def _on_chain(solve_tip, analytic=False, aims=False):
+def _on_chain(solve_tip, analytic=False, clamped=False):
     """A chain method's runner: ``solve_tip(problem, goals, start, settings)`` reaches for the
-    chain's tip goals (``_tip_goals``); an ``analytic`` method's answer is clamped to the bones'
-    limits, an iterative one starts fresh facing the pole."""
+    chain's tip goals (``_tip_goals``); an iterative (not ``analytic``) one starts fresh facing the
+    pole; a ``clamped`` one's answer is clamped to the bones' locks and limits afterwards."""
 
     def run(problem, start, settings, fresh):
         reach, turn = _tip_goals(problem)
@@ -123,8 +122,8 @@ def _on_chain(solve_tip, analytic=False, aims=False):
         if fresh and not analytic:
             start = _pole_faced(problem, start, reach)
         result = solve_tip(problem, (reach, turn), start, settings)
-        if analytic and problem.freedoms.limits is not None:
-            result = _clamped(problem, result, reach, aims, settings.tolerance)
+        if clamped and problem.freedoms.limits is not None:
+            result = _clamped(problem, result, reach, settings.tolerance)
         return _aligned(problem, result, reach, turn)
 
     return run
@@ -137,14 +136,18 @@ def _one_bone(problem, goals, start, settings):
 
 
 def _two_bone(problem, goals, start, settings):
+    """The analytic limb; within the bones' locks and limits where they have some."""
     reach, turn = goals
-    goal = problem.goals[reach]
+    goal, limits = problem.goals[reach], problem.freedoms.limits
     rotation = None if turn is None else problem.goals[turn]
-    return solve_two_bone(problem.bones, start, goal.target, getattr(goal, "pole", None),
-                          getattr(goal, "pole_angle", 0.0), stretch=problem.freedoms.stretch,
-                          soft=getattr(goal, "soft_reach", 0.0),
-                          end_rotation=None if rotation is None else rotation.rotation,
-                          end_weight=1.0 if rotation is None else rotation.weight)
+    pole, pole_angle = getattr(goal, "pole", None), getattr(goal, "pole_angle", 0.0)
+    asked = dict(stretch=problem.freedoms.stretch, soft=getattr(goal, "soft_reach", 0.0),
+                 end_rotation=None if rotation is None else rotation.rotation,
+                 end_weight=1.0 if rotation is None else rotation.weight)
+    if limits is None:
+        return solve_two_bone(problem.bones, start, goal.target, pole, pole_angle, **asked)
+    return solve_two_bone_limited(problem.bones, start, goal.target, limits, pole, pole_angle,
+                                  tolerance=settings.tolerance, **asked)
 
 
 def _fabrik_chain(problem, goals, start, settings):
@@ -192,7 +195,7 @@ def _fabrik_tree(problem, start, settings):
     return result
 
 
-run_one_bone = _on_chain(_one_bone, analytic=True, aims=True)
+run_one_bone = _on_chain(_one_bone, analytic=True, clamped=True)
 run_two_bone = _on_chain(_two_bone, analytic=True)
 run_ccd = _on_chain(_ccd)
 _run_fabrik_chain = _on_chain(_fabrik_chain)

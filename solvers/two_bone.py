@@ -16,8 +16,16 @@ and rolls a nearly straight limb sharply.
 With a pole the order is Blender's (its IK solver's pole step runs before it bends the chain):
 the chain in its rest shape turns so its tip points at the target and rolls about that line until the first bone's
 "up" vector ``X cos(pole_angle) + Z sin(pole_angle)`` faces the pole; then it bends within its
-plane. The rest shape stands for Blender's FK pose, so the result does not depend on the bend the
-chain starts with (``solvers.chain.face_pole`` does the same for the iterative solvers).
+plane. The rest shape stands for Blender's FK pose, so the result does not depend on how far the
+chain starts bent (``solvers.chain.face_pole`` does the same for the iterative solvers); it keeps
+the start's bend plane and the second bone's twist about its own axis, so a pose is its own
+solution with the pole ``pole_facing`` gives it.
+
+The second bone's new rotation is the shortest arc from its rest direction to its new one, then
+the start's twist about its own axis (a swing-twist split): composing the shortest arc from each
+frame's direction to the next would wind a twist into the bone wherever its direction loops (a
+drag through a folded limb, whose bend plane falls back to the rest one, and back left a forearm
+turned by 2.07 rad: tests/rig/test_continuous_paths.py).
 tests/rig/test_blender_pole_reference.py checks the poses against Blender's.
 
 The solve is written once, ``_solve_limb``: one limb in plain float code, compiled with numba
@@ -189,9 +197,11 @@ def _reach(distance, upper, lower, asked):
             if distance > start else distance
     if not asked.has_stretch:
         return solve_distance, 1.0, 1.0
-    # Each bone's Y scale grows at the rate that gives it its share of the extra length.
-    rate0 = sc.stretch_share(asked.stretch[0]) / max(upper, sc.EPS)
-    rate1 = sc.stretch_share(asked.stretch[1]) / max(lower, sc.EPS)
+    # Each bone's Y scale grows at the rate that gives it its share of the extra length. Shares
+    # are relative: amounts over 1 are taken as fractions of the largest, so cubing cannot overflow.
+    largest = max(asked.stretch[0], asked.stretch[1], 1.0)
+    rate0 = sc.stretch_share(asked.stretch[0] / largest) / max(upper, sc.EPS)
+    rate1 = sc.stretch_share(asked.stretch[1] / largest) / max(lower, sc.EPS)
     give = rate0 * upper + rate1 * lower
     if give <= sc.EPS:
         return solve_distance, 1.0, 1.0
@@ -204,8 +214,9 @@ def _reach(distance, upper, lower, asked):
 def _bend(limb, solve_distance, q1):
     """Bend the middle joint so the tip lies ``solve_distance`` from the root: in the second
     bone's rest frame the bone turns within the bend plane, about the normal of the current one
-    (of the rest one, kept perpendicular to a stretched middle joint, for a straight limb).
-    Returns the second bone's pose rotation and its new direction (its rest frame)."""
+    (of the rest one, kept perpendicular to a stretched middle joint, for a straight limb),
+    keeping its twist (module doc). Returns the second bone's pose rotation and its new direction
+    (its rest frame)."""
     mid_dir1, upper, lower = limb.mid_dir1, limb.upper, limb.lower
     d2 = sc.qrotate(q1, Y)
     if not (upper > sc.EPS and lower > sc.EPS):
@@ -219,7 +230,14 @@ def _bend(limb, solve_distance, q1):
                      -1.0, 1.0)
     sine = math.sqrt((1.0 - cosine) * (1.0 + cosine))
     new_d2 = sc.add(sc.scale(mid_dir1, cosine), sc.scale(sc.cross(hinge, mid_dir1), sine))
-    return sc.qmul(sc.qbetween(d2, new_d2), q1), new_d2
+    return sc.qmul(sc.qbetween(Y, new_d2), _twist(q1)), new_d2
+
+
+@njit
+def _twist(q):
+    """The part of rotation ``q`` about its own Y axis (swing-twist); none when it turns Y over."""
+    norm = math.hypot(q[1], q[3])
+    return (0.0, q[1] / norm, 0.0, q[3] / norm) if norm > 1e-12 else (0.0, 0.0, 0.0, 1.0)
 
 
 @njit

@@ -114,6 +114,7 @@ def test_each_goal_reports_its_residual_in_its_own_unit_and_the_method_that_ran(
     assert status == 0
     [far], [aim] = out["cases"][0]["residuals"], out["cases"][1]["residuals"]
     assert (far["bone"], far["method"], far["unit"]) == ("forearm.L", "two_bone", "m") and far["residual"] > 2.0
+    assert far["reached"] is False and aim["reached"] is True
     assert out["cases"][0]["error"] == far["residual"]
     assert (aim["bone"], aim["method"], aim["unit"]) == ("head", "one_bone", "rad") and aim["residual"] < 1e-9
     assert out["cases"][1]["error"] == 0.0  # no position goal: the metres figure does not take an angle
