@@ -16,6 +16,7 @@ import numpy as np
 
 from rig.constraints import IKConstraint
 from rig.ik_plan import group_plan
+from rig.lone_limb import LIMB, solve_lone_limb, takes
 from rig.pose import bone_rows, identity_rotations, update_world
 from rig.solver_views import chain_arrays, tree_arrays
 from solvers.chain import SolveResult
@@ -279,8 +280,9 @@ class _Search:
 
 
 def solve_goals(rig, pose, world, goals, bones):
-    """Solve one group of goals (their chains cover ``bones``) into ``pose`` in place; returns
-    [ChainReport], one per goal. ``solvers.methods.choose_methods`` picks what runs from what the
+    """Solve one group of goals (their chains cover ``bones``) into ``pose`` and ``world`` (the
+    group's bones and all below them) in place; returns [ChainReport], one per goal. A lone
+    two-bone limb takes ``rig.lone_limb``'s compiled path. ``solvers.methods.choose_methods`` picks what runs from what the
     group asks for and holds; when a method leaves the goals short, the next one goes on from its
     best pose (an analytic answer clamped to limits, then CCD, then DLS). A limited chain still
     short takes seeded fresh starts within its limits, then the last method polishes the best of
@@ -288,6 +290,11 @@ def solve_goals(rig, pose, world, goals, bones):
     and every setting the user asked for that was not honoured. The result blends with the pose
     by the group's strongest influence, so a goal at full influence is met."""
     plan = group_plan(rig, goals, bones)
+    if takes(plan):
+        error = solve_lone_limb(rig, pose, world, goals[0], bones, plan)
+        if error is not None:
+            return [ChainReport(goals[0].constraint.bone, LIMB[0], 1, error <= rig.solver.tolerance,
+                                (Residual("position", error, "m"),), 0, plan.notes)]
     group = _problem(rig, pose, world, goals, bones, plan)
     if group is None:  # a non-finite target: the pose stays as it is
         return [ChainReport(g.constraint.bone, plan.choice.methods[0], 0, False, (NOT_FINITE,)) for g in goals]
@@ -307,6 +314,7 @@ def solve_goals(rig, pose, world, goals, bones):
     else:
         _methods_in_turn(rig, bones, choice, search, run)
     _write(pose, bones, search.best.rotations, search.best.stretch, _group_influence([g.constraint for g in goals]))
+    update_world(rig.skeleton, pose, world, bones[:1])
     return _reports(rig, goals, bones, plan, group, search)
 
 
@@ -351,5 +359,4 @@ def solve_groups(rig, pose, world, constraints, goal_for):
         reports += solve_goals(rig, pose, world, [goal_for(c, world) for c in members], bones)
         if _group_influence(members) < 1.0:
             blended += bones
-        update_world(rig.skeleton, pose, world, bones[:1])
     return reports, blended

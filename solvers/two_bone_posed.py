@@ -1,0 +1,83 @@
+"""A lone two-bone limb solved straight into a rig's pose and world matrices: one compiled call
+from the target to the posed bones, for the rig's commonest solve (a dragged hand or foot, each
+case of a scripted arm).
+
+``solve_posed`` runs ``two_bone._solve_limb`` (the one two-bone solve) on the limb's ``_packed``
+row, writes both bones' pose rotations and Y scales into the pose arrays, then
+``kinematics.update_world`` over the bones below the limb: what ``solve_two_bone``, the rig's
+write and its forward kinematics do one after another, without the Python between them (through
+the rig that glue cost several times the solve). It takes only input that needs no conditioning:
+a target and pole within ``inputs.FAR`` of the limb, finite, and unit start rotations. Anything
+else it leaves untouched and answers NaN, so the caller takes ``solve_two_bone``'s path, which
+conditions it.
+"""
+import math
+
+import numpy as np
+from numba import njit
+
+from solvers import inputs
+from solvers.kinematics import update_world
+from solvers.two_bone import _Asked, _constants, _solve_limb
+
+NEAR = inputs.FAR * inputs.FAR / 4.0  # ``inputs.near_target``'s bound on a squared distance
+UNIT = 1e-3  # ``inputs.unit_rows``' tolerance on a start rotation's squared norm
+
+
+@njit
+def _near(x, y, z, origin_x, origin_y, origin_z):
+    """Whether a point is finite and within ``inputs.FAR`` of the origin (NaN compares False)."""
+    dx, dy, dz = x - origin_x, y - origin_y, z - origin_z
+    return dx * dx + dy * dy + dz * dz <= NEAR
+
+
+@njit
+def _start(rotations, bone, from_rest):
+    """The start rotation of ``bone`` and whether it is usable as it is (unit, finite)."""
+    if from_rest:
+        return inputs.IDENTITY, True
+    x, y, z, w = rotations[bone, 0], rotations[bone, 1], rotations[bone, 2], rotations[bone, 3]
+    return (x, y, z, w), abs(x * x + y * y + z * z + w * w - 1.0) < UNIT
+
+
+@njit(cache=True)
+def solve_posed(c, first, second, from_rest, tx, ty, tz, has_pole, px, py, pz, pole_angle, has_stretch, stretch0,
+                stretch1, soft, rest_local, parents, moved, locations, rotations, scales, world):
+    """Solve the limb whose ``_packed`` row is ``c`` (bones ``first`` and ``second`` of the pose)
+    for target (``tx``, ``ty``, ``tz``), world, from the rest pose (``from_rest``) or the pose's
+    rotations; a pole (``has_pole``: ``px``, ``py``, ``pz``, world) with ``pole_angle`` in
+    [-pi, pi]; stretch amounts per bone when ``has_stretch``, ``soft`` reach (metres). Writes the
+    bones' rotations and Y scales into ``rotations`` (N, 4) and ``scales`` (N, 3), then the
+    world matrices of ``moved`` (the limb's first bone and all below it, ascending) as
+    ``kinematics.update_world`` with ``rest_local``, ``parents`` and ``locations``. Returns the
+    tip's distance from the target; NaN, with nothing written, for input needing conditioning."""
+    ox, oy, oz = c[3], c[7], c[11]
+    q0, unit0 = _start(rotations, first, from_rest)
+    q1, unit1 = _start(rotations, second, from_rest)
+    if not (unit0 and unit1 and _near(tx, ty, tz, ox, oy, oz) and (not has_pole or _near(px, py, pz, ox, oy, oz))):
+        return math.nan
+    asked = _Asked((px, py, pz), has_pole, pole_angle, (stretch0, stretch1), has_stretch, soft, inputs.IDENTITY,
+                   False, 1.0)
+    solved = _solve_limb(c, q0, q1, (tx, ty, tz), asked)
+    for k in range(4):
+        rotations[first, k], rotations[second, k] = solved.r0[k], solved.r1[k]
+    scales[first, 1], scales[second, 1] = solved.scale0, solved.scale1
+    update_world(rest_local, parents, moved, locations, rotations, scales, world)
+    return solved.tip_error
+
+
+def limb_row(chain):
+    """The limb's ``_packed`` row, kept on the chain for its base (as ``solve_two_bone`` keeps it)."""
+    return chain.cached_for_base("two_bone", lambda: _constants(chain))
+
+
+def warm():
+    """Compile (or load from the cache) ``solve_posed`` for the argument types the rig passes."""
+    from solvers.chain import Chain
+    chain = Chain(np.eye(4), [[0.0, 0.0, 0.0], [0.0, 1.0, 0.0]], [[0.0, 0.0, 0.0, 1.0]] * 2, [1.0, 1.0])
+    rest_local = np.tile(np.eye(4), (2, 1, 1))
+    rest_local[1, 1, 3] = 1.0
+    rotations = np.tile([0.0, 0.0, 0.0, 1.0], (2, 1))
+    solve_posed(limb_row(chain), 0, 1, True, 0.5, 1.0, 0.5, False, 0.0, 0.0, 0.0, 0.0, False, 0.0, 0.0, 0.0,
+                rest_local, np.array([-1, 0]), np.array([0, 1]), np.zeros((2, 3)), rotations, np.ones((2, 3)),
+                np.empty((2, 4, 4)))
