@@ -6,6 +6,7 @@ the world matrices (``solvers.two_bone_posed``), skipping the problem, result an
 Input that needs conditioning (a non-finite or far target, a partial influence) takes that path.
 """
 import math
+from typing import NamedTuple
 
 import numpy as np
 
@@ -14,7 +15,9 @@ from solvers.two_bone_posed import limb_row, solve_posed
 
 LIMB = ("two_bone",)
 LIMB_FEATURES = frozenset({"stretch", "soft reach"})  # what the compiled path takes beyond a position
-TAU = 2.0 * math.pi
+TAU = 2.0 * math.pi  # pole angles reduce to [-pi, pi] as ``solvers.inputs.finite_angle`` does
+INF = math.inf
+ORIGIN = (0.0, 0.0, 0.0)  # the kernel's pole when there is none
 FLOAT64 = np.dtype(float)
 
 
@@ -31,30 +34,48 @@ def _point(values):
     return [float(v) for v in values]
 
 
+class _Limb(NamedTuple):
+    """What a limb's solves share while its plan and base stay: the kernel's constants row, its
+    bones, the bones its forward kinematics moves and the stretch amounts (``has_stretch``)."""
+    plan: object
+    row: np.ndarray
+    first: int
+    second: int
+    moved: np.ndarray
+    has_stretch: bool
+    stretch0: float
+    stretch1: float
+
+
+def _limb(skeleton, chain, bones, plan):
+    """The ``_Limb`` of ``bones`` hanging as ``chain`` under ``plan``, kept with the chain's base."""
+    limb = chain.base_memo.get("lone_limb")
+    if limb is None or limb.plan is not plan:
+        stretch = plan.freedoms.stretch
+        limb = chain.base_memo["lone_limb"] = _Limb(plan, limb_row(chain), int(bones[0]), int(bones[1]),
+                                                     skeleton.subtree(bones[0]), stretch is not None,
+                                                     *((0.0, 0.0) if stretch is None else stretch.tolist()))
+    return limb
+
+
 def solve_lone_limb(rig, pose, world, goal, bones, plan):
     """Solve ``goal`` (a lone limb's, ``plan`` one this path ``takes``) over ``bones`` into ``pose`` and
     ``world`` (the limb and every bone below it); returns the tip's distance from the target, or
     None, with nothing changed, when the goal needs ``solve_goals``' path."""
     c = goal.constraint
-    pole_angle = c.pole_angle
-    if not (c.influence >= 1.0 and 0.0 < c.weight < math.inf and 0.0 <= c.soft_reach < math.inf
-            and math.isfinite(pole_angle)):
+    pole_angle, soft = c.pole_angle, c.soft_reach
+    if not (c.influence >= 1.0 and 0.0 < c.weight < INF and 0.0 <= soft < INF and -INF < pole_angle < INF):
         return None
-    if pole_angle != 0.0:
-        pole_angle = math.remainder(pole_angle, TAU)  # as ``solvers.inputs.finite_angle``
     pole = goal.pole
     try:
         tx, ty, tz = _point(goal.target)
-        px, py, pz = (0.0, 0.0, 0.0) if pole is None else _point(pole)
+        px, py, pz = ORIGIN if pole is None else _point(pole)
     except (TypeError, ValueError):  # not three numbers: the goal's own checks say so
         return None
-    stretch = plan.freedoms.stretch
-    stretch0, stretch1 = (0.0, 0.0) if stretch is None else stretch.tolist()
     skeleton = rig.skeleton
-    chain = chain_arrays(skeleton, pose, world, bones)
-    error = solve_posed(limb_row(chain), bones[0], bones[1], rig.solver.mode != "continuous", tx, ty, tz,
-                        pole is not None, px, py, pz, float(pole_angle), stretch is not None, stretch0, stretch1,
-                        float(c.soft_reach),
-                        skeleton.rest_local, skeleton.parents, skeleton.subtree(bones[0]), pose.locations,
-                        pose.rotations, pose.scales, world)
+    limb = _limb(skeleton, chain_arrays(skeleton, pose, world, bones), bones, plan)
+    error = solve_posed(limb.row, limb.first, limb.second, rig.solver.mode != "continuous", tx, ty, tz,
+                        pole is not None, px, py, pz, math.remainder(pole_angle, TAU) if pole_angle else 0.0,
+                        limb.has_stretch, limb.stretch0, limb.stretch1, float(soft), skeleton.rest_local,
+                        skeleton.parents, limb.moved, pose.locations, pose.rotations, pose.scales, world)
     return None if error != error else error
