@@ -106,8 +106,8 @@ def constraint_groups(rig, constraints):
     """Split ``constraints`` into groups whose chains share bones (transitively); each group is
     (constraints, bones ascending). Groups come parents first, so a chain hanging from another
     group's bones is solved after them."""
-    if len(constraints) == 1:  # one chain: one group (every drag and most scripted cases)
-        return [(list(constraints), sorted(rig.ik_chain(constraints[0])))]
+    if len(constraints) == 1:  # one chain: one group (every drag and most scripted cases); root first is
+        return [(constraints, rig.ik_chain(constraints[0]))]  # ascending, as parents come before children
     groups = []
     for constraint in constraints:
         bones = set(rig.ik_chain(constraint))
