@@ -176,8 +176,7 @@ def main():
     rows = [run_case(name, chains[key], solve, targets[key]) for name, key, solve in cases]
     rig_cases = [("two-bone arm", "arm"), ("10-bone chain", "10"), ("50-bone chain", "50")]
     rig_rows = [run_rig_case(name, chains[key].lengths, targets[key], RIG_ITERATIONS) for name, key in rig_cases]
-    baseline = three_ccd([{"name": key, "lengths": chains[key].lengths.tolist(), "targets": targets[key].tolist(),
-                           "iterations": RIG_ITERATIONS} for _, key in rig_cases])
+    baseline = three_ccd({key: (chains[key], targets[key]) for _, key in rig_cases}, RIG_ITERATIONS)
     if baseline.rows is None:
         print(f"three.js baseline skipped: {baseline.reason}")
     else:

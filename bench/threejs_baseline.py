@@ -11,6 +11,8 @@ import shutil
 import subprocess
 from typing import NamedTuple
 
+import numpy as np
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 PREFIX = os.path.join(HERE, ".node")
 THREE_VERSION = "0.187.0"  # r187, the release the issue's figures came from
@@ -37,15 +39,18 @@ def _installed():
     return ""
 
 
-def three_ccd(chains):
-    """three.js CCD on ``chains``, each {"name", "lengths", "targets" (K, 3), "iterations"}, every
-    target from the rest pose; a ``Baseline`` whose rows hold median_s, p95_s, success_1e-3/1e-2."""
+def three_ccd(chains, iterations):
+    """three.js CCD on ``chains``, {name: (``solvers.chain.Chain``, targets (K, 3))}, every target
+    from the rest pose with at most ``iterations`` sweeps; a ``Baseline`` whose rows hold median_s,
+    p95_s, success_1e-3 and success_1e-2."""
     reason = _installed()
     if reason:
         return Baseline(reason=reason)
-    payload = {"three": PREFIX, "chains": [{**c, "lengths": [float(v) for v in c["lengths"]],
-                                             "targets": [[float(v) for v in t] for t in c["targets"]]}
-                                            for c in chains]}
+    payload = {"three": PREFIX, "chains": [
+        {"name": name, "base": chain.base.tolist(), "offsets": chain.offsets.tolist(),
+         "rest_rotations": chain.rest_rotations.tolist(), "lengths": chain.lengths.tolist(),
+         "targets": np.asarray(targets, dtype=float).tolist(), "iterations": iterations}
+        for name, (chain, targets) in chains.items()]}
     done = subprocess.run(["node", os.path.join(HERE, "three_ccd.mjs")], input=json.dumps(payload),
                           capture_output=True, text=True)
     if done.returncode != 0:
