@@ -41,10 +41,14 @@ def _hanging_arrays(skeleton, pose, world, bones):
 
 @dataclass
 class _CachedChain:
-    """A chain as built for its bones' pose ``locations`` (bytes), and the last base it hung from
-    (bytes of the parent's world matrix) with the chain rebased there."""
+    """A chain as built for its bones' pose ``locations`` (bytes) and the last base it hung from
+    (bytes of the parent's world matrix) with the chain rebased there; ``rows`` index the bones'
+    pose rows and ``parent`` is the first bone's parent (-1: none), both kept as ints and slices
+    since every solve of the chain reads them."""
     locations: bytes
     chain: Chain
+    rows: object
+    parent: int
     parent_world: bytes = b""
     rebased: Chain = None
 
@@ -55,12 +59,14 @@ def chain_arrays(skeleton, pose, world, chain):
     in ``skeleton.solver_chains``; later solves only rebase it on the parent's frame, and reuse
     the last rebased chain (with what solvers cached on it) while that frame stays put, as it
     does for a dragged hand on a still body and in every case of a scripted solve."""
-    key, locations = tuple(chain), pose.locations[bone_rows(chain)].tobytes()
+    key = tuple(chain)
     cached = skeleton.solver_chains.get(key)
+    rows = bone_rows(chain) if cached is None else cached.rows
+    locations = pose.locations[rows].tobytes()
     if cached is None or cached.locations != locations:
-        cached = skeleton.solver_chains[key] = _CachedChain(locations, Chain(*_hanging_arrays(skeleton, pose, world,
-                                                                                               chain)))
-    parent = skeleton.parents[chain[0]]
+        cached = skeleton.solver_chains[key] = _CachedChain(
+            locations, Chain(*_hanging_arrays(skeleton, pose, world, chain)), rows, int(skeleton.parents[chain[0]]))
+    parent = cached.parent
     parent_world = world[parent].tobytes() if parent >= 0 else b"root"
     if cached.parent_world != parent_world:
         cached.rebased = cached.chain.rebased(_base(skeleton, world, chain[0]))
