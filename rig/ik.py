@@ -16,7 +16,7 @@ import numpy as np
 
 from rig.constraints import IKConstraint
 from rig.ik_plan import group_plan
-from rig.lone_limb import LIMB, solve_lone_limb, takes
+from rig.lone_limb import LIMB, solve_lone_limb
 from rig.pose import bone_rows, identity_rotations, update_world
 from rig.solver_views import chain_arrays, tree_arrays
 from solvers.chain import SolveResult
@@ -290,7 +290,7 @@ def solve_goals(rig, pose, world, goals, bones):
     and every setting the user asked for that was not honoured. The result blends with the pose
     by the group's strongest influence, so a goal at full influence is met."""
     plan = group_plan(rig, goals, bones)
-    if takes(plan):
+    if len(goals) == 1:
         error = solve_lone_limb(rig, pose, world, goals[0], bones, plan)
         if error is not None:
             return [ChainReport(goals[0].constraint.bone, LIMB[0], 1, error <= rig.solver.tolerance,

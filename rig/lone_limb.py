@@ -11,7 +11,7 @@ from typing import NamedTuple
 import numpy as np
 
 from rig.solver_views import chain_arrays
-from solvers.two_bone_posed import limb_row, solve_posed
+from solvers.two_bone_posed import STALE, posed_row, solve_posed
 
 LIMB = ("two_bone",)
 LIMB_FEATURES = frozenset({"stretch", "soft reach"})  # what the compiled path takes beyond a position
@@ -35,33 +35,37 @@ def _point(values):
 
 
 class _Limb(NamedTuple):
-    """What a limb's solves share while its plan and base stay: the kernel's constants row, its
-    bones, the bones its forward kinematics moves and the stretch amounts (``has_stretch``)."""
+    """What a limb's solves share while its plan, its parent's frame and its bones' locations
+    stay: the kernel's posed row (``solvers.two_bone_posed.posed_row``: constants and stretch,
+    and what lets the kernel tell when the frame or locations moved), its bones and the bones its
+    forward kinematics moves."""
     plan: object
     row: np.ndarray
     first: int
     second: int
     moved: np.ndarray
-    has_stretch: bool
-    stretch0: float
-    stretch1: float
 
 
-def _limb(skeleton, chain, bones, plan):
-    """The ``_Limb`` of ``bones`` hanging as ``chain`` under ``plan``, kept with the chain's base."""
-    limb = chain.base_memo.get("lone_limb")
-    if limb is None or limb.plan is not plan:
-        stretch = plan.freedoms.stretch
-        limb = chain.base_memo["lone_limb"] = _Limb(plan, limb_row(chain), int(bones[0]), int(bones[1]),
-                                                     skeleton.subtree(bones[0]), stretch is not None,
-                                                     *((0.0, 0.0) if stretch is None else stretch.tolist()))
+def _limb(skeleton, pose, world, bones, plan):
+    """A fresh ``_Limb`` of ``bones`` under ``plan``, kept in ``skeleton.solver_limbs``."""
+    first, second = int(bones[0]), int(bones[1])
+    parent = int(skeleton.parents[first])
+    row = posed_row(chain_arrays(skeleton, pose, world, bones), plan.freedoms.stretch,
+                    world[parent] if parent >= 0 else None, pose.locations[[first, second]])
+    limb = skeleton.solver_limbs[first, second] = _Limb(plan, row, first, second, skeleton.subtree(first))
     return limb
 
 
 def solve_lone_limb(rig, pose, world, goal, bones, plan):
-    """Solve ``goal`` (a lone limb's, ``plan`` one this path ``takes``) over ``bones`` into ``pose`` and
-    ``world`` (the limb and every bone below it); returns the tip's distance from the target, or
-    None, with nothing changed, when the goal needs ``solve_goals``' path."""
+    """Solve ``goal`` over ``bones`` into ``pose`` and ``world`` (the limb and every bone below
+    it) when ``plan`` is one this path ``takes``; returns the tip's distance from the target, or
+    None, with nothing changed, when the group or the goal needs ``solve_goals``' path."""
+    skeleton = rig.skeleton
+    limb = skeleton.solver_limbs.get((bones[0], bones[-1]))
+    if limb is None or limb.plan is not plan:
+        if not takes(plan):
+            return None
+        limb = _limb(skeleton, pose, world, bones, plan)
     c = goal.constraint
     pole_angle, soft = c.pole_angle, c.soft_reach
     if not (c.influence >= 1.0 and 0.0 < c.weight < INF and 0.0 <= soft < INF and -INF < pole_angle < INF):
@@ -72,10 +76,12 @@ def solve_lone_limb(rig, pose, world, goal, bones, plan):
         px, py, pz = ORIGIN if pole is None else _point(pole)
     except (TypeError, ValueError):  # not three numbers: the goal's own checks say so
         return None
-    skeleton = rig.skeleton
-    limb = _limb(skeleton, chain_arrays(skeleton, pose, world, bones), bones, plan)
-    error = solve_posed(limb.row, limb.first, limb.second, rig.solver.mode != "continuous", tx, ty, tz,
-                        pole is not None, px, py, pz, math.remainder(pole_angle, TAU) if pole_angle else 0.0,
-                        limb.has_stretch, limb.stretch0, limb.stretch1, float(soft), skeleton.rest_local,
-                        skeleton.parents, limb.moved, pose.locations, pose.rotations, pose.scales, world)
-    return None if error != error else error
+    pole_angle = math.remainder(pole_angle, TAU) if pole_angle else 0.0
+    for _ in range(2):  # a second time when the parent or the locations moved since the row was built
+        error = solve_posed(limb.row, limb.first, limb.second, rig.solver.mode != "continuous", tx, ty, tz,
+                            pole is not None, px, py, pz, pole_angle, float(soft), skeleton.rest_local,
+                            skeleton.parents, limb.moved, pose.locations, pose.rotations, pose.scales, world)
+        if error != STALE:
+            break
+        limb = _limb(skeleton, pose, world, bones, plan)
+    return error if error >= 0.0 else None  # NaN: input to condition; still stale: not a limb to trust

@@ -29,7 +29,7 @@ def _solve(rig, pose, constraint, goal, general):
     """pose, world and reports of one solve, through the general path when ``general``."""
     with pytest.MonkeyPatch.context() as patch:
         if general:
-            patch.setattr(ik, "takes", lambda plan: False)
+            patch.setattr(ik, "solve_lone_limb", lambda *_: None)
         pose = pose.copy()
         world = world_matrices(rig.skeleton, pose)
         reports, _ = solve_groups(rig, pose, world, [constraint], lambda c, _: goal)
@@ -119,3 +119,24 @@ def test_the_limb_path_runs_for_a_plain_arm():
     np.testing.assert_allclose(tip, goal.target, atol=1e-9)
     hand = rig.skeleton.index["hand.L"]
     np.testing.assert_allclose(world[hand, :3, 3], tip, atol=1e-9)  # the hand below followed
+
+
+def test_a_kept_limb_follows_its_parent_and_locations_as_they_move():
+    """The limb's row is kept from solve to solve; when the body under it turns or its bones get
+    pose locations, the next solve sees it (the kernel answers stale and the row is built again)."""
+    rig = _rig("continuous", 0.0)
+    skel = rig.skeleton
+    constraint = IKConstraint("forearm.L", chain_count=2)
+    pose = Pose.rest(len(skel))
+    moves = [lambda p: None, lambda p: p.rotations.__setitem__(skel.index["spine.03"], [0.0, 0.0, 0.2, 0.98]),
+             lambda p: p.locations.__setitem__(skel.index["upper_arm.L"], [0.0, 0.05, 0.02]),
+             lambda p: p.locations.__setitem__(skel.index["forearm.L"], [0.01, 0.0, 0.0]), lambda p: None]
+    for k, move in enumerate(moves):
+        move(pose)
+        target = world_matrices(skel, pose)[skel.index["upper_arm.L"], :3, 3] + [0.25, -0.3, 0.1 * k]
+        goal = IKGoal(constraint, target)
+        fast, general = (_solve(rig, pose, constraint, goal, g) for g in (False, True))
+        np.testing.assert_allclose(fast[1], general[1], atol=SAME)
+        np.testing.assert_allclose(fast[2][0].error, 0.0, atol=1e-9)
+        pose = fast[0]
+    assert (skel.index["upper_arm.L"], skel.index["forearm.L"]) in skel.solver_limbs  # the path ran, and kept its limb
