@@ -191,9 +191,9 @@ def main():
           f"{'three.js ms':>11s} {'its ok@1e-3':>11s} {'/ three.js':>10s}")
     for row in rows:
         three = row.get("three_js")
-        versus = f" {three['median_s'] * 1e3:11.3f} {three['success_1e-3']:11.3f} {row['ratio_to_three_js']:10.2f}" \
+        versus = f" {three['median_s'] * 1e3:11.4f} {three['success_1e-3']:11.3f} {row['ratio_to_three_js']:10.2f}" \
             if three else ""
-        print(f"{row['case']:48s} {row['median_s'] * 1e3:10.3f} {row['p95_s'] * 1e3:8.3f} "
+        print(f"{row['case']:48s} {row['median_s'] * 1e3:10.4f} {row['p95_s'] * 1e3:8.3f} "
               f"{row['mean_iterations']:6.2f} {row['success_1e-3']:8.3f} {row['success_1e-2']:8.3f}{versus}")
     rates = {n: batch_rate(n) for n in (1000, 100000)}
     for n, rate in rates.items():
