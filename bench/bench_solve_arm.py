@@ -79,7 +79,8 @@ def main():
         row["three_js"] = {k: three[k] for k in ("median_s", "p95_s", "success_1e-3", "three", "node")}
         row["ratio_to_three_js"] = row["median_s"] / three["median_s"]
         versus = f" {three['median_s'] * 1e6:11.2f} {three['success_1e-3']:7.3f} {row['ratio_to_three_js']:10.2f}"
-    print(f"{row['case']:44s} {row['median_s'] * 1e6:10.2f} {row['p95_s'] * 1e6:8.2f} {row['success_1e-3']:8.3f}{versus}")
+    print(f"{row['case']:44s} {row['median_s'] * 1e6:10.2f} {row['p95_s'] * 1e6:8.2f} "
+          f"{row['success_1e-3']:8.3f}{versus}")
     print(json.dumps(row))
 
 

@@ -282,11 +282,12 @@ class _Search:
 def solve_goals(rig, pose, world, goals, bones):
     """Solve one group of goals (their chains cover ``bones``) into ``pose`` and ``world`` (the
     group's bones and all below them) in place; returns [ChainReport], one per goal. A lone
-    two-bone limb takes ``rig.lone_limb``'s compiled path. ``solvers.methods.choose_methods`` picks what runs from what the
-    group asks for and holds; when a method leaves the goals short, the next one goes on from its
-    best pose (an analytic answer clamped to limits, then CCD, then DLS). A limited chain still
-    short takes seeded fresh starts within its limits, then the last method polishes the best of
-    them, all within the iteration budget. Reports name every method that ran ("two_bone+ccd")
+    two-bone limb takes ``rig.lone_limb``'s compiled path. For the rest
+    ``solvers.methods.choose_methods`` picks what runs from what the group asks for and holds;
+    when a method leaves the goals short, the next one goes on from its best pose (an analytic
+    answer clamped to limits, then CCD, then DLS). A limited chain still short takes seeded fresh
+    starts within its limits, then the last method polishes the best of them, all within the
+    iteration budget. Reports name every method that ran ("two_bone+ccd")
     and every setting the user asked for that was not honoured. The result blends with the pose
     by the group's strongest influence, so a goal at full influence is met."""
     plan = group_plan(rig, goals, bones)

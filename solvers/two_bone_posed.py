@@ -108,6 +108,6 @@ def warm():
     rest_local = np.tile(np.eye(4), (2, 1, 1))
     rest_local[1, 1, 3] = 1.0
     rotations = np.tile([0.0, 0.0, 0.0, 1.0], (2, 1))
-    solve_posed(posed_row(chain, None, None, np.zeros((2, 3))), 0, 1, True, 0.5, 1.0, 0.5, False, 0.0, 0.0, 0.0, 0.0, 0.0,
-                rest_local, np.array([-1, 0]), np.array([0, 1]), np.zeros((2, 3)), rotations, np.ones((2, 3)),
+    solve_posed(posed_row(chain, None, None, np.zeros((2, 3))), 0, 1, True, 0.5, 1.0, 0.5, False, 0.0, 0.0, 0.0,
+                0.0, 0.0, rest_local, np.array([-1, 0]), np.array([0, 1]), np.zeros((2, 3)), rotations, np.ones((2, 3)),
                 np.empty((2, 4, 4)))
