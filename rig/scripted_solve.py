@@ -4,7 +4,9 @@ A goals file (JSON) names the solver settings and a list of cases; each case is 
 (bone, chain length, use tail, world target, optional rotation / pole / pole angle / weight).
 Each case solves on its own from the rest pose with only its goals (the rig's own IK
 constraints are not used), and reports every bone's world head and tail with its pose
-``rotation`` (xyzw, relative to rest, as pose files store it) and ``scale``, per goal its
+``rotation`` (xyzw, relative to rest, as pose files store it) and ``scale`` (inherited by its
+children, ``rig.pose.Pose``: a textbook forward kinematics of the output gives its heads and
+tails), per goal its
 residual with its unit (its first: the reach) and under ``goals`` every residual it has (reach,
 rotation, Control Rotation), each with its unit, the methods that ran and the settings they did not honour, the worst
 position residual (metres), the iterations and the seconds the solve took.

@@ -3,7 +3,7 @@ from the target to the posed bones, for the rig's commonest solve (a dragged han
 case of a scripted arm).
 
 ``solve_posed`` runs ``two_bone._solve_limb`` (the one two-bone solve) on the limb's constants,
-writes both bones' pose rotations and Y scales into the pose arrays, then
+writes both bones' pose rotations and stretch (as inherited scales) into the pose arrays, then
 ``kinematics.update_world`` over the bones below the limb: what ``solve_two_bone``, the rig's
 write and its forward kinematics do one after another, without the Python between them (through
 the rig that glue cost several times the solve). The limb's row (``posed_row``) also holds the
@@ -20,7 +20,7 @@ from numba import njit
 
 from solvers import inputs
 from solvers.chain import Chain
-from solvers.kinematics import update_world
+from solvers.kinematics import TINY_SCALE, update_world
 from solvers.two_bone import _Asked, _constants, _solve_limb
 
 PACKED = 27  # ``two_bone._packed``'s row comes first in a posed row,
@@ -69,7 +69,7 @@ def solve_posed(c, first, second, from_rest, tx, ty, tz, has_pole, px, py, pz, p
     for target (``tx``, ``ty``, ``tz``), world, from the rest pose (``from_rest``) or the pose's
     rotations; a pole (``has_pole``: ``px``, ``py``, ``pz``, world) with ``pole_angle`` in
     [-pi, pi]; ``soft`` reach (metres); the stretch amounts come in the row. Writes the
-    bones' rotations and Y scales into ``rotations`` (N, 4) and ``scales`` (N, 3), then the
+    bones' rotations and scales into ``rotations`` (N, 4) and ``scales`` (N, 3), then the
     world matrices of ``moved`` (the limb's first bone and all below it, ascending) as
     ``kinematics.update_world`` with ``rest_local``, ``parents`` and ``locations``. Returns the
     tip's distance from the target; with nothing written, ``STALE`` when the row no longer holds
@@ -87,7 +87,11 @@ def solve_posed(c, first, second, from_rest, tx, ty, tz, has_pole, px, py, pz, p
     solved = _solve_limb(c, q0, q1, (tx, ty, tz), asked)
     for k in range(4):
         rotations[first, k], rotations[second, k] = solved.r0[k], solved.r1[k]
-    scales[first, 1], scales[second, 1] = solved.scale0, solved.scale1
+    # Each bone's whole stretch as the inherited scale ``kinematics.stretch_scales`` writes: the
+    # first's own, the second's divided by the first's.
+    above = solved.scale0 if abs(solved.scale0) >= TINY_SCALE else 1.0
+    for k in range(3):
+        scales[first, k], scales[second, k] = solved.scale0, solved.scale1 / above
     update_world(rest_local, parents, moved, locations, rotations, scales, world)
     return solved.tip_error
 

@@ -2,6 +2,10 @@
 their origins and licences), not in the project."""
 from pathlib import Path
 
+import pytest
+
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 CMU_EXCERPT = str(SHARED_DATA / "cmu_01_02_excerpt.bvh")
 BLENDER_CYLINDER = SHARED_DATA / "blender_io" / "03_skinned_cylinder.gltf"
+CMU_LONG = str(SHARED_DATA / "cmu_01_03.bvh")
+NEEDS_SHARED = pytest.mark.skipif(not SHARED_DATA.is_dir(), reason=f"public test data {SHARED_DATA} is absent")

@@ -143,3 +143,12 @@ def test_animation_lists_only_clips_with_frames():
     document.clips["empty"] = []
     animation = Animation.of(document)
     assert list(animation.clips) == ["motion"] and animation.frame_count() == 4
+
+
+def test_the_timeline_gives_a_clips_length_in_seconds(animated):
+    """A 38-frame glTF clip read "38 frames, 0.000 s": the time of the frame shown (frame 0), not
+    how long the clip plays."""
+    animation = Animation.of(open_rig(animated))
+    assert animation.summary(CLIP, 0) == f"{FRAMES} frames, {FRAMES / 30:.3f} s; frame 0 at 0.000 s"
+    animation.clips["long"], animation.frame_times["long"] = [animation.clips[CLIP][0]] * 38, 1 / 30
+    assert animation.summary("long", 37) == "38 frames, 1.267 s; frame 37 at 1.233 s"
