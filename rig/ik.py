@@ -16,6 +16,7 @@ import numpy as np
 
 from rig.constraints import IKConstraint
 from rig.ik_plan import group_plan
+from rig.lone_limb import LIMB, solve_lone_limb
 from rig.pose import bone_rows, identity_rotations, update_world
 from rig.solver_views import chain_arrays, tree_arrays
 from solvers.chain import SolveResult
@@ -107,8 +108,8 @@ def constraint_groups(rig, constraints):
     """Split ``constraints`` into groups whose chains share bones (transitively); each group is
     (constraints, bones ascending). Groups come parents first, so a chain hanging from another
     group's bones is solved after them."""
-    if len(constraints) == 1:  # one chain: one group (every drag and most scripted cases)
-        return [(list(constraints), sorted(rig.ik_chain(constraints[0])))]
+    if len(constraints) == 1:  # one chain: one group (every drag and most scripted cases); root first is
+        return [(constraints, rig.ik_chain(constraints[0]))]  # ascending, as parents come before children
     groups = []
     for constraint in constraints:
         bones = set(rig.ik_chain(constraint))
@@ -290,15 +291,22 @@ class _Search:
 
 
 def solve_goals(rig, pose, world, goals, bones):
-    """Solve one group of goals (their chains cover ``bones``) into ``pose`` in place; returns
-    [ChainReport], one per goal. ``solvers.methods.choose_methods`` picks what runs from what the
-    group asks for and holds; when a method leaves the goals short, the next one goes on from its
-    best pose (an analytic answer clamped to limits, then CCD, then DLS). A limited chain still
-    short takes seeded fresh starts within its limits, then the last method polishes the best of
-    them, all within the iteration budget. Reports name every method that ran ("two_bone+ccd")
+    """Solve one group of goals (their chains cover ``bones``) into ``pose`` and ``world`` (the
+    group's bones and all below them) in place; returns [ChainReport], one per goal. A lone
+    two-bone limb takes ``rig.lone_limb``'s compiled path. For the rest
+    ``solvers.methods.choose_methods`` picks what runs from what the group asks for and holds;
+    when a method leaves the goals short, the next one goes on from its best pose (an analytic
+    answer clamped to limits, then CCD, then DLS). A limited chain still short takes seeded fresh
+    starts within its limits, then the last method polishes the best of them, all within the
+    iteration budget. Reports name every method that ran ("two_bone+ccd")
     and every setting the user asked for that was not honoured. The result blends with the pose
     by the group's strongest influence, so a goal at full influence is met."""
     plan = group_plan(rig, goals, bones)
+    if len(goals) == 1:
+        error = solve_lone_limb(rig, pose, world, goals[0], bones, plan)
+        if error is not None:
+            return [ChainReport(goals[0].constraint.bone, LIMB[0], 1, error <= rig.solver.tolerance,
+                                (Residual("position", error, "m"),), 0, plan.notes)]
     group = _problem(rig, pose, world, goals, bones, plan)
     if group is None:  # a non-finite target: the pose stays as it is
         return [ChainReport(g.constraint.bone, plan.choice.methods[0], 0, False, (NOT_FINITE,)) for g in goals]
@@ -319,6 +327,7 @@ def solve_goals(rig, pose, world, goals, bones):
         _methods_in_turn(rig, bones, choice, search, run)
     _write(rig.skeleton, pose, bones, search.best.rotations, search.best.stretch,
            _group_influence([g.constraint for g in goals]))
+    update_world(rig.skeleton, pose, world, bones[:1])
     return _reports(rig, goals, bones, plan, group, search)
 
 
@@ -363,5 +372,4 @@ def solve_groups(rig, pose, world, constraints, goal_for):
         reports += solve_goals(rig, pose, world, [goal_for(c, world) for c in members], bones)
         if _group_influence(members) < 1.0:
             blended += bones
-        update_world(rig.skeleton, pose, world, bones[:1])
     return reports, blended

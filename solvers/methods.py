@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from solvers import ccd, fabrik, kinematics, two_bone, two_bone_limits
+from solvers import ccd, fabrik, kinematics, two_bone, two_bone_limits, two_bone_posed
 from solvers.chain import straight_chain
 from solvers.goals import PositionGoal
 from solvers.problem import Freedoms, Problem, Settings
@@ -107,7 +107,7 @@ METHODS = {m.name: m for m in (
     Method("one_bone", ANALYTIC, run_one_bone, 1, frozenset({"locks", "limits"}), auto=(FREE, LIMITED), aims=True),
     Method("two_bone", ANALYTIC, run_two_bone, 2,
            frozenset({"locks", "limits", "stretch", "target rotation", "soft reach"}), auto=(FREE, LIMITED),
-           kernels=(two_bone.warm, two_bone_limits.warm)),
+           kernels=(two_bone.warm, two_bone_limits.warm, two_bone_posed.warm)),
     Method("fabrik", GEOMETRIC, run_fabrik, None, frozenset({"locks", "limits", "stretch", "target rotation"}),
            frozenset({"locks", "limits", "target rotation", "weights"}), auto=(FREE,), patience=2,
            kernels=(fabrik.warm,)),
