@@ -27,6 +27,7 @@ from solvers.chain import SolveResult
 # dls_plan is re-exported so callers plan and solve through this one module.
 from solvers.dls_plan import DISTANCE, MAX_STRETCH, POSITION, ROTATION, DlsPlan, dls_plan  # noqa: F401
 from solvers.iterate import iterate
+from solvers.tolerances import AT_LIMIT
 from solvers.transforms import EPS
 from solvers.tree import tree_pose_rows
 
@@ -304,8 +305,6 @@ def _start(plan, rotations):
                 quats[j] = sc.qfrom_euler_xyz(angles[j])
     return _evaluate(plan, quats, angles, [1.0] * len(rotations), 1.0, False)
 
-
-AT_LIMIT = 1e-9  # radians: an angle that converged this close to its limit sits on it (a clamp puts it there exactly)
 
 # The gradient, relative to the residual and the plan's scale, below which the goals pull along a
 # straight chain: any pull that weak stalls; one that weak pulling a tip back along its bone (a
