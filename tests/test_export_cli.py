@@ -11,7 +11,7 @@ from rig.formats.reader import open_rig
 from rig.pose import Pose, heads_tails, world_matrices
 from rig.formats.rigfile import load_rig, save_pose
 from tests.gltf_validator import assert_valid
-from tests.shared_data import CMU_EXCERPT
+from tests.shared_data import CMU_EXCERPT, needs_shared_data
 
 RIG = "assets/humanoid.json"
 BVH = CMU_EXCERPT
@@ -93,7 +93,9 @@ def test_json_output_refuses_a_pose(tmp_path, capsys):
     assert "holds no pose" in err and len(err.strip().splitlines()) == 1 and not out.exists()
 
 
-@pytest.mark.parametrize("source, extension", [(BVH, ".glb"), (BVH, ".json"), (SKINNED, ".bvh"), (SKINNED, ".glb")])
+@pytest.mark.parametrize("source, extension", [pytest.param(BVH, ".glb", marks=needs_shared_data),
+                                               pytest.param(BVH, ".json", marks=needs_shared_data),
+                                               (SKINNED, ".bvh"), (SKINNED, ".glb")])
 def test_bvh_and_gltf_inputs_export_with_their_own_pose(source, extension, tmp_path):
     document = open_rig(source)
     out = tmp_path / f"out{extension}"

@@ -11,7 +11,7 @@ from rig.pose import Pose, heads_tails, world_matrices
 from rig.rig import Rig
 from rig.formats.rigfile import load_rig
 from rig.skeleton import Skeleton
-from tests.shared_data import CMU_EXCERPT
+from tests.shared_data import CMU_EXCERPT, needs_shared_data
 
 CMU = CMU_EXCERPT
 HANDLES = {"hand_ik", "elbow_pole", "foot_ik", "knee_pole"}
@@ -110,6 +110,7 @@ def test_auto_rig_leaves_the_rest_pose_solved_and_the_handles_work(scheme):
     assert all(r.converged for r in reports)
 
 
+@needs_shared_data
 def test_bvh_rig_gets_ik_that_keeps_every_frame():
     doc = load_bvh(CMU)
     report = recognise(doc.rig.skeleton)
@@ -126,6 +127,7 @@ def test_bvh_rig_gets_ik_that_keeps_every_frame():
         np.testing.assert_array_equal(pose.rotations[:len(doc.rig.skeleton)], frame.rotations)
 
 
+@needs_shared_data
 def test_nameless_bvh_is_recognised_from_its_hierarchy():
     doc = load_bvh(CMU)
     skel = doc.rig.skeleton
@@ -147,6 +149,7 @@ def test_rigs_that_are_no_humanoid_or_already_rigged():
     assert sum("already has an IK constraint" in w for w in report.warnings) == 4
 
 
+@needs_shared_data
 def test_pose_of_the_bvh_document_is_shown_with_handles_on_the_hands():
     doc = load_bvh(CMU)
     rig, report, pose = auto_rig(doc.rig, doc.pose)

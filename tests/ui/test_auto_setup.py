@@ -6,7 +6,7 @@ from tests.ui.conftest import Driver, humanoid_state, start_app
 from tests.ui.test_editing import drag_hand
 from ui.auto_setup import apply_auto_setup, choose_limb_end, should_offer, show_auto_setup
 from ui.autosave import STATE_DIR_ENV
-from tests.shared_data import CMU_EXCERPT
+from tests.shared_data import CMU_EXCERPT, needs_shared_data
 
 BVH = CMU_EXCERPT
 
@@ -26,6 +26,7 @@ def hand_tip(state):
     return state.world[hand, :3, 3].copy()
 
 
+@needs_shared_data
 def test_set_up_then_dragging_the_hand_handle_moves_the_hand_and_undo_takes_it_back(bvh_driver):
     state = bvh_driver.state
     old_rig, joints_before = state.rig, state.world[:, :3, 3].copy()
@@ -57,6 +58,7 @@ def test_nothing_is_offered_for_a_rig_that_has_its_ik():
     assert not should_offer(state) and not show_auto_setup(state)
 
 
+@needs_shared_data
 def test_fixing_the_recognised_limbs_changes_what_is_set_up(bvh_driver):
     """The panel's "Fix limbs" combos: a limb ending at another bone, or no limb at all."""
     state = bvh_driver.state
