@@ -98,12 +98,20 @@ def solve_ccd_chain(chain: Chain, rotations, target, limits=None, max_step=None,
     start = np.array(rotations, dtype=float, order="C")  # a copy, C-ordered and writable: one specialisation
     target = tables.target
     tip = tuple(chain_pose(chain, start)[1][-1].tolist())
-    held = None if limits is None else np.array([clamp_rotation(entry, q)[1] for entry, q in zip(limits, start)])
-    return iterate(_Sweep(start, tip, held, True),
+    return iterate(_Sweep(start, tip, None if limits is None else _held_at(limits, start), True),
                    lambda state: _Sweep(*ccd_sweep(tables, state.rotations, state.tip, state.shared)),
                    lambda state: (math.dist(state.tip, target),),
                    lambda state: (state.rotations, None, None if limits is None else state.held),
                    max_iterations=max_iterations, tolerance=tolerance)
+
+
+def _held_at(limits, rotations):
+    """The axes (n, 3) the bones' ``limits`` hold ``rotations`` (n, 4) at, as their clamp judges."""
+    held = np.zeros((len(rotations), 3), dtype=bool)
+    for i, entry in enumerate(limits):
+        if entry:
+            held[i] = clamp_rotation(entry, rotations[i])[1]
+    return held
 
 
 class _Sweep(NamedTuple):

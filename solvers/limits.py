@@ -122,7 +122,8 @@ def sole_hinge(bone_limits):
 
 def clamp_rotation(bone_limits, q):
     """Apply one bone's limits (a tuple, possibly empty) to its pose rotation ``q`` (4,).
-    Returns the allowed rotation (4,) and the held axes (3,) booleans. The kernels' own body
+    Returns the allowed rotation (4,) and the held axes (3,) booleans: those whose angle ends on
+    a bound, give or take ``tolerances.AT_LIMIT`` (``holds``). The kernels' own body
     (``clamp_encoded``), run here on Python floats."""
     rows = [limit.encoded() for limit in bone_limits]
     clamped, held = clamp_encoded([kind for kind, _ in rows], [values for _, values in rows], 0, len(rows),
