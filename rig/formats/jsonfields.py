@@ -79,7 +79,8 @@ class Reader:
             for key in reader.obj:
                 if key not in reader.asked:
                     near = difflib.get_close_matches(key, sorted(reader.asked), n=1)
-                    raise UnknownFieldError(reader.path, reader.name(key), near[0] if near else None)
+                    shown = key if len(key) <= 40 else key[:37] + "..."  # a message stays one short line
+                    raise UnknownFieldError(reader.path, reader.name(shown), near[0] if near else None)
             if within:
                 pending += reversed(reader.children)
 

@@ -133,3 +133,10 @@ def test_our_gltf_extras_refuse_unknown_keys(capsys, tmp_path, where, field, nea
         refused_with(err, path, field, near)
     else:
         assert_refused(status, err, path, f"unknown field '{field}'")
+
+
+def test_an_unknown_key_thousands_of_characters_long_is_named_in_a_short_line(capsys, tmp_path):
+    path = write(tmp_path, "rig.json", rig_document(**{"k" * 5000: 1}))
+    status, err = export(capsys, tmp_path, path)
+    assert_refused(status, err, path, "unknown field 'bones[1].kkk")
+    assert len(err) < 200 + len(str(path))
