@@ -20,6 +20,7 @@ from rig.pose import bone_rows, identity_rotations, update_world
 from rig.solver_views import chain_arrays, tree_arrays
 from solvers.chain import SolveResult
 from solvers.goals import DistanceGoal, JointRotationGoal, PositionGoal, RotationGoal
+from solvers.kinematics import stretch_scales
 from solvers.methods import METHODS
 from solvers.problem import ANALYTIC, Problem, Settings, solve
 from solvers.transforms import matrix3_to_quat, quat_from_euler_xyz, quat_slerp
@@ -223,12 +224,19 @@ def _reports(rig, goals, bones, plan, group, search):
     return reports
 
 
-def _write(pose, bones, rotations, stretch, influence):
+def _write(skeleton, pose, bones, rotations, stretch, influence):
+    """A group's result into ``pose``: rotations (blended by ``influence``) and the solver's
+    whole stretch per bone as the inherited scales Blender's IK stretch gives its pose bones."""
     rows = bone_rows(bones)
     if influence < 1.0:
         rotations = quat_slerp(pose.rotations[rows], rotations, influence)
     pose.rotations[rows] = rotations
-    pose.scales[rows, 1] = stretch
+    whole = stretch.tolist()  # plain floats: numpy's per-call cost is most of a two-bone solve here
+    if whole.count(1.0) == len(whole):
+        pose.scales[rows] = 1.0
+        return
+    place = {bone: k for k, bone in enumerate(bones)}
+    pose.scales[rows] = stretch_scales([place.get(p, -1) for p in skeleton.parents[rows].tolist()], whole)
 
 
 SHARES = 4  # a method with others after it may spend 1/SHARES of the budget: one that crawls
@@ -306,7 +314,8 @@ def solve_goals(rig, pose, world, goals, bones):
         run(choice.methods[0], None, search.budget)
     else:
         _methods_in_turn(rig, bones, choice, search, run)
-    _write(pose, bones, search.best.rotations, search.best.stretch, _group_influence([g.constraint for g in goals]))
+    _write(rig.skeleton, pose, bones, search.best.rotations, search.best.stretch,
+           _group_influence([g.constraint for g in goals]))
     return _reports(rig, goals, bones, plan, group, search)
 
 

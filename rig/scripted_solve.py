@@ -7,7 +7,9 @@ inside, outside or on the sphere of that radius about the target). Keys are the 
 constraint keys, but ``chain_length`` for its ``chain_count``; any other key is refused.
 Each case solves on its own from the rest pose with only its goals (the rig's own IK
 constraints are not used), and reports every bone's world head and tail with its pose
-``rotation`` (xyzw, relative to rest, as pose files store it) and ``scale``, per goal its
+``rotation`` (xyzw, relative to rest, as pose files store it) and ``scale`` (inherited by its
+children, ``rig.pose.Pose``: a textbook forward kinematics of the output gives its heads and
+tails), per goal its
 residual with its unit (its first: the reach) and under ``goals`` every residual it has (reach,
 rotation, Control Rotation), each with its unit, the methods that ran and the settings they did not honour, the worst
 position residual (metres), the iterations and the seconds the solve took.

@@ -5,8 +5,9 @@ rotation is ``rot[i-1] @ R(rest_rotations[i]) @ R(rotations[i])`` (``rot[-1]`` t
 head sits at ``head[i-1] + rot[i-1] @ (offsets[i] * (1, stretch[i-1], 1))``: ``offsets`` (n, 3) is
 the bone's head in the previous bone's frame, ``rest_rotations`` (n, 4) its rest orientation there,
 ``rotations`` (n, 4) the pose rotation the solvers produce. Bones point along their local +Y;
-``lengths`` (n,) are rest lengths. ``stretch`` (n,) scales a bone along its own Y (its length and
-its children's offsets) without shearing its children: scale is not inherited.
+``lengths`` (n,) are rest lengths. ``stretch`` (n,) is each bone's whole stretch, uniform as
+Blender's IK stretch: it scales the bone's length and its children's offsets, and the rig writes
+it as inherited pose scales (``kinematics.stretch_scales``); frames stay rigid.
 """
 import math
 from dataclasses import dataclass, field
@@ -168,15 +169,7 @@ def chain_pose(chain, rotations, stretch=None):
     n = len(chain)
     hierarchy = chain.cached_for_base("hierarchy", lambda: bone_hierarchy(
         chain.base, np.arange(n, dtype=np.int64) - 1, chain.offsets, chain.rest_rotations))
-    scales = np.ones((n, 3))
-    if stretch is not None:
-        scales[:, 1] = stretch
-    world = np.empty((n, 4, 4))
-    kinematics.update_world(hierarchy.rest_local, hierarchy.parents, hierarchy.bones, hierarchy.locations,
-                            np.array(rotations, dtype=float), scales, world)  # a copy: C order, writable
-    frames = world[:, :3, :3].copy()
-    if stretch is not None:
-        frames[:, :, 1] /= np.where(np.abs(scales[:, 1]) < kinematics.TINY_SCALE, 1.0, scales[:, 1])[:, None]
+    world, frames = kinematics.stretched_world(hierarchy, rotations, stretch)
     points = np.empty((n + 1, 3))
     points[:n] = world[:, :3, 3]
     points[n] = points[n - 1] + world[n - 1, :3, 1] * chain.lengths[-1]
@@ -208,13 +201,13 @@ def bone_hierarchy(base, parents, offsets, rest_rotations):
 
 
 def chain_frames(chain, rotations, stretch=None):
-    """World frames (n, 4, 4) of every bone for pose ``rotations`` (n, 4), each bone's own stretch
-    included as a Y scale, so tails are ``frames[:, :3, 3] + frames[:, :3, 1] * lengths``."""
+    """World frames (n, 4, 4) of every bone for pose ``rotations`` (n, 4), each bone's stretch
+    included as its (uniform) scale, so tails are ``frames[:, :3, 3] + frames[:, :3, 1] * lengths``."""
     world, points = chain_pose(chain, rotations, stretch)
     frames = np.zeros((len(chain), 4, 4))
     frames[:, :3, :3] = world
     if stretch is not None:
-        frames[:, :3, 1] *= np.asarray(stretch, float)[:, None]
+        frames[:, :3, :3] *= np.asarray(stretch, float)[:, None, None]
     frames[:, :3, 3] = points[:-1]
     frames[:, 3, 3] = 1.0
     return frames
@@ -232,14 +225,27 @@ STRETCH_SHORT = 1e-10
 @dataclass
 class StretchedChain:
     """A chain with its bones grown to reach a far target: ``chain`` to solve on and ``factors``
-    (n,), each bone's Y scale (``SolveResult.stretch``)."""
+    (n,), each bone's whole stretch (``SolveResult.stretch``)."""
     chain: Chain
     factors: np.ndarray
 
 
+def grown_factors(spans, rates, distance):
+    """Blender's IK stretch of segments laid straight: per segment (``spans`` (n,), metres, each
+    scaled whole by its bone's stretch) the stretch ``1 + grow * rates`` (``rates`` (n,) per metre
+    of extra length) with ``grow`` shared so the segments reach a hair (``STRETCH_SHORT``) less
+    far than ``distance``. None when nothing can grow or ``distance`` is within reach (or NaN)."""
+    spans, rates = np.asarray(spans, dtype=float), np.asarray(rates, dtype=float)
+    reach, give = float(spans.sum()), float(rates @ spans)
+    distance = float(distance)
+    if give <= EPS or not distance > reach:
+        return None
+    return 1.0 + max((distance * (1.0 - STRETCH_SHORT) - reach) / give, 0.0) * rates
+
+
 def stretch_to_reach(chain, target, amounts):
     """Blender's IK stretch for the iterative solvers: when ``target`` (3,) lies beyond the
-    chain's reach, grow bone i's Y scale by ``1 + grow * rates[i]``, each rate giving the bone its
+    chain's reach, stretch bone i by ``1 + grow * rates[i]`` (``grown_factors``), each rate giving the bone its
     share of the extra length (``scalar.stretch_share`` of its amount), ``grow`` shared so the grown chain
     reaches a hair (``STRETCH_SHORT``) less far than the target: a target just out of reach is
     met by laying the chain straight, in one pass, where one exactly at full extension is
@@ -248,23 +254,11 @@ def stretch_to_reach(chain, target, amounts):
     if amounts is None:
         return None
     rates = scalar.stretch_share(np.asarray(amounts, dtype=float)) / np.maximum(chain.lengths, EPS)
-    segments, reach = chain.segments, chain.reach
-    give = float(rates @ np.abs(segments[:, 1]))  # a bone's Y scale lengthens its segment's Y part
-    distance = float(np.linalg.norm(np.asarray(target, dtype=float) - chain.root))
-    if give <= EPS or not distance > reach:  # NaN: no stretch
+    factors = grown_factors(chain.float_spans, rates, np.linalg.norm(np.asarray(target, dtype=float) - chain.root))
+    if factors is None:
         return None
-    wanted = distance * (1.0 - STRETCH_SHORT)
-    grow = (wanted - reach) / give
-    for _ in range(3):  # Newton on the grown reach, for segments not along Y (exact when they are)
-        ys = segments[:, 1] * (1.0 + grow * rates)
-        spans = np.sqrt(segments[:, 0] ** 2 + ys ** 2 + segments[:, 2] ** 2)
-        slope = float(np.sum(ys * segments[:, 1] * rates / np.maximum(spans, EPS)))
-        if slope <= EPS:
-            break
-        grow += (wanted - spans.sum()) / slope
-    factors = 1.0 + max(grow, 0.0) * rates
     offsets = chain.offsets.copy()
-    offsets[1:, 1] *= factors[:-1]
+    offsets[1:] *= factors[:-1, None]
     grown = Chain(chain.base, offsets, chain.rest_rotations, chain.lengths * factors)
     return StretchedChain(grown, factors)
 
@@ -297,11 +291,11 @@ def face_pole(chain, rotations, target, pole, pole_angle, first_limits=()):
 
 @dataclass
 class SolveResult:
-    """What every solve returns. ``rotations`` (n, 4) are the chain's new pose rotations,
-    ``stretch`` (n,) the Y scale per bone (ones without stretch), ``errors`` the residual per goal
-    (metres for positions, radians for rotations), ``at_limit`` (n, 3) booleans per bone and local
-    axis; ``units`` each residual's unit ("m" or "rad") where ``solvers.problem.solve`` ran it. Left out,
-    ``stretch`` and ``at_limit`` are shared read-only arrays of ones and False."""
+    """What every solve returns. ``rotations`` (n, 4) are the chain's new pose rotations, ``stretch``
+    (n,) each bone's whole uniform stretch (ones without stretch; see the module doc), ``errors`` the
+    residual per goal (metres for positions, radians for rotations), ``at_limit`` (n, 3) booleans per
+    bone and local axis; ``units`` each residual's unit ("m" or "rad") where ``solvers.problem.solve``
+    ran it. Left out, ``stretch`` and ``at_limit`` are shared read-only arrays of ones and False."""
     rotations: np.ndarray
     iterations: int
     errors: np.ndarray

@@ -11,8 +11,9 @@ DOFs, for each bone that moves some goal:
   ``solvers.limits.EulerLimit``), so a locked angle stays exactly as it was and a limit clamps
   exactly, after every step. Its Y angle stays within ``dls_plan.EULER_Y_BOUND`` of 0, where
   Euler angles are unique;
-- a bone with ``BoneDofs.stretch`` > 0 also scales along its Y axis, within [1, ``MAX_STRETCH``],
-  for goals beyond the unstretched reach of their bones.
+- a bone with ``BoneDofs.stretch`` > 0 also scales (uniformly, as Blender's IK stretch: its length
+  and its children's offsets), within [1, ``MAX_STRETCH``], for goals beyond the unstretched reach
+  of their bones.
 A DOF's Jacobian column is weighted by 1 - stiffness (stretch columns by the stretch amount);
 goal rows by sqrt(weight), angle rows also by the plan's ``scale`` (metres), so damping and
 weights mean the same on a finger and on a crane. The iteration loop is ``solvers.iterate``.
@@ -163,9 +164,8 @@ def _jacobian(plan, state):
             put(column, g, turn_axis if point is None else sc.cross(turn_axis, sc.sub(point, heads[j])))
     count = len(plan.rows.column_axes)
     for s, (j, reached) in enumerate(plan.rows.stretch_columns):
-        along = sc.column(state.world[j], 1)
-        for g, reach in reached:
-            put(count + s, g, sc.scale(along, reach))
+        for g, offset in reached:
+            put(count + s, g, sc.mvec(state.world[j], offset))
     return np.array(entries).reshape(rows, width) * plan.weights
 
 
@@ -286,7 +286,8 @@ def _step(plan, method, base_damping):
 
 
 def _start(plan, rotations):
-    """The first state: the given pose, unstretched, limited Euler angles pulled inside their limits.
+    """The first state: the given pose at the plan's start stretch, limited Euler angles pulled
+    inside their limits.
     Only Euler bones get angles (the others' are never read)."""
     quats, angles = [], []
     for q in rotations.tolist():
@@ -303,7 +304,21 @@ def _start(plan, rotations):
             angles[j] = tuple(sc.clip(a, lo, hi) for a, lo, hi in zip(found, low, high))
             if angles[j] != found:
                 quats[j] = sc.qfrom_euler_xyz(angles[j])
-    return _evaluate(plan, quats, angles, [1.0] * len(rotations), 1.0, False)
+    stretch = list(plan.start_stretch)
+    for aim in plan.aims:
+        _lay_straight(plan, aim, quats, stretch)
+    return _evaluate(plan, quats, angles, stretch, 1.0, False)
+
+
+def _lay_straight(plan, aim, quats, stretch):
+    """Turn the free bones of ``aim`` (a ``dls_plan.StraightAim``), parents first, each by the
+    shortest arc that points its segment at the target from its head (``quats`` in place)."""
+    for j, segment in aim.segments:
+        rows = tree_pose_rows(plan.tree, quats, stretch)
+        local = sc.transpose(rows.before[j])
+        current = sc.normalize(sc.qrotate(quats[j], segment))
+        wanted = sc.normalize(sc.mvec(local, sc.sub(aim.target, rows.heads[j])))
+        quats[j] = sc.qnormalize(sc.qmul(sc.qbetween(current, wanted), quats[j]))
 
 
 # The gradient, relative to the residual and the plan's scale, below which the goals pull along a
@@ -327,16 +342,18 @@ def _pulls_inward(plan, state):
 def solve_dls(plan: DlsPlan, rotations, max_iterations=100, tolerance=1e-3, damping=0.1, method="dls"):
     """Move the plan's bones toward all its goals at once; returns a ``SolveResult``.
 
-    ``rotations`` (n, 4) is the start pose (rest or current). Every solve starts unstretched;
-    ``result.stretch`` (n,) is 1 except on stretchy bones serving a goal beyond reach (within
-    [1, ``MAX_STRETCH``]), as the two-bone solver stretches only for far targets. ``damping`` >= 0 is the DLS damping relative to the plan's scale; with "dls" it
-    adapts per iteration (Levenberg-Marquardt: a step that does not lower the cost is retried with
-    more damping, a step that does lets it relax), with "sdls" it softens Buss & Kim's selective
-    damping. ``result.errors`` (k,) per goal: metres for positions and distances, radians for
-    rotations; ``converged`` when every error is within ``tolerance``. ``result.at_limit`` (n, 3)
-    marks Euler angles that sit on a limit. Bones that move no goal keep their rotations bit for
-    bit. Non-finite rotations leave the pose unchanged (errors inf, not converged). The same input
-    gives the same bits. Raises ValueError for a bad ``method``, ``damping`` or shape.
+    ``rotations`` (n, 4) is the start pose (rest or current). ``result.stretch`` (n,) is 1 except on
+    stretchy bones serving a goal beyond reach, as the geometric methods stretch only for far targets: a
+    far position goal alone on its bones gets the stretch that lays its chain straight at the target
+    (``dls_plan``), others stretch as DOFs within [1, ``MAX_STRETCH``]. ``damping`` >= 0 is the DLS
+    damping relative to the plan's scale; with "dls" it adapts per iteration (Levenberg-Marquardt: a
+    step that does not lower the cost is retried with more damping, a step that does lets it relax),
+    with "sdls" it softens Buss & Kim's selective damping. ``result.errors`` (k,) per goal: metres for
+    positions and distances, radians for rotations; ``converged`` when every error is within
+    ``tolerance``. ``result.at_limit`` (n, 3) marks Euler angles that sit on a limit. Bones that move no
+    goal keep their rotations bit for bit. Non-finite rotations leave the pose unchanged (errors inf,
+    not converged). The same input gives the same bits. Raises ValueError for a bad ``method``,
+    ``damping`` or shape.
     """
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")

@@ -10,6 +10,7 @@ from typing import NamedTuple
 import numpy as np
 
 from solvers import scalar as sc
+from solvers.chain import grown_factors
 from solvers.goals import BoneDofs, DistanceGoal, JointRotationGoal, PositionGoal, RotationGoal
 from solvers.tree import Tree
 
@@ -32,8 +33,8 @@ class PlanRows(NamedTuple):
       kept rotation-vector axes, first row);
     - ``column_axes``: per rotation column (bone, axis, turn) with turn 0 about the bone's own
       axis, 1 Euler Y, 2 Euler Z (see ``solvers.dls._jacobian``), and the goals it moves;
-    - ``stretch_columns``: per stretch column its bone and (goal, how far the goal's point moves
-      along the bone's Y per unit stretch) for the goals it moves;
+    - ``stretch_columns``: per stretch column its bone and (goal, the offset in the bone's frame
+      the goal's point moves by per unit stretch) for the goals it moves;
     - ``bones``: per moving bone (bone, whether Euler, its column per axis or -1, low, high);
     - ``goal_scale``: per goal sqrt(weight), times the plan's scale for rotations.
     """
@@ -51,7 +52,10 @@ class DlsPlan:
     Columns are the rotation DOFs (``columns``: (bone, axis) pairs, (c, 2) ints) then the stretch
     DOFs (``rows.stretch_columns``). ``scale`` (metres) is the longest path from a fixed head to a goal's point.
     ``weights`` (rows, columns) is row_scale times column_scale; ``blocks`` (goals, rows) sums
-    each goal's rows. ``rows`` holds what the iterations read on plain floats.
+    each goal's rows. ``rows`` holds what the iterations read on plain floats. ``start_stretch``
+    (n floats) is the stretch every solve starts from and keeps where it is fixed, ``aims`` the
+    chains every solve starts laid straight (``_laid_straight``); stretch columns serve the other
+    goals beyond reach.
     """
     tree: Tree
     goals: tuple
@@ -71,6 +75,8 @@ class DlsPlan:
     limited: np.ndarray
     unfold: np.ndarray
     rows: "PlanRows"
+    start_stretch: tuple
+    aims: tuple
 
 
 def _path(tree, bone):
@@ -83,11 +89,11 @@ def _path(tree, bone):
 
 
 def _reach_along(tree, path, use_tail):
-    """Per bone on ``path`` (bone first), the Y offset that its stretch scales on the way to the
-    goal's point (its tail, or the head of the next bone down the path)."""
+    """Per bone on ``path`` (bone first), the offset (in its frame) that its stretch scales on the
+    way to the goal's point: its tail, or the head of the next bone down the path."""
     offsets, lengths = tree.rows.offsets, tree.rows.lengths
-    reach = {path[0]: lengths[path[0]]} if use_tail else {}
-    reach.update((j, offsets[below][1]) for below, j in zip(path, path[1:]))
+    reach = {path[0]: (0.0, lengths[path[0]], 0.0)} if use_tail else {}
+    reach.update((j, tuple(offsets[below])) for below, j in zip(path, path[1:]))
     return reach
 
 
@@ -118,6 +124,51 @@ def _goal_dofs(tree, kind, goal):
         return ((path if goal.use_tail else path[1:]), _reach_along(tree, path, goal.use_tail),
                 _beyond_reach(tree, path, kind, goal))
     return (path if kind == ROTATION else [path[0]]), {}, False
+
+
+class StraightAim(NamedTuple):
+    """A chain to lay straight at ``target`` before the iterations: per bone, parents first, the
+    offset (its frame) from its head toward the goal's point."""
+    target: tuple
+    segments: tuple
+
+
+class LaidStraight(NamedTuple):
+    """What ``_laid_straight`` fixes before the iterations: per bone its ``stretch`` (1 where
+    none), the ``fixed`` bones, and the ``aims``."""
+    stretch: tuple
+    fixed: frozenset
+    aims: tuple
+
+
+def _laid_straight(tree, kinds, goals, dofs, moved, reaches):
+    """A ``LaidStraight``: the stretch fixed before the iterations and the ``StraightAim``s.
+
+    A position goal beyond reach whose bones no other goal moves is met as the geometric methods
+    meet it: the chain laid straight at the target with the stretch that covers the distance
+    (``chain.grown_factors``). Left as DOFs, stretch and bend trade off along a whole family of
+    least-squares answers (a chain left bent and over-stretched), and a chain nearly straight
+    converges slowly, so free bones start aimed (Euler bones keep their locks and limits and are
+    left to the iterations). ``moved``: per goal the set of bones that move it; ``reaches``: per
+    goal ``_reach_along``."""
+    stretch, fixed, aims = [1.0] * len(tree), set(), []
+    for g, (kind, goal, reach) in enumerate(zip(kinds, goals, reaches)):
+        if kind != POSITION or any(goal.lock_axes) or not any(dofs[j].stretch > 0 for j in reach):
+            continue
+        if any(moved[g] & moved[h] for h in range(len(goals)) if h != g):
+            continue
+        bones = sorted(reach)
+        rates = [sc.stretch_share(dofs[j].stretch) / max(tree.lengths[j], sc.EPS) for j in bones]
+        top = tree.rows.root_heads[_path(tree, int(goal.bone))[-1]]
+        factors = grown_factors([sc.length(reach[j]) for j in bones], rates, sc.length(sc.sub(goal.target, top)))
+        if factors is None:
+            continue
+        for j, factor in zip(bones, factors.tolist()):
+            stretch[j] = min(factor, MAX_STRETCH)
+        fixed.update(bones)
+        if not any(dofs[j].euler for j in bones):
+            aims.append(StraightAim(tuple(goal.target), tuple((j, reach[j]) for j in bones)))
+    return LaidStraight(tuple(stretch), frozenset(fixed), tuple(aims))
 
 
 def _checked_dofs(n, dofs):
@@ -176,12 +227,14 @@ def dls_plan(tree: Tree, goals, dofs=None):
         rotating.append(set(turning))
         stretching.append(stretch_reach)
         wanted_stretch.update(stretch_reach if beyond else ())
+    straight = _laid_straight(tree, kinds, goals, dofs, [r | set(s) for r, s in zip(rotating, stretching)],
+                              stretching)
     longest = max(_span(tree, _path(tree, int(goal.bone)), True) for goal in goals)
     scale = float(longest) if longest > 1e-9 else 1.0
 
     columns = [(j, axis) for j in sorted(set().union(*rotating)) for axis in range(3) if not dofs[j].lock[axis]]
     moving = sorted({j for j, _ in columns})
-    stretch_bones = sorted(j for j in wanted_stretch if dofs[j].stretch > 0)
+    stretch_bones = sorted(j for j in wanted_stretch if dofs[j].stretch > 0 and j not in straight.fixed)
     # A stretch column moves its bone's tail by the bone's length per unit; weighted so that the
     # bones share the extra length as Blender does (``scalar.stretch_share``), whatever their lengths.
     column_scale = np.sqrt([1.0 - dofs[j].stiffness[axis] for j, axis in columns]
@@ -212,7 +265,7 @@ def dls_plan(tree: Tree, goals, dofs=None):
         goals=goal_rows,
         column_axes=tuple((j, axis, axis if dofs[j].euler and axis else 0,
                            tuple(g for g, r in enumerate(rotating) if j in r)) for j, axis in columns),
-        stretch_columns=tuple((j, tuple((g, r[j]) for g, r in enumerate(stretching) if r.get(j, 0.0) != 0.0))
+        stretch_columns=tuple((j, tuple((g, r[j]) for g, r in enumerate(stretching) if any(r.get(j, ()))))
                               for j in stretch_bones),
         bones=tuple((j, dofs[j].euler, tuple(index.get((j, axis), -1) for axis in range(3)), *bounds[j][:2])
                     for j in moving),
@@ -223,4 +276,5 @@ def dls_plan(tree: Tree, goals, dofs=None):
         weights=row_scale[:, None] * column_scale[None, :], blocks=blocks,
         free_bones=np.array([j for j in moving if not dofs[j].euler], dtype=int), euler_bones=np.array(euler, dtype=int),
         bounded=bool(np.isfinite(column_low).any() or np.isfinite(column_high).any()), column_low=column_low,
-        column_high=column_high, low=low, high=high, limited=limited, unfold=unfold, rows=rows)
+        column_high=column_high, low=low, high=high, limited=limited, unfold=unfold, rows=rows,
+        start_stretch=straight.stretch, aims=straight.aims)

@@ -136,7 +136,7 @@ class _Mount(NamedTuple):
 
 
 class _Solved(NamedTuple):
-    """One limb's answer: pose rotations, Y scales, errors (``end_error`` 0 without an end
+    """One limb's answer: pose rotations, stretches, errors (``end_error`` 0 without an end
     rotation) and whether the tip converged."""
     r0: tuple
     r1: tuple
@@ -178,7 +178,7 @@ def _limb(rest1, mid, lower):
 
 @njit
 def _reach(distance, upper, lower, asked):
-    """How far from the root the tip goes, and the bones' Y scales: soft easing near full
+    """How far from the root the tip goes, and the bones' stretches: soft easing near full
     extension (an exponential that approaches the reach without the snap of a chain going
     straight), then stretch to cover what the easing and the reach left short."""
     reach = upper + lower
@@ -270,7 +270,7 @@ def _solve_limb(c, q0, q1, target, asked):
     distance = sc.length(to_target)
     solve_distance, scale0, scale1 = _reach(distance, limb.upper, limb.lower, asked)
     if asked.has_stretch:
-        stretched = _limb(rest1, (mid[0], mid[1] * scale0, mid[2]), lower * scale1)
+        stretched = _limb(rest1, sc.scale(mid, scale0), lower * scale1)  # uniform, as Blender's stretch
         limb = _Limb(rest1, stretched.mid, stretched.upper, stretched.lower, stretched.mid_dir1,
                      limb.straight_hinge1, stretched.rest_tip)
     r1, lower_dir = _bend(limb, solve_distance, q1)

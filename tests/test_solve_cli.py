@@ -7,6 +7,7 @@ import pytest
 import app
 from rig.constraints import IKConstraint
 from rig.formats.rigfile import load_rig
+from solvers.transforms import quat_to_matrix3
 
 RIG = "assets/humanoid.json"
 
@@ -193,3 +194,39 @@ def test_a_misspelt_goal_key_is_refused_naming_it_and_the_known_key(tmp_path, ca
     assert status == 2 and "\n" not in err and "Traceback" not in err
     assert "goals.json" in err and f"'cases[0].goals[0].{key}'" in err and f"did you mean '{near}'" in err
     assert not (tmp_path / "out.json").exists()
+
+
+def standard_fk(rig, bones):
+    """Heads and tails of solve's output by a textbook inherited-scale forward kinematics (as
+    glTF or Blender's default Inherit Scale): world = parent world @ rest_local @ R(rotation) @
+    S(scale), tail = world @ (0, length, 0)."""
+    skeleton = rig.skeleton
+    world = np.empty((len(skeleton), 4, 4))
+    for i, name in enumerate(skeleton.names):
+        local = np.eye(4)
+        local[:3, :3] = quat_to_matrix3(np.array(bones[name]["rotation"])) * bones[name]["scale"]
+        parent = skeleton.parents[i]
+        world[i] = (world[parent] if parent >= 0 else np.eye(4)) @ skeleton.rest_local[i] @ local
+    tails = world[:, :3, 3] + world[:, :3, 1] * skeleton.lengths[:, None]
+    return world[:, :3, 3], tails
+
+
+def test_a_standard_inherited_scale_fk_of_a_stretched_solve_reproduces_its_heads_and_tails(tmp_path):
+    """The output's ``scale`` is Blender's (inherited by children): a far target stretches the arm,
+    the hand below inherits the forearm's scale, and any standard FK lands every bone where the
+    output lists it."""
+    data = json.loads(open(RIG).read())
+    for bone in data["bones"]:
+        if bone["name"] in ("upper_arm.L", "forearm.L"):
+            bone["ik"] = {"stretch": 1.0}
+    rig_path = tmp_path / "stretchy.json"
+    rig_path.write_text(json.dumps(data))
+    status, out = run(tmp_path, {"cases": [{"goals": [arm_goal(target=[1.4, 1.2, 0.4])]}]}, rig=str(rig_path))
+    assert status == 0
+    bones = out["cases"][0]["bones"]
+    assert bones["upper_arm.L"]["scale"][0] > 1.1 and out["cases"][0]["error"] < 1e-6  # it did stretch to reach
+    rig = load_rig(rig_path)
+    heads, tails = standard_fk(rig, bones)
+    names = rig.skeleton.names
+    np.testing.assert_allclose(heads, [bones[n]["head"] for n in names], atol=1e-9)
+    np.testing.assert_allclose(tails, [bones[n]["tail"] for n in names], atol=1e-9)

@@ -2,12 +2,12 @@ import numpy as np
 import pytest
 from hypothesis import assume, given, settings, strategies as st
 
-from solvers.chain import straight_chain
+from solvers.chain import straight_chain, stretch_to_reach
 from solvers.dls import MAX_STRETCH, dls_plan, solve_dls
 from solvers.goals import BoneDofs, DistanceGoal, JointRotationGoal, PositionGoal, RotationGoal
 from solvers.tolerances import AT_LIMIT
 from solvers.transforms import euler_xyz_from_quat, matrix3_to_quat, quat_angle, quat_from_axis_angle, \
-    quat_from_euler_xyz, quat_to_matrix3
+    quat_from_euler_xyz, quat_normalize, quat_to_matrix3
 from solvers.tree import Tree, tree_pose
 from tests.solvers.trees import y_tree
 
@@ -107,6 +107,31 @@ def test_stretch_reaches_beyond_rest_length(direction, fraction, method):
     assert result.converged, result.errors
     assert np.all(result.stretch >= 1.0) and np.all(result.stretch <= MAX_STRETCH)
     assert np.linalg.norm(pose(tree, result)[2][-1] - target) <= 1e-4
+
+
+STRAIGHT = 1e-3  # radians: a chain bent less than this at every joint is straight
+
+
+@settings(max_examples=10, derandomize=True, deadline=None)
+@given(st.tuples(unit, unit, unit), st.floats(1.05, 2.5), st.sampled_from(METHODS),
+       st.lists(st.floats(0.2, 1.0), min_size=3, max_size=3), st.integers(0, 2 ** 32 - 1))
+def test_a_far_target_lays_the_chain_straight_with_the_stretch_it_needs(direction, fraction, method, amounts, seed):
+    """As the geometric methods: from a bent start the chain ends straight, pointed at the target,
+    each bone grown by Blender's share of the extra length and no more (not bent and over-stretched)."""
+    direction = unit_or_none(direction)
+    assume(direction is not None)
+    tree = chain_tree([0.5, 0.4, 0.3])
+    target = direction * fraction * 1.2
+    plan = dls_plan(tree, [PositionGoal(2, target)], [BoneDofs(stretch=a) for a in amounts])
+    bent = quat_normalize(np.random.default_rng(seed).normal(size=(3, 4)) * [0.3, 0.3, 0.3, 0.0] + [0, 0, 0, 1])
+    result = solve_dls(plan, bent, tolerance=1e-6, max_iterations=200, method=method)
+    world, heads, tails = pose(tree, result)
+    assert np.linalg.norm(tails[-1] - target) <= 1e-6, result.errors
+    axes = world[:, :, 1]
+    bends = np.arccos(np.clip(np.einsum("ij,ij->i", axes[1:], axes[:-1]), -1.0, 1.0))
+    assert bends.max() < STRAIGHT
+    expected = stretch_to_reach(straight_chain([0.5, 0.4, 0.3]), target, np.array(amounts)).factors
+    np.testing.assert_allclose(result.stretch, expected, rtol=1e-12)
 
 
 @SETTINGS
