@@ -29,6 +29,7 @@ from solvers.chain import SolveResult
 from solvers.dls_plan import DISTANCE, MAX_STRETCH, POSITION, ROTATION, TURN_EULER_Y, TURN_OWN_AXIS, DlsPlan, \
     dls_plan  # noqa: F401
 from solvers.iterate import iterate
+from solvers.tolerances import AT_LIMIT
 from solvers.transforms import EPS
 from solvers.tree import tree_pose_rows
 
@@ -319,8 +320,6 @@ def _lay_straight(plan, aim, quats, stretch):
         wanted = sc.normalize(sc.mvec(local, sc.sub(aim.target, rows.heads[j])))
         quats[j] = sc.qnormalize(sc.qmul(sc.qbetween(current, wanted), quats[j]))
 
-
-AT_LIMIT = 1e-9  # radians: an angle that converged this close to its limit sits on it (a clamp puts it there exactly)
 
 # The gradient, relative to the residual and the plan's scale, below which the goals pull along a
 # straight chain: any pull that weak stalls; one that weak pulling a tip back along its bone (a

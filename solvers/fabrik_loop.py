@@ -13,6 +13,7 @@ from numba import njit
 from solvers import scalar as sc
 from solvers.fabrik_step import EPS, axis_turn, base_rotation, beyond_reach, fabrik_step, matrix_at, pose, put_matrix, \
     put_vector
+from solvers.limits import clamp_encoded
 from solvers.progress import stalled_for, summed, within
 from solvers.rotation_fit import arc, vector_row
 
@@ -95,6 +96,20 @@ def _least_twist(t, start, local):
 
 
 @njit(cache=True)
+def _held_at(t, local):
+    """The axes (n, 3) the active bones' limits hold pose rotations ``local`` (n, 3, 3) at, as
+    their clamp judges them: the verdict of a start no step improved on, which ends on its bounds
+    as often as a step's pose (the best of several solves may be one's unchanged start)."""
+    held = np.zeros((len(t.parents), 3), dtype=np.bool_)
+    for j in t.active:
+        if t.limit_start[j] < t.limit_start[j + 1]:
+            _, bone_held = clamp_encoded(t.limit_kind, t.limit_parameters, t.limit_start[j], t.limit_start[j + 1],
+                                         sc.quat_from_matrix3(matrix_at(local, j)))
+            held[j, 0], held[j, 1], held[j, 2] = bone_held
+    return held
+
+
+@njit(cache=True)
 def fabrik_solve(t, targets, goals, has_goal, rotations, unfold, max_iterations, tolerance, patience, min_gain):
     """FABRIK from pose ``rotations`` (n, 4): ``fabrik_step`` iterated under the rules of
     ``solvers.progress`` (until every error is within ``tolerance``, ``max_iterations`` steps, or
@@ -123,7 +138,7 @@ def fabrik_solve(t, targets, goals, has_goal, rotations, unfold, max_iterations,
         # The first step lays each free chain straight at its target, and no later step gets
         # nearer (limits could keep a chain off that line, and their later steps get nearer).
         max_iterations = min(max_iterations, 1)
-    held = np.zeros((n, 3), dtype=np.bool_)
+    held = _held_at(t, local)
     start, best_local, best_held = local, local, held
     best_errors = _errors(t, world, tails, targets, goals, has_goal)
     angles_from = len(t.effector_bone)

@@ -20,7 +20,7 @@ from numba import njit
 
 from solvers import scalar as sc
 from solvers.kinematics import BoneTree, pose_bones, rotation_matrices
-from solvers.limits import EULER, HINGE, best_euler_angles, best_hinge_angle, clamp_encoded, violation_of
+from solvers.limits import EULER, HINGE, best_euler_angles, best_hinge_angle, clamp_encoded, on_bound, violation_of
 from solvers.rotation_fit import arc, best_rotation, vector_row
 
 # Spins of a limb about the line to its target a clamped turn tries, least first (every 30
@@ -375,8 +375,7 @@ def _best_within_euler(t, j, q, held, before, vectors, directions, weights, spin
     p = t.limit_parameters[t.limit_start[j]]
     angles = best_euler_angles(p, sc.qto_euler_xyz(q), before, unit, spun, weights)
     q, _ = _clamped(t, j, sc.qmatrix(sc.qfrom_euler_xyz(angles)))
-    at_bound = (angles[0] <= p[0] or angles[0] >= p[3], angles[1] <= p[1] or angles[1] >= p[4],
-                angles[2] <= p[2] or angles[2] >= p[5])
+    at_bound = (on_bound(angles[0], p[0], p[3]), on_bound(angles[1], p[1], p[4]), on_bound(angles[2], p[2], p[5]))
     return q, (held[0] and at_bound[0], held[1] and at_bound[1], held[2] and at_bound[2])
 
 

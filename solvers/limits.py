@@ -15,6 +15,7 @@ import numpy as np
 from numba.extending import register_jitable
 
 from solvers import scalar as sc
+from solvers.tolerances import AT_LIMIT
 from solvers.transforms import normalize
 
 # Kinds of limit as compiled kernels read them (``encode_limits``); each row's parameters:
@@ -121,7 +122,8 @@ def sole_hinge(bone_limits):
 
 def clamp_rotation(bone_limits, q):
     """Apply one bone's limits (a tuple, possibly empty) to its pose rotation ``q`` (4,).
-    Returns the allowed rotation (4,) and the held axes (3,) booleans. The kernels' own body
+    Returns the allowed rotation (4,) and the held axes (3,) booleans: those whose angle ends on
+    a bound, give or take ``tolerances.AT_LIMIT`` (``holds``). The kernels' own body
     (``clamp_encoded``), run here on Python floats."""
     rows = [limit.encoded() for limit in bone_limits]
     clamped, held = clamp_encoded([kind for kind, _ in rows], [values for _, values in rows], 0, len(rows),
@@ -167,6 +169,41 @@ def _wrapped(angle):
 
 
 @register_jitable
+def on_bound(angle, low, high):
+    """Whether ``angle`` (radians) lies within ``AT_LIMIT`` of a bound of [low, high], or beyond
+    it; a range a whole turn wide has no bound to sit on."""
+    return high - low < 2.0 * math.pi and (angle <= low + AT_LIMIT or angle >= high - AT_LIMIT)
+
+
+@register_jitable
+def holds(angle, low, high):
+    """Whether the range [low, high] holds ``angle`` (radians, before its clamp): ``on_bound``,
+    except that a range no wider than ``2 * AT_LIMIT`` (a lock) holds only an angle more than
+    ``AT_LIMIT`` outside it (a lock leaves every angle on its bound)."""
+    if high - low <= 2.0 * AT_LIMIT:
+        return angle < low - AT_LIMIT or angle > high + AT_LIMIT
+    return on_bound(angle, low, high)
+
+
+@register_jitable
+def _gimbal_split(c, s, low_x, high_x, low_z, high_z):
+    """At gimbal lock only the sum ``x + s * z`` (s = +-1) of Euler X and Z sets the rotation:
+    angles (x, z) within their ranges whose sum is the one nearest ``c`` (mod 2 pi) they can
+    make, z nearest 0, and whether that sum is more than ``AT_LIMIT`` from ``c`` (the ranges
+    held it)."""
+    low = low_x + min(s * low_z, s * high_z)
+    high = high_x + max(s * low_z, s * high_z)
+    wanted = low + (c - low) % (2.0 * math.pi)
+    made = wanted
+    if wanted > high:
+        made = high if wanted - high <= low + 2.0 * math.pi - wanted else low
+    z = sc.clip(0.0, low_z, high_z)
+    x = sc.clip(made - s * z, low_x, high_x)
+    z = sc.clip(s * (made - x), low_z, high_z)
+    return x, z, abs(_wrapped(made - wanted)) > AT_LIMIT
+
+
+@register_jitable
 def clamp_encoded(kinds, parameters, start, stop, q):
     """``clamp_rotation`` on floats for the encoded limits in rows ``start:stop``: the allowed
     rotation of ``q`` (4-tuple) and the held axes (3 booleans)."""
@@ -180,7 +217,7 @@ def clamp_encoded(kinds, parameters, start, stop, q):
             angle = _wrapped(2.0 * math.atan2(sc.dot((twist[0], twist[1], twist[2]), axis), twist[3]))
             clamped = sc.clip(angle, p[3], p[4])
             q = sc.qaxis_angle(axis, clamped)
-            if clamped != angle:
+            if holds(angle, p[3], p[4]):
                 largest = max(abs(p[0]), abs(p[1]), abs(p[2]))
                 if abs(p[0]) == largest:
                     hx = True
@@ -192,22 +229,28 @@ def clamp_encoded(kinds, parameters, start, stop, q):
             swing, twist = _split_twist(q, (0.0, 1.0, 0.0))
             rotvec = sc.qto_rotvec(swing)
             angle = sc.length(rotvec)
-            if angle > p[0]:
+            if holds(angle, -p[0], p[0]):
                 hx, hz = hx or abs(rotvec[0]) > 1e-12, hz or abs(rotvec[2]) > 1e-12
+            if angle > p[0]:
                 q = sc.qmul(sc.qfrom_rotvec(sc.scale(rotvec, p[0] / angle)), twist)
         elif kind == TWIST:
             swing, twist = _split_twist(q, (0.0, 1.0, 0.0))
             angle = _wrapped(2.0 * math.atan2(twist[1], twist[3]))
             clamped = sc.clip(angle, p[0], p[1])
+            hy = hy or holds(angle, p[0], p[1])
             if clamped != angle:
-                hy = True
                 q = sc.qmul(swing, sc.qaxis_angle((0.0, 1.0, 0.0), clamped))
         else:
-            angles = sc.qto_euler_xyz(q)
+            angles, locked = sc.qto_euler_xyz_locked(q)
             clamped = (sc.clip(angles[0], p[0], p[3]), sc.clip(angles[1], p[1], p[4]), sc.clip(angles[2], p[2], p[5]))
-            x, y, z = clamped[0] != angles[0], clamped[1] != angles[1], clamped[2] != angles[2]
-            if x or y or z:
-                hx, hy, hz = hx or x, hy or y, hz or z
+            if locked and abs(clamped[1] - angles[1]) <= AT_LIMIT:  # at gimbal lock, and the limit keeps it there
+                x, z, moved = _gimbal_split(angles[0], -1.0 if angles[1] > 0.0 else 1.0, p[0], p[3], p[2], p[5])
+                clamped = (x, clamped[1], z)
+                hx, hy, hz = hx or moved, hy or holds(angles[1], p[1], p[4]), hz or moved
+            else:
+                hx, hy, hz = hx or holds(angles[0], p[0], p[3]), hy or holds(angles[1], p[1], p[4]), \
+                    hz or holds(angles[2], p[2], p[5])
+            if clamped[0] != angles[0] or clamped[1] != angles[1] or clamped[2] != angles[2]:
                 q = sc.qfrom_euler_xyz(clamped)
     return q, (hx, hy, hz)
 
@@ -232,10 +275,10 @@ def best_hinge_angle(axis, low, high, vectors, directions, weights):
         turning += weights[i] * sc.dot(sc.cross(axis, v), d)
     peak = math.atan2(turning, across)
     if low <= peak <= high:
-        return peak, False
+        return peak, holds(peak, low, high)
     to_low = abs(_wrapped(low - peak))
     to_high = abs(_wrapped(high - peak))
-    return (low if to_low <= to_high else high), True
+    return (low if to_low <= to_high else high), holds(peak, low, high)
 
 
 @register_jitable

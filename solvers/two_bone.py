@@ -47,6 +47,7 @@ from numba import njit
 from solvers import inputs
 from solvers import scalar as sc
 from solvers.chain import Chain, SolveResult, chain_pose
+from solvers.tolerances import REACHED
 from solvers.transforms import normalize, quat_between, quat_to_matrix3
 
 Y = (0.0, 1.0, 0.0)
@@ -300,7 +301,7 @@ def _solve_limb(c, q0, q1, target, asked):
         end = sc.qmul(r0, sc.qmul(rest1, r1))
         end_error = 2.0 * math.acos(min(abs(sc.qdot(end, goal)), 1.0))
     tip_error = abs(distance - sc.length(tip))  # the aim is exact: the tip lies on the target line
-    converged = tip_error <= 1e-6 * max(limb.upper + limb.lower, 1.0)
+    converged = tip_error <= REACHED * max(limb.upper + limb.lower, 1.0)
     return _Solved(sc.qnormalize(r0), sc.qnormalize(r1), scale0, scale1, tip_error, end_error, converged)
 
 

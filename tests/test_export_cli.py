@@ -16,7 +16,7 @@ from rig.formats.rigfile import load_rig, save_pose
 from solvers.transforms import compose, quat_normalize
 from tests.gltf_validator import assert_valid
 from tests.rig.test_autorig import bare_humanoid
-from tests.shared_data import CMU_EXCERPT
+from tests.shared_data import CMU_EXCERPT, NEEDS_SHARED
 
 RIG = "assets/humanoid.json"
 BVH = CMU_EXCERPT
@@ -109,7 +109,9 @@ def test_json_output_refuses_a_pose(tmp_path, capsys):
     assert "holds no pose" in err and len(err.strip().splitlines()) == 1 and not out.exists()
 
 
-@pytest.mark.parametrize("source, extension", [(BVH, ".glb"), (BVH, ".json"), (SKINNED, ".bvh"), (SKINNED, ".glb")])
+@pytest.mark.parametrize("source, extension", [pytest.param(BVH, ".glb", marks=NEEDS_SHARED),
+                                               pytest.param(BVH, ".json", marks=NEEDS_SHARED),
+                                               (SKINNED, ".bvh"), (SKINNED, ".glb")])
 def test_bvh_and_gltf_inputs_export_with_their_own_pose(source, extension, tmp_path):
     document = open_rig(source)
     out = tmp_path / f"out{extension}"

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import app
+from rig.constraints import IKConstraint
 from rig.formats.rigfile import load_rig
 from solvers.transforms import quat_to_matrix3
 
@@ -153,6 +154,47 @@ def test_a_goal_with_a_rotation_reports_both_residuals_each_in_its_unit(tmp_path
     assert [(g["goal"], g["unit"]) for g in report["goals"]] == [("position", "m"), ("rotation", "rad")]
     assert report["goals"][0]["residual"] == report["residual"] and report["unit"] == "m"
     assert all(np.isfinite(g["residual"]) and g["residual"] >= 0.0 for g in report["goals"])
+
+
+@pytest.mark.parametrize("mode, radius", [("inside", 0.2), ("outside", 0.5), ("on_surface", 0.3)])
+def test_a_distance_goal_keeps_the_tip_inside_outside_or_on_its_sphere(tmp_path, mode, radius):
+    """iTaSC's distance goal, as a rig constraint has it: ``ik_type`` "distance" with ``distance``
+    and ``limit_mode``; the tip ends within, beyond or on that distance of the target."""
+    target = np.array([0.45, 1.15, 0.25])
+    goal = arm_goal(ik_type="distance", distance=radius, limit_mode=mode)
+    status, out = run(tmp_path, {"solver": "dls", "cases": [{"goals": [goal]}]})
+    assert status == 0
+    away = np.linalg.norm(np.array(out["cases"][0]["bones"]["forearm.L"]["tail"]) - target)
+    held = {"inside": away <= radius + 1e-4, "outside": away >= radius - 1e-4, "on_surface": abs(away - radius) < 1e-4}
+    assert held[mode], (mode, away)  # a position goal dropping the distance would end on the target
+
+
+def test_soft_reach_in_a_goals_file_eases_the_reach_in(tmp_path):
+    """Without soft reach the arm lies straight at a target just inside its reach; with it the
+    tip stays visibly short of straight (``tests/rig/test_soft_reach.py``)."""
+    rig = load_rig(RIG)
+    bones = rig.ik_chain(IKConstraint("forearm.L", chain_count=2))
+    root = rig.skeleton.rest_heads[bones[0]]
+    reach = rig.skeleton.lengths[bones].sum()
+    target = (root + np.array([0.6, -0.8, 0.0]) * (reach - 0.005)).tolist()
+    distances = []
+    for soft in (0.0, 0.05):
+        status, out = run(tmp_path, {"solver": "two_bone", "cases": [{"goals": [arm_goal(target=target,
+                                                                                          soft_reach=soft)]}]})
+        assert status == 0 and out["cases"][0]["residuals"][0]["not_honoured"] == []
+        distances.append(np.linalg.norm(np.array(out["cases"][0]["bones"]["forearm.L"]["tail"]) - root))
+    assert distances[0] == pytest.approx(reach - 0.005, abs=1e-9) and distances[1] < distances[0] - 1e-3
+
+
+@pytest.mark.parametrize("key, near", [("chain_lenght", "chain_length"), ("ik_typ", "ik_type"),
+                                       ("distanse", "distance"), ("soft_rech", "soft_reach")])
+def test_a_misspelt_goal_key_is_refused_naming_it_and_the_known_key(tmp_path, capsys, key, near):
+    goal = {"bone": "forearm.L", key: 2, "target": [0.45, 1.15, 0.25]}
+    status, _ = run(tmp_path, {"cases": [{"goals": [goal]}]})
+    err = capsys.readouterr().err.strip()
+    assert status == 2 and "\n" not in err and "Traceback" not in err
+    assert "goals.json" in err and f"'cases[0].goals[0].{key}'" in err and f"did you mean '{near}'" in err
+    assert not (tmp_path / "out.json").exists()
 
 
 def standard_fk(rig, bones):

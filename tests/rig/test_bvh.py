@@ -16,7 +16,7 @@ from rig.pose import Pose, heads_tails, world_matrices
 from rig.formats.rigfile import load_rig
 from rig.skeleton import bone_frame
 from solvers.transforms import quat_from_euler, quat_to_matrix3
-from tests.shared_data import CMU_EXCERPT
+from tests.shared_data import CMU_EXCERPT, NEEDS_SHARED
 
 CMU = CMU_EXCERPT
 
@@ -130,6 +130,7 @@ def reference_fk(text, scale):
     return out
 
 
+@NEEDS_SHARED
 def test_cmu_excerpt_matches_plain_bvh_forward_kinematics():
     doc = load_bvh(CMU)
     text = open(CMU).read()
@@ -146,6 +147,7 @@ def test_cmu_excerpt_matches_plain_bvh_forward_kinematics():
     assert {"LeftUpLeg", "LeftLeg", "LeftArm", "LeftForeArm", "Head"} <= set(doc.rig.skeleton.names)
 
 
+@NEEDS_SHARED
 def test_open_rig_reads_bvh_by_extension():
     doc = open_rig(CMU)
     assert len(doc.clips["motion"]) == 4 and doc.pose is doc.clips["motion"][0]
@@ -220,6 +222,7 @@ def test_duplicate_names_spaces_and_a_leaf_without_end_site():
     np.testing.assert_allclose(skel.rest_tails[2], [0.45, 0.2, 0.0], atol=1e-12)
 
 
+@NEEDS_SHARED
 def test_joints_on_their_parents_head_do_not_make_zero_length_bones():
     doc = load_bvh(CMU)
     skel = doc.rig.skeleton

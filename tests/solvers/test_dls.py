@@ -5,6 +5,7 @@ from hypothesis import assume, given, settings, strategies as st
 from solvers.chain import straight_chain, stretch_to_reach
 from solvers.dls import MAX_STRETCH, dls_plan, solve_dls
 from solvers.goals import BoneDofs, DistanceGoal, JointRotationGoal, PositionGoal, RotationGoal
+from solvers.tolerances import AT_LIMIT
 from solvers.transforms import euler_xyz_from_quat, matrix3_to_quat, quat_angle, quat_from_axis_angle, \
     quat_from_euler_xyz, quat_normalize, quat_to_matrix3
 from solvers.tree import Tree, tree_pose
@@ -162,7 +163,7 @@ def test_limits_hold_and_are_reported(direction, fraction, bound, selective):
     angles = euler_xyz_from_quat(result.rotations)
     low, high = np.array(limits.limit_min), np.array(limits.limit_max)
     assert np.all(angles >= low - 1e-9) and np.all(angles <= high + 1e-9)
-    on_limit = (np.abs(angles - low) < 1e-9) | (np.abs(angles - high) < 1e-9)
+    on_limit = (np.abs(angles - low) <= AT_LIMIT) | (np.abs(angles - high) <= AT_LIMIT)
     np.testing.assert_array_equal(result.at_limit, on_limit)
     if not result.converged:
         assert result.at_limit.any()

@@ -11,6 +11,7 @@ from solvers.fabrik import Effector, fabrik_plan, solve_fabrik, solve_fabrik_cha
 from solvers.fabrik_loop import fabrik_solve
 from solvers.limits import Cone, EulerLimit, Hinge, Twist, best_euler_angles, best_hinge_angle, clamp_rotation
 from solvers.rotation_fit import best_rotation
+from solvers.tolerances import GIMBAL
 from solvers.transforms import euler_xyz_from_quat, quat_from_euler_xyz, quat_to_matrix3, swing_twist
 from solvers.tree import Tree
 
@@ -56,8 +57,15 @@ def allowed(limit, q, slack=1e-9):
     if isinstance(limit, Twist):
         return limit.min_angle - slack <= twist_angle(q, np.array([0.0, 1.0, 0.0])) <= limit.max_angle + slack
     _, low_high = limit.encoded()
+    low, high = np.array(low_high[:3]), np.array(low_high[3:])
     angles = euler_xyz_from_quat(q)
-    return bool(np.all(angles >= np.array(low_high[:3]) - slack) and np.all(angles <= np.array(low_high[3:]) + slack))
+    if abs(quat_to_matrix3(q)[2, 0]) > 1.0 - GIMBAL:  # only X + s Z sets it (s = -sign Y; Z reads 0)
+        s = -np.sign(angles[1])
+        reach = low[0] + min(s * low[2], s * high[2]), high[0] + max(s * low[2], s * high[2])
+        past = (angles[0] - reach[0]) % (2.0 * np.pi)
+        return bool(low[1] - slack <= angles[1] <= high[1] + slack
+                    and (past <= reach[1] - reach[0] + slack or past >= 2.0 * np.pi - slack))
+    return bool(np.all(angles >= low - slack) and np.all(angles <= high + slack))
 
 
 @SETTINGS

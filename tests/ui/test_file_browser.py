@@ -2,12 +2,11 @@
 filtering, walking folders, opening a rig, saving a pose (new name, overwrite asked both ways),
 an unreadable folder, and Escape."""
 import os
-import shutil
 
 import pytest
 
 from rig.formats.rigfile import load_pose
-from tests.shared_data import CMU_EXCERPT
+from tests.rig.test_bvh import SMALL as WALK_BVH
 from tests.ui.conftest import Driver, humanoid_state, start_app
 from ui import widgets
 from ui.autosave import STATE_DIR_ENV
@@ -22,7 +21,7 @@ def folder(tmp_path):
         (tmp_path / name).mkdir()
     for name in RIG_FILES + ["d.txt", ".secret.json"]:
         (tmp_path / name).write_text("x")
-    shutil.copy(CMU_EXCERPT, tmp_path / "rigs" / "walk.bvh")
+    (tmp_path / "rigs" / "walk.bvh").write_text(WALK_BVH)  # a real BVH, made here: no ../shared needed
     return tmp_path
 
 
