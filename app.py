@@ -306,9 +306,11 @@ def run_window(args, state):
 
     import pyglet
     from ui.pacing import FRAME_S, FramePacer
+    from ui.solver_warmup import SolverWarmup
     from ui.window import PosekitWindow
     window = open_window(*args.size, headless=False)
     app = PosekitWindow(window, state)
+    app.warmup = SolverWarmup()  # so no drag waits for a compile
     app.editor.import_options = import_options(args)  # files opened later read as the first did
 
     def on_close():
@@ -321,6 +323,7 @@ def run_window(args, state):
     signal.signal(signal.SIGTERM, lambda *_: pyglet.app.exit())
     pacer = FramePacer(app)
     pyglet.clock.schedule_interval(pacer.tick, FRAME_S)
+    app.warmup.start(state)
     try:
         pyglet.app.run(None)  # frames come from the pacer, only when something can change
         write_outputs(args, app)

@@ -6,7 +6,10 @@ to back; their checks run afterwards so their numpy work does not cool the cache
 solves), mean iterations, and the share of solves whose tip ends within 1e-3 and 1e-2 of the
 chain's length; the default humanoid with hand, foot and head goals at once (through the rig
 evaluation, as ``app.py solve`` runs it); then the two-bone batch entry point's solves per
-second.
+second. Beside each rig row, three.js's CCDIKSolver (bench/threejs_baseline.py, under node) on the
+same chain and targets with the same iteration budget, measured in the same run: its median, its
+successes and the ratio ours / three.js ("three_js" and "ratio_to_three_js" in the JSON); the
+ratios are left out, with the reason printed, when node or three.js is missing.
 Usage: python bench/bench_solvers.py [targets]
 """
 import json
@@ -23,6 +26,7 @@ from rig.constraints import IKConstraint  # noqa: E402
 from rig.pose import heads_tails  # noqa: E402
 from rig.formats.rigfile import load_rig, rig_from_dict  # noqa: E402
 from rig.scripted_solve import solve_case  # noqa: E402
+from threejs_baseline import three_ccd  # noqa: E402
 from solvers.ccd import solve_ccd_chain  # noqa: E402
 from solvers.chain import chain_points, straight_chain  # noqa: E402
 from solvers.dls import dls_plan, solve_dls  # noqa: E402
@@ -111,6 +115,9 @@ def straight_rig(lengths):
     return rig_from_dict({"format": "posekit.rig", "version": 1, "name": "chain", "bones": bones})
 
 
+RIG_ITERATIONS = 100  # the rig rows' budget, three.js's CCD given the same
+
+
 def run_rig_case(name, lengths, targets, iterations):
     """One chain solved through the rig as ``app.py solve`` runs each case (auto, from rest), its
     seconds as the command reports them."""
@@ -130,11 +137,11 @@ def run_rig_case(name, lengths, targets, iterations):
             "targets": len(targets)}
 
 
-def jacobian_solver(method):
+def jacobian_solver(selective):
     """A chain solve through DLS / SDLS, the plan built per target as a moving handle needs."""
     def solve(chain, rest, target):
         plan = dls_plan(Tree.from_chain(chain), [PositionGoal(len(chain) - 1, target)])
-        return solve_dls(plan, rest, max_iterations=30, tolerance=1e-3 * chain.lengths.sum(), method=method)
+        return solve_dls(plan, rest, max_iterations=30, tolerance=1e-3 * chain.lengths.sum(), selective=selective)
     return solve
 
 
@@ -163,18 +170,31 @@ def main():
     cases = [("two-bone arm (analytic)", "arm", solve_two_bone),
              ("10-bone chain (FABRIK)", "10", fabrik),
              ("10-bone chain (CCD)", "10", ccd),
-             ("10-bone chain (DLS)", "10", jacobian_solver("dls")),
-             ("10-bone chain (SDLS)", "10", jacobian_solver("sdls")),
+             ("10-bone chain (DLS)", "10", jacobian_solver(False)),
+             ("10-bone chain (SDLS)", "10", jacobian_solver(True)),
              ("50-bone chain (FABRIK)", "50", fabrik)]
     rows = [run_case(name, chains[key], solve, targets[key]) for name, key, solve in cases]
-    rows += [run_rig_case("two-bone arm", chains["arm"].lengths, targets["arm"], 100),
-             run_rig_case("10-bone chain", chains["10"].lengths, targets["10"], 100),
-             run_rig_case("50-bone chain", chains["50"].lengths, targets["50"], 100)]
+    rig_cases = [("two-bone arm", "arm"), ("10-bone chain", "10"), ("50-bone chain", "50")]
+    rig_rows = [run_rig_case(name, chains[key].lengths, targets[key], RIG_ITERATIONS) for name, key in rig_cases]
+    baseline = three_ccd({key: (chains[key], targets[key]) for _, key in rig_cases}, RIG_ITERATIONS)
+    if baseline.rows is None:
+        print(f"three.js baseline skipped: {baseline.reason}")
+    else:
+        for row, (_, key) in zip(rig_rows, rig_cases):
+            three = baseline.rows[key]
+            row["three_js"] = {k: three[k] for k in ("median_s", "p95_s", "success_1e-3", "success_1e-2", "three",
+                                                     "node")}
+            row["ratio_to_three_js"] = row["median_s"] / three["median_s"]
+    rows += rig_rows
     rows.append(run_humanoid(rng, count))
-    print(f"{'case':48s} {'median ms':>10s} {'p95 ms':>8s} {'iters':>6s} {'ok@1e-3':>8s} {'ok@1e-2':>8s}")
+    print(f"{'case':48s} {'median ms':>10s} {'p95 ms':>8s} {'iters':>6s} {'ok@1e-3':>8s} {'ok@1e-2':>8s} "
+          f"{'three.js ms':>11s} {'its ok@1e-3':>11s} {'/ three.js':>10s}")
     for row in rows:
-        print(f"{row['case']:48s} {row['median_s'] * 1e3:10.3f} {row['p95_s'] * 1e3:8.3f} "
-              f"{row['mean_iterations']:6.2f} {row['success_1e-3']:8.3f} {row['success_1e-2']:8.3f}")
+        three = row.get("three_js")
+        versus = f" {three['median_s'] * 1e3:11.4f} {three['success_1e-3']:11.3f} {row['ratio_to_three_js']:10.2f}" \
+            if three else ""
+        print(f"{row['case']:48s} {row['median_s'] * 1e3:10.4f} {row['p95_s'] * 1e3:8.3f} "
+              f"{row['mean_iterations']:6.2f} {row['success_1e-3']:8.3f} {row['success_1e-2']:8.3f}{versus}")
     rates = {n: batch_rate(n) for n in (1000, 100000)}
     for n, rate in rates.items():
         print(f"two-bone batch, {n} limbs: {rate:,.0f} solves/s")

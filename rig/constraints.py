@@ -5,7 +5,9 @@ Nothing here draws or solves: the solver reads these, the panels edit them. Angl
 import math
 from dataclasses import dataclass, field
 
-SOLVER_TYPES = ("auto", "one_bone", "two_bone", "fabrik", "ccd", "dls", "sdls")
+from solvers.methods import METHODS
+
+SOLVER_TYPES = ("auto",) + tuple(METHODS)  # "auto" picks among the methods (solvers.methods)
 SOLVE_MODES = ("continuous", "original_pose")
 IK_TYPES = ("copy_pose", "distance")
 LIMIT_MODES = ("inside", "outside", "on_surface")
@@ -15,7 +17,8 @@ REFERENCE_AXES = ("bone", "target")
 RANGES = {"iterations": (1, 10000), "chain_count": (0, 255), "pole_angle": (-math.pi, math.pi),
           "weight": (0.01, 1.0), "orient_weight": (0.01, 1.0), "influence": (0.0, 1.0), "stretch": (0.0, 1.0),
           "rotation_weight": (0.0, 1.0), "stiffness": (0.0, 0.99), "limit": (-math.pi, math.pi),
-          "soft_reach": (0.0, 1000.0), "distance": (0.0, 1e6), "damping": (0.0, 100.0)}
+          "soft_reach": (0.0, 1000.0), "distance": (0.0, 1e6), "damping": (0.0, 100.0),
+          "tolerance": (0.0, 0.1)}  # metres of residual; Blender's iTaSC precision has the same range
 
 
 def clamp_setting(name, value):

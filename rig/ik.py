@@ -6,7 +6,7 @@ space, so the same code serves the app (targets are handle bones) and scripted s
 are points from a file). Constraints whose chains share bones are solved together as one tree,
 as Blender does. Each group becomes one ``solvers.problem.Problem`` (the bones as
 ``rig.solver_views`` sees them, the goals in ``solvers.goals``' vocabulary, the bones' freedoms
-from ``rig.ik_plan``), and ``solvers.problem.solve`` runs the methods ``solvers.methods`` chose:
+from ``rig.ik_plan``), and ``solvers.methods.solve`` runs the methods ``solvers.methods`` chose:
 this module knows no method's quirks, only which to try in what order and from where.
 """
 from dataclasses import dataclass
@@ -16,13 +16,16 @@ import numpy as np
 
 from rig.constraints import IKConstraint
 from rig.ik_plan import bone_limits, group_plan
+from rig.lone_limb import LIMB, solve_lone_limb
 from rig.pose import bone_rows, identity_rotations, update_world
 from rig.solver_views import chain_arrays, tree_arrays
 from solvers.chain import SolveResult
 from solvers.goals import DistanceGoal, JointRotationGoal, PositionGoal, RotationGoal
-from solvers.methods import METHODS
-from solvers.problem import ANALYTIC, Problem, Settings, solve
+from solvers.kinematics import stretch_scales
 from solvers.limits import rotation_within
+from solvers.methods import METHODS, solve
+from solvers.problem import Problem, Settings
+from solvers.progress import summed_by_unit
 from solvers.transforms import matrix3_to_quat, quat_slerp
 
 
@@ -106,8 +109,8 @@ def constraint_groups(rig, constraints):
     """Split ``constraints`` into groups whose chains share bones (transitively); each group is
     (constraints, bones ascending). Groups come parents first, so a chain hanging from another
     group's bones is solved after them."""
-    if len(constraints) == 1:  # one chain: one group (every drag and most scripted cases)
-        return [(list(constraints), sorted(rig.ik_chain(constraints[0])))]
+    if len(constraints) == 1:  # one chain: one group (every drag and most scripted cases); root first is
+        return [(constraints, rig.ik_chain(constraints[0]))]  # ascending, as parents come before children
     groups = []
     for constraint in constraints:
         bones = set(rig.ik_chain(constraint))
@@ -224,12 +227,19 @@ def _reports(rig, goals, bones, plan, group, search):
     return reports
 
 
-def _write(pose, bones, rotations, stretch, influence):
+def _write(skeleton, pose, bones, rotations, stretch, influence):
+    """A group's result into ``pose``: rotations (blended by ``influence``) and the solver's
+    whole stretch per bone as the inherited scales Blender's IK stretch gives its pose bones."""
     rows = bone_rows(bones)
     if influence < 1.0:
         rotations = quat_slerp(pose.rotations[rows], rotations, influence)
     pose.rotations[rows] = rotations
-    pose.scales[rows, 1] = stretch
+    whole = stretch.tolist()  # plain floats: numpy's per-call cost is most of a two-bone solve here
+    if whole.count(1.0) == len(whole):
+        pose.scales[rows] = 1.0
+        return
+    place = {bone: k for k, bone in enumerate(bones)}
+    pose.scales[rows] = stretch_scales([place.get(p, -1) for p in skeleton.parents[rows].tolist()], whole)
 
 
 SHARES = 4  # a method with others after it may spend 1/SHARES of the budget: one that crawls
@@ -266,7 +276,8 @@ def _out_of_reach(rig, pose, world, goals, bones, features):
 @dataclass
 class _Search:
     """One group's solve across methods and fresh starts: the best result so far (least summed
-    residual), the methods that ran and the iterations spent of ``budget``."""
+    residual, ``solvers.progress.summed_by_unit``), the methods that ran and the iterations spent
+    of ``budget``."""
     budget: int
     best: SolveResult = None
     ran: list = None
@@ -278,20 +289,28 @@ class _Search:
     def offer(self, method, result):
         self.ran = (self.ran or []) + ([method] if not self.ran or self.ran[-1] != method else [])
         self.iterations += result.iterations
-        if self.best is None or np.sum(result.errors) < np.sum(self.best.errors):
+        if self.best is None or summed_by_unit(result.errors.tolist(), result.units) < \
+                summed_by_unit(self.best.errors.tolist(), self.best.units):
             self.best = result
 
 
 def solve_goals(rig, pose, world, goals, bones):
-    """Solve one group of goals (their chains cover ``bones``) into ``pose`` in place; returns
-    [ChainReport], one per goal. ``solvers.methods.choose_methods`` picks what runs from what the
-    group asks for and holds; when a method leaves the goals short, the next one goes on from its
-    best pose (an analytic answer clamped to limits, then CCD, then DLS). A limited chain still
-    short takes seeded fresh starts within its limits, then the last method polishes the best of
-    them, all within the iteration budget. Reports name every method that ran ("two_bone+ccd")
+    """Solve one group of goals (their chains cover ``bones``) into ``pose`` and ``world`` (the
+    group's bones and all below them) in place; returns [ChainReport], one per goal. A lone
+    two-bone limb takes ``rig.lone_limb``'s compiled path. For the rest
+    ``solvers.methods.choose_methods`` picks what runs from what the group asks for and holds;
+    when a method leaves the goals short, the next one goes on from its best pose (an analytic
+    answer clamped to limits, then CCD, then DLS). A limited chain still short takes seeded fresh
+    starts within its limits, then the last method polishes the best of them, all within the
+    iteration budget. Reports name every method that ran ("two_bone+ccd")
     and every setting the user asked for that was not honoured. The result blends with the pose
     by the group's strongest influence, so a goal at full influence is met."""
     plan = group_plan(rig, goals, bones)
+    if len(goals) == 1:
+        error = solve_lone_limb(rig, pose, world, goals[0], bones, plan)
+        if error is not None:
+            return [ChainReport(goals[0].constraint.bone, LIMB[0], 1, error <= rig.solver.tolerance,
+                                (Residual("position", error, "m"),), 0, plan.notes)]
     group = _problem(rig, pose, world, goals, bones, plan)
     if group is None:  # a non-finite target: the pose stays as it is
         return [ChainReport(g.constraint.bone, plan.choice.methods[0], 0, False, (NOT_FINITE,)) for g in goals]
@@ -310,7 +329,9 @@ def solve_goals(rig, pose, world, goals, bones):
         run(choice.methods[0], None, search.budget)
     else:
         _methods_in_turn(rig, bones, choice, search, run)
-    _write(pose, bones, search.best.rotations, search.best.stretch, _group_influence([g.constraint for g in goals]))
+    _write(rig.skeleton, pose, bones, search.best.rotations, search.best.stretch,
+           _group_influence([g.constraint for g in goals]))
+    update_world(rig.skeleton, pose, world, bones[:1])
     return _reports(rig, goals, bones, plan, group, search)
 
 
@@ -328,7 +349,7 @@ def _methods_in_turn(rig, bones, choice, search, run):
         if not going or search.remaining() <= 0:
             return
         # An analytic answer clamped to limits is a poor start; an iterative one a good one.
-        start = None if method in ANALYTIC else search.best.rotations
+        start = None if METHODS[method].exact else search.best.rotations
     if choice.restarts is None:
         return
     for restart in _restart_poses(rig, bones):
@@ -355,5 +376,4 @@ def solve_groups(rig, pose, world, constraints, goal_for):
         reports += solve_goals(rig, pose, world, [goal_for(c, world) for c in members], bones)
         if _group_influence(members) < 1.0:
             blended += bones
-        update_world(rig.skeleton, pose, world, bones[:1])
     return reports, blended

@@ -6,10 +6,10 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from solvers.goals import BoneDofs
-from solvers.methods import choose_methods
+from solvers.methods import JACOBIAN, choose_methods, names_of
 from solvers.problem import Freedoms
 
-JACOBIAN_SOLVERS = ("dls", "sdls")
+JACOBIAN_SOLVERS = names_of(JACOBIAN)
 
 
 def requested_method(goals, rig):
@@ -111,27 +111,36 @@ class GroupPlan:
     budget: int
 
 
-def _fingerprint(rig, goals, bones):
-    """Everything a GroupPlan depends on, by value and hashable (bone settings are frozen): the
-    panels edit constraints in place and replace bone settings, so a changed setting is a new key."""
-    constraints = tuple([(c.bone, c.solver, c.use_stretch, c.ik_type, c.use_location, c.lock_rotation, c.lock_location,
-                          c.soft_reach > 0.0, c.weight, c.chain_count, c.use_tail, g.rotation is None, c.iterations)
-                         for g in goals for c in (g.constraint,)])
+def _settings(rig, goals, bones):
+    """Everything a GroupPlan may depend on, as it stands: the rig's solver settings and each
+    goal's constraint, whole records (the panels edit both in place), with whether the goal has a
+    rotation, and the bones' IK settings (frozen: an edit replaces them). Whole records, so a
+    setting a plan starts to read is covered already; compared as dicts, in C, which costs a
+    solve no more than a hand-picked key did."""
     names, settings = rig.skeleton.names, rig.bone_ik
-    return rig.solver.type, rig.solver.iterations, constraints, tuple([settings.get(names[b]) for b in bones])
+    return (vars(rig.solver), [(vars(g.constraint), g.rotation is None) for g in goals],
+            list(map(settings.get, map(names.__getitem__, bones))))
 
 
-MAX_PLANS = 256  # cached group plans per rig: far more groups and settings than a session's edits need
+def _snapshot(settings):
+    """A copy of ``_settings`` that later edits in place do not reach."""
+    solver, constraints, bone_settings = settings
+    return dict(solver), [(dict(c), rotated) for c, rotated in constraints], bone_settings
+
+
+MAX_PLANS = 256  # groups with cached plans per rig: far more than a session's chains
+MAX_PLANS_PER_GROUP = 8  # plans kept per group: a slider dragged in a panel makes one per value
 
 
 def group_plan(rig, goals, bones):
-    """The GroupPlan of ``goals`` over ``bones``, kept in ``rig.solve_plans`` under its bones and
-    the fingerprint of the settings it came from: an edit makes a new key, and constraints made
+    """The GroupPlan of ``goals`` over ``bones``, kept in ``rig.solve_plans`` under its bones with
+    the settings it came from (``_settings``): an edit no longer matches, and constraints made
     afresh with the same settings (each case of a goals file, each Auto IK drag) share a plan."""
-    key = (tuple(bones), _fingerprint(rig, goals, bones))
-    plan = rig.solve_plans.get(key)
-    if plan is not None:
-        return plan
+    settings = _settings(rig, goals, bones)
+    key = tuple(bones)
+    for snapshot, plan in rig.solve_plans.get(key, ()):
+        if snapshot == settings:
+            return plan
     features = problem_features(rig, goals, bones)
     choice = choose_methods(requested_method(goals, rig), features, len(bones), len(goals) > 1)
     panel = group_dofs(rig, goals, bones)
@@ -140,7 +149,9 @@ def group_plan(rig, goals, bones):
                      notes=choice.notes + tuple(p.note for p in panel if p.note), controlled=_controlled(rig, bones),
                      chains=tuple(tuple(rig.ik_chain(c)) for c in constraints),
                      budget=max(min(c.iterations, rig.solver.iterations) for c in constraints))
-    if len(rig.solve_plans) >= MAX_PLANS:  # settings edited many times over: keep the cache bounded
+    if len(rig.solve_plans) >= MAX_PLANS:  # chains of every length dragged: keep the cache bounded
         rig.solve_plans.clear()
-    rig.solve_plans[key] = plan
+    plans = rig.solve_plans.setdefault(key, [])
+    plans.insert(0, (_snapshot(settings), plan))
+    del plans[MAX_PLANS_PER_GROUP:]
     return plan

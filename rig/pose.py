@@ -19,11 +19,13 @@ class Pose:
     """Pose-space channels per bone, relative to the bone's rest frame (Blender's pose bone).
 
     ``rotations`` (N, 4) unit quaternions (x, y, z, w); ``locations`` (N, 3) metres in the bone's
-    rest frame; ``scales`` (N, 3), the bone's own: as IK stretch in Blender, a bone's scale moves
-    its children's heads but does not compound into their frames (Blender's Inherit Scale "None"),
-    so a stretched forearm is stretched by its own amount, not by the upper arm's times its own.
-    A bone's world matrix is ``unscaled(world[parent]) @ rest_local[i] @ T(location) @ R(rotation)
-    @ S(scale)``, its head at ``world[parent] @ (rest_local[i] @ T(location)).translation``.
+    rest frame; ``scales`` (N, 3) along the bone's own axes, inherited by its children as in
+    Blender (Inherit Scale "Full", the default) and glTF: a bone's world matrix is
+    ``world[parent] @ rest_local[i] @ T(location) @ R(rotation) @ S(scale)``, so any standard
+    forward kinematics of these channels puts every head and tail where Posekit does. IK stretch
+    is written as Blender writes it: uniform, a bone's whole stretch divided by its parent's, so
+    a stretched forearm under a stretched upper arm has its own length, and a hand below it grows
+    with it unless its own scale says otherwise.
     """
     rotations: np.ndarray
     locations: np.ndarray

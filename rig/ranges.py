@@ -6,6 +6,7 @@ import numpy as np
 
 MAX_COORDINATE = 1e6  # metres: rest heads and tails, pose locations, goal targets and poles
 MAX_SCALE = 1e3  # magnitude of a pose scale, per axis
+MAX_QUATERNION = 1e6  # magnitude of a pose file's quaternion component (unit when written; made unit on reading)
 MAX_BVH_SCALE = 1e3  # metres per BVH file unit
 
 

@@ -1,12 +1,17 @@
 """Scripted posing: solve every case of a goals file from the rig's rest pose.
 
 A goals file (JSON) names the solver settings and a list of cases; each case is a list of goals
-(bone, chain length, use tail, world target, optional rotation / pole / pole angle / weight).
+(bone, chain length, use tail, world target, optional rotation / pole / pole angle / weight, soft
+reach, and iTaSC's ``ik_type`` "distance" with its ``distance`` and ``limit_mode``: the tip kept
+inside, outside or on the sphere of that radius about the target). Keys are the rig file's IK
+constraint keys, but ``chain_length`` for its ``chain_count``; any other key is refused.
 Each case solves on its own from the rest pose with only its goals (the rig's own IK
 constraints are not used), and reports every bone's world head and tail with its pose
-``rotation`` (xyzw, relative to rest, as pose files store it) and ``scale``, per goal its
-residual with its unit (its first: the reach) and under ``goals`` every residual it has (reach,
-rotation, Control Rotation), each with its unit, the methods that ran and the settings they did not honour, the worst
+``rotation`` (xyzw, relative to rest, as pose files store it) and ``scale`` (inherited by its
+children, ``rig.pose.Pose``: a textbook forward kinematics of the output gives its heads and
+tails), per goal its residual with its unit (its first: the reach), whether that was reached
+(within the tolerance), under ``goals`` every residual it has (reach, rotation, Control
+Rotation), each with its unit, the methods that ran and the settings they did not honour, the worst
 position residual (metres), the iterations and the seconds the solve took.
 """
 import copy
@@ -15,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rig.constraints import RANGES, SOLVER_TYPES, IKConstraint, SolverSettings
+from rig.constraints import IK_TYPES, LIMIT_MODES, RANGES, SOLVER_TYPES, IKConstraint, SolverSettings
 from rig.ik import IKGoal, solve_groups
 from rig.formats.jsonfields import Reader, load_json
 from rig.pose import Pose, heads_tails
@@ -42,10 +47,15 @@ def _read_goal(reader, rig, solver):
             reader.fail("rotation", "a non-zero quaternion [x, y, z, w]", list(rotation))
         rotation = normalize(rotation / largest)
     pole = np.array(reader.vector("pole", 3, bound=MAX_COORDINATE)) if "pole" in reader.obj else None
+    d = IKConstraint(bone=bone)
     constraint = IKConstraint(
         bone=bone, chain_count=reader.integer("chain_length", 0, *RANGES["chain_count"]),
         use_tail=reader.boolean("use_tail", True), pole_angle=reader.number("pole_angle", 0.0, *RANGES["pole_angle"]),
-        weight=reader.number("weight", 1.0, *RANGES["weight"]), use_rotation=rotation is not None, solver=solver)
+        weight=reader.number("weight", 1.0, *RANGES["weight"]), use_rotation=rotation is not None, solver=solver,
+        ik_type=reader.string("ik_type", d.ik_type, IK_TYPES),
+        distance=reader.number("distance", d.distance, *RANGES["distance"]),
+        limit_mode=reader.string("limit_mode", d.limit_mode, LIMIT_MODES),
+        soft_reach=reader.number("soft_reach", d.soft_reach, *RANGES["soft_reach"]))
     return IKGoal(constraint, np.array(reader.vector("target", 3, bound=MAX_COORDINATE)), rotation, pole)
 
 
@@ -62,6 +72,7 @@ def read_goals(path, rig):
         if not goals:
             case.fail("goals", "at least one goal", [])
         cases.append(goals)
+    root.check_fields()
     return SolveJob(settings, cases)
 
 
@@ -99,6 +110,7 @@ def _case_output(rig, pose, world, reports, seconds):
                     "rotation": pose.rotations[i].tolist(), "scale": pose.scales[i].tolist()}
              for i, name in enumerate(rig.skeleton.names)}
     residuals = [{"bone": r.bone, "method": r.solver, "residual": r.error, "unit": r.unit,
+                  "reached": r.converged,
                   "goals": [{"goal": g.goal, "residual": g.value, "unit": g.unit} for g in r.residuals],
                   "not_honoured": list(r.notes)} for r in reports]
     return {"bones": bones, "error": max((r.error for r in reports if r.unit == "m"), default=0.0),

@@ -13,8 +13,8 @@ from solvers.tree import Tree
 
 
 def _rigid(matrix):
-    """``matrix`` with the scale taken out of its rotation: solvers hang chains from rigid frames,
-    and a stretched parent's scale is not the chain's business."""
+    """``matrix`` with the scale taken out of its rotation: solvers hang chains from rigid frames
+    (the scale the chain inherits goes into its offsets and lengths instead)."""
     rigid = matrix.copy()
     if rotation_error(matrix) <= 1e-12:  # rigid already
         return rigid
@@ -31,12 +31,24 @@ def _base(skeleton, world, bone):
     return _rigid(world[parent]) if parent >= 0 else np.eye(4)
 
 
-def _hanging_arrays(skeleton, pose, world, bones):
+def _inherited_scale(skeleton, world, bone):
+    """The scale ``bone`` inherits from its parent in ``world`` (1 for a root): the mean length of
+    the parent's axes, exact for the uniform scales IK stretch writes (a parent scaled unevenly
+    shears its children, which no rigid chain can follow)."""
+    parent = skeleton.parents[bone]
+    if parent < 0 or rotation_error(world[parent]) <= 1e-12:
+        return 1.0
+    return float(np.sqrt(np.einsum("ij,ij->j", world[parent, :3, :3], world[parent, :3, :3])).mean())
+
+
+def _hanging_arrays(skeleton, pose, world, bones, scale=1.0):
     """Base frame (the first bone's parent, rigid), head offsets, rest rotations and lengths of
-    ``bones`` (ascending indices) as the solvers see them."""
+    ``bones`` (ascending indices) as the solvers see them: grown by ``scale``, what they inherit
+    from above (``_inherited_scale``), so the chain solved is the chain drawn."""
     rest = skeleton.rest_local[bones]
     offsets = rest[:, :3, 3] + np.einsum("nij,nj->ni", rest[:, :3, :3], pose.locations[bones])
-    return _base(skeleton, world, bones[0]), offsets, skeleton.rest_local_rotations[bones], skeleton.lengths[bones]
+    return (_base(skeleton, world, bones[0]), offsets * scale, skeleton.rest_local_rotations[bones],
+            skeleton.lengths[bones] * scale)
 
 
 @dataclass
@@ -45,6 +57,7 @@ class _CachedChain:
     (bytes of the parent's world matrix) with the chain rebased there."""
     locations: bytes
     chain: Chain
+    scale: float
     parent_world: bytes = b""
     rebased: Chain = None
 
@@ -57,14 +70,16 @@ def chain_arrays(skeleton, pose, world, chain):
     does for a dragged hand on a still body and in every case of a scripted solve."""
     key, locations = tuple(chain), pose.locations[bone_rows(chain)].tobytes()
     cached = skeleton.solver_chains.get(key)
-    if cached is None or cached.locations != locations:
-        cached = skeleton.solver_chains[key] = _CachedChain(locations, Chain(*_hanging_arrays(skeleton, pose, world,
-                                                                                               chain)))
     parent = skeleton.parents[chain[0]]
     parent_world = world[parent].tobytes() if parent >= 0 else b"root"
-    if cached.parent_world != parent_world:
-        cached.rebased = cached.chain.rebased(_base(skeleton, world, chain[0]))
-        cached.parent_world = parent_world
+    if cached is not None and cached.locations == locations and cached.parent_world == parent_world:
+        return cached.rebased
+    scale = _inherited_scale(skeleton, world, chain[0])
+    if cached is None or cached.locations != locations or cached.scale != scale:
+        cached = skeleton.solver_chains[key] = _CachedChain(
+            locations, Chain(*_hanging_arrays(skeleton, pose, world, chain, scale)), scale)
+    cached.rebased = cached.chain.rebased(_base(skeleton, world, chain[0]))
+    cached.parent_world = parent_world
     return cached.rebased
 
 
@@ -73,5 +88,6 @@ def tree_arrays(skeleton, pose, world, bones):
     overlapping chains, which always has a single top bone): a Tree hanging from its parent."""
     position = {bone: i for i, bone in enumerate(bones)}
     parents = [position.get(int(skeleton.parents[b]), -1) for b in bones]
-    base, offsets, rest_rotations, lengths = _hanging_arrays(skeleton, pose, world, bones)
+    base, offsets, rest_rotations, lengths = _hanging_arrays(skeleton, pose, world, bones,
+                                                             _inherited_scale(skeleton, world, bones[0]))
     return Tree(base, parents, offsets, rest_rotations, lengths)

@@ -7,34 +7,12 @@ Conventions shared by every module here:
 - A bone's local frame has its head at the origin and +Y pointing along the bone to its tail
   (as in Blender); units are metres.
 
-numba caches each compiled kernel beside its source (``cache=True``) and checks only that file
-for changes, while the kernels compile in helpers from other modules here (``scalar``,
-``limits``). So importing the package drops every cached kernel when any module here changed
-since the kernels were cached; the next use compiles afresh (``.ci/setup`` warms them).
+The compiled kernels are cached beside their source; importing the package drops those whose
+code, or the code of a module they compile in, changed since (``solvers.kernel_cache``). The next
+use compiles afresh, unless ``solvers.methods.warm_all`` (``.ci/setup``, the app's start) did.
 """
-import hashlib
 from pathlib import Path
 
+from solvers.kernel_cache import drop_stale_kernels
 
-def _drop_stale_kernels():
-    here = Path(__file__).parent
-    cache = here / "__pycache__"
-    # Each module's modification time and size, as numba stamps a kernel's own file.
-    sources = [(path.name, path.stat().st_mtime_ns, path.stat().st_size) for path in sorted(here.glob("*.py"))]
-    digest = hashlib.sha256(repr(sources).encode()).hexdigest()
-    stamp = cache / "kernels.stamp"
-    try:
-        if stamp.read_text() == digest:
-            return
-    except OSError:  # no stamp yet: the kernels' age is unknown
-        pass
-    try:
-        for cached in cache.glob("*.nb[ic]"):
-            cached.unlink(missing_ok=True)
-        cache.mkdir(exist_ok=True)
-        stamp.write_text(digest)
-    except OSError:  # a read-only install: numba then caches elsewhere, or not at all
-        pass
-
-
-_drop_stale_kernels()
+drop_stale_kernels(Path(__file__).parent)

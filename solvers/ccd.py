@@ -67,7 +67,7 @@ def solve_ccd_chain(chain: Chain, rotations, target, limits=None, max_step=None,
     about that axis by ``1 - stiffness`` (Blender's IK stiffness: a stiff joint turns less and
     the others take up the move). ``result.errors`` (1,) is the tail-to-target distance and
     ``result.at_limit`` (n, 3) the axes the limits held in the sweep that made the returned pose
-    (all False when no sweep improved on the start pose). A
+    (when no sweep improved on the start pose, the axes its clamp holds the start at). A
     non-finite target leaves the pose unchanged (errors inf, not converged). Deterministic.
     Raises ValueError for bad ``rotations``, ``limits`` or ``max_step``.
     """
@@ -98,17 +98,26 @@ def solve_ccd_chain(chain: Chain, rotations, target, limits=None, max_step=None,
     start = np.array(rotations, dtype=float, order="C")  # a copy, C-ordered and writable: one specialisation
     target = tables.target
     tip = tuple(chain_pose(chain, start)[1][-1].tolist())
-    return iterate(_Sweep(start, tip, None, True),
+    return iterate(_Sweep(start, tip, None if limits is None else _held_at(limits, start), True),
                    lambda state: _Sweep(*ccd_sweep(tables, state.rotations, state.tip, state.shared)),
                    lambda state: (math.dist(state.tip, target),),
                    lambda state: (state.rotations, None, None if limits is None else state.held),
                    max_iterations=max_iterations, tolerance=tolerance)
 
 
+def _held_at(limits, rotations):
+    """The axes (n, 3) the bones' ``limits`` hold ``rotations`` (n, 4) at, as their clamp judges."""
+    held = np.zeros((len(rotations), 3), dtype=bool)
+    for i, entry in enumerate(limits):
+        if entry:
+            held[i] = clamp_rotation(entry, rotations[i])[1]
+    return held
+
+
 class _Sweep(NamedTuple):
     """The state ``iterate`` carries between sweeps: the pose rotations (n, 4), the tip (3 floats),
-    the axes the limits held in the sweep that made it (n, 3; None before the first) and whether
-    sweeps still share the reach change."""
+    the axes the limits held in the sweep that made it (n, 3; before the first, those the start's
+    clamp holds) and whether sweeps still share the reach change."""
     rotations: np.ndarray
     tip: tuple
     held: np.ndarray

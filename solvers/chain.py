@@ -5,11 +5,12 @@ rotation is ``rot[i-1] @ R(rest_rotations[i]) @ R(rotations[i])`` (``rot[-1]`` t
 head sits at ``head[i-1] + rot[i-1] @ (offsets[i] * (1, stretch[i-1], 1))``: ``offsets`` (n, 3) is
 the bone's head in the previous bone's frame, ``rest_rotations`` (n, 4) its rest orientation there,
 ``rotations`` (n, 4) the pose rotation the solvers produce. Bones point along their local +Y;
-``lengths`` (n,) are rest lengths. ``stretch`` (n,) scales a bone along its own Y (its length and
-its children's offsets) without shearing its children: scale is not inherited.
+``lengths`` (n,) are rest lengths. ``stretch`` (n,) is each bone's whole stretch, uniform as
+Blender's IK stretch: it scales the bone's length and its children's offsets, and the rig writes
+it as inherited pose scales (``kinematics.stretch_scales``); frames stay rigid.
 """
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from functools import cached_property
 from typing import NamedTuple
 
@@ -20,14 +21,40 @@ from solvers.limits import clamp_rotation
 from solvers.transforms import EPS, matrix3_to_quat, quat_to_matrix3
 
 
+class ChainShape:
+    """What a chain's bones alone determine, not the base they hang from: a ``rebased`` chain
+    shares its shape, and with it what the shape has cached, while everything a chain caches
+    itself is its own (it may depend on the base)."""
+
+    def __init__(self, offsets, rest_rotations, lengths):
+        self.offsets, self.rest_rotations, self.lengths = offsets, rest_rotations, lengths
+        # Each bone's vector from its head to the next point (the next head, or the last tail), in its frame.
+        self.segments = np.vstack([offsets[1:], [[0.0, lengths[-1], 0.0]]])
+
+    @cached_property
+    def floats(self):
+        """Offsets, rest rotations and lengths as plain Python floats, tuples throughout."""
+        return (tuple(map(tuple, self.offsets.tolist())), tuple(map(tuple, self.rest_rotations.tolist())),
+                tuple(self.lengths.tolist()))
+
+    @cached_property
+    def float_spans(self):
+        """The distances between consecutive chain points (lengths of ``segments``), plain floats."""
+        return tuple(np.linalg.norm(self.segments, axis=1).tolist())
+
+    @cached_property
+    def reach(self):
+        """The chain's longest head-to-tail distance: its segments laid straight (metres)."""
+        return float(sum(self.float_spans))
+
+
 @dataclass
 class Chain:
     base: np.ndarray
     offsets: np.ndarray
     rest_rotations: np.ndarray
     lengths: np.ndarray
-    segments: np.ndarray = field(init=False, repr=False)
-    memo: dict = field(init=False, repr=False, compare=False, default_factory=dict)
+    shape: ChainShape = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
         self.base = np.asarray(self.base, dtype=float)
@@ -47,72 +74,53 @@ class Chain:
         _check_rigid(self.base)
         if np.abs(np.einsum("ij,ij->i", self.rest_rotations, self.rest_rotations) - 1.0).max() > 2e-6:
             raise ValueError("rest rotations must be unit quaternions")
-        self.segments = np.vstack([self.offsets[1:], [[0.0, self.lengths[-1], 0.0]]])
+        self.shape = ChainShape(self.offsets, self.rest_rotations, self.lengths)
 
     def __len__(self):
         return len(self.lengths)
 
     def rebased(self, base):
         """This chain hanging from another rigid ``base`` (4, 4), for a chain whose parent moves
-        between solves: the arrays checked when it was built, and what is cached from them alone,
-        are shared; only the base is checked. Raises ValueError for a base that is not rigid."""
+        between solves: its fields, checked when it was built, and its ``shape`` (with what that
+        cached) are shared; what the chain cached itself is not, and only the base is checked.
+        Raises ValueError for a base that is not rigid."""
         base = np.asarray(base, dtype=float)
         if base.shape != (4, 4):
             raise ValueError("the chain's base must be a (4, 4) matrix")
         _check_rigid(base)
         chain = object.__new__(Chain)
-        chain.__dict__.update((k, v) for k, v in self.__dict__.items() if k not in BASE_CACHES)
+        chain.__dict__.update((f.name, getattr(self, f.name)) for f in fields(Chain))
         chain.base = base
         return chain
+
+    @property
+    def segments(self):
+        """Each bone's vector from its head to the next point, in its own frame (n, 3)."""
+        return self.shape.segments
+
+    @property
+    def reach(self):
+        return self.shape.reach
 
     @cached_property
     def floats(self):
         """The chain as plain Python floats for the per-limb fast paths: (base rotation quat,
         base origin, offsets, rest rotations, lengths), tuples throughout."""
-        return (tuple(matrix3_to_quat(self.base[:3, :3]).tolist()), tuple(self.base[:3, 3].tolist())) + self.bone_floats
-
-    @cached_property
-    def bone_floats(self):
-        """The part of ``floats`` that does not depend on the base."""
-        return (tuple(map(tuple, self.offsets.tolist())), tuple(map(tuple, self.rest_rotations.tolist())),
-                tuple(self.lengths.tolist()))
-
-    def cached(self, key, build):
-        """``build()``, computed once per chain and kept under ``key``: constants a solver derives
-        from the chain's bones, not its base (``rebased`` chains share them)."""
-        value = self.memo.get(key)
-        if value is None:
-            value = self.memo[key] = build()
-        return value
+        base = (tuple(matrix3_to_quat(self.base[:3, :3]).tolist()), tuple(self.base[:3, 3].tolist()))
+        return base + self.shape.floats
 
     @cached_property
     def base_memo(self):
-        """What ``cached_for_base`` keeps: dropped by ``rebased``."""
+        """What ``cached_for_base`` keeps (a chain's own: ``rebased`` does not share it)."""
         return {}
 
     def cached_for_base(self, key, build):
-        """``build()``, computed once per chain and kept under ``key``: constants that depend on
-        the base too (a rebased chain builds its own)."""
+        """``build()``, computed once per chain and kept under ``key``: constants a solver derives
+        from the chain, base included (a rebased chain builds its own)."""
         memo = self.base_memo
         if key not in memo:
             memo[key] = build()
         return memo[key]
-
-    @cached_property
-    def float_segments(self):
-        """``segments`` as plain floats: each bone's vector from its head to the next point, in
-        its own frame (tuples)."""
-        return tuple(map(tuple, self.segments.tolist()))
-
-    @cached_property
-    def float_spans(self):
-        """The distances between consecutive chain points (lengths of ``segments``), plain floats."""
-        return tuple(np.linalg.norm(self.segments, axis=1).tolist())
-
-    @cached_property
-    def reach(self):
-        """The chain's longest head-to-tail distance: its segments laid straight (metres)."""
-        return float(sum(self.float_spans))
 
     @cached_property
     def root(self):
@@ -123,10 +131,6 @@ class Chain:
     def float_rest_points(self):
         """``chain_points`` of the rest pose as (x, y, z) float tuples."""
         return tuple(map(tuple, chain_points(self, np.tile([0.0, 0.0, 0.0, 1.0], (len(self), 1))).tolist()))
-
-
-# Cached properties that depend on the base (``rebased`` drops them).
-BASE_CACHES = ("floats", "float_rest_points", "base_memo", "root")
 
 
 def rotation_error(matrix):
@@ -168,15 +172,7 @@ def chain_pose(chain, rotations, stretch=None):
     n = len(chain)
     hierarchy = chain.cached_for_base("hierarchy", lambda: bone_hierarchy(
         chain.base, np.arange(n, dtype=np.int64) - 1, chain.offsets, chain.rest_rotations))
-    scales = np.ones((n, 3))
-    if stretch is not None:
-        scales[:, 1] = stretch
-    world = np.empty((n, 4, 4))
-    kinematics.update_world(hierarchy.rest_local, hierarchy.parents, hierarchy.bones, hierarchy.locations,
-                            np.array(rotations, dtype=float), scales, world)  # a copy: C order, writable
-    frames = world[:, :3, :3].copy()
-    if stretch is not None:
-        frames[:, :, 1] /= np.where(np.abs(scales[:, 1]) < kinematics.TINY_SCALE, 1.0, scales[:, 1])[:, None]
+    world, frames = kinematics.stretched_world(hierarchy, rotations, stretch)
     points = np.empty((n + 1, 3))
     points[:n] = world[:, :3, 3]
     points[n] = points[n - 1] + world[n - 1, :3, 1] * chain.lengths[-1]
@@ -208,13 +204,13 @@ def bone_hierarchy(base, parents, offsets, rest_rotations):
 
 
 def chain_frames(chain, rotations, stretch=None):
-    """World frames (n, 4, 4) of every bone for pose ``rotations`` (n, 4), each bone's own stretch
-    included as a Y scale, so tails are ``frames[:, :3, 3] + frames[:, :3, 1] * lengths``."""
+    """World frames (n, 4, 4) of every bone for pose ``rotations`` (n, 4), each bone's stretch
+    included as its (uniform) scale, so tails are ``frames[:, :3, 3] + frames[:, :3, 1] * lengths``."""
     world, points = chain_pose(chain, rotations, stretch)
     frames = np.zeros((len(chain), 4, 4))
     frames[:, :3, :3] = world
     if stretch is not None:
-        frames[:, :3, 1] *= np.asarray(stretch, float)[:, None]
+        frames[:, :3, :3] *= np.asarray(stretch, float)[:, None, None]
     frames[:, :3, 3] = points[:-1]
     frames[:, 3, 3] = 1.0
     return frames
@@ -232,14 +228,27 @@ STRETCH_SHORT = 1e-10
 @dataclass
 class StretchedChain:
     """A chain with its bones grown to reach a far target: ``chain`` to solve on and ``factors``
-    (n,), each bone's Y scale (``SolveResult.stretch``)."""
+    (n,), each bone's whole stretch (``SolveResult.stretch``)."""
     chain: Chain
     factors: np.ndarray
 
 
+def grown_factors(spans, rates, distance):
+    """Blender's IK stretch of segments laid straight: per segment (``spans`` (n,), metres, each
+    scaled whole by its bone's stretch) the stretch ``1 + grow * rates`` (``rates`` (n,) per metre
+    of extra length) with ``grow`` shared so the segments reach a hair (``STRETCH_SHORT``) less
+    far than ``distance``. None when nothing can grow or ``distance`` is within reach (or NaN)."""
+    spans, rates = np.asarray(spans, dtype=float), np.asarray(rates, dtype=float)
+    reach, give = float(spans.sum()), float(rates @ spans)
+    distance = float(distance)
+    if give <= EPS or not distance > reach:
+        return None
+    return 1.0 + max((distance * (1.0 - STRETCH_SHORT) - reach) / give, 0.0) * rates
+
+
 def stretch_to_reach(chain, target, amounts):
     """Blender's IK stretch for the iterative solvers: when ``target`` (3,) lies beyond the
-    chain's reach, grow bone i's Y scale by ``1 + grow * rates[i]``, each rate giving the bone its
+    chain's reach, stretch bone i by ``1 + grow * rates[i]`` (``grown_factors``), each rate giving the bone its
     share of the extra length (``scalar.stretch_share`` of its amount), ``grow`` shared so the grown chain
     reaches a hair (``STRETCH_SHORT``) less far than the target: a target just out of reach is
     met by laying the chain straight, in one pass, where one exactly at full extension is
@@ -247,24 +256,14 @@ def stretch_to_reach(chain, target, amounts):
     the target within reach)."""
     if amounts is None:
         return None
-    rates = scalar.stretch_share(np.asarray(amounts, dtype=float)) / np.maximum(chain.lengths, EPS)
-    segments, reach = chain.segments, chain.reach
-    give = float(rates @ np.abs(segments[:, 1]))  # a bone's Y scale lengthens its segment's Y part
-    distance = float(np.linalg.norm(np.asarray(target, dtype=float) - chain.root))
-    if give <= EPS or not distance > reach:  # NaN: no stretch
+    amounts = np.asarray(amounts, dtype=float)
+    # Shares are relative: amounts over 1 are taken as fractions of the largest, so cubing cannot overflow.
+    rates = scalar.stretch_share(amounts / max(amounts.max(), 1.0)) / np.maximum(chain.lengths, EPS)
+    factors = grown_factors(chain.shape.float_spans, rates, np.linalg.norm(np.asarray(target, dtype=float) - chain.root))
+    if factors is None:
         return None
-    wanted = distance * (1.0 - STRETCH_SHORT)
-    grow = (wanted - reach) / give
-    for _ in range(3):  # Newton on the grown reach, for segments not along Y (exact when they are)
-        ys = segments[:, 1] * (1.0 + grow * rates)
-        spans = np.sqrt(segments[:, 0] ** 2 + ys ** 2 + segments[:, 2] ** 2)
-        slope = float(np.sum(ys * segments[:, 1] * rates / np.maximum(spans, EPS)))
-        if slope <= EPS:
-            break
-        grow += (wanted - spans.sum()) / slope
-    factors = 1.0 + max(grow, 0.0) * rates
     offsets = chain.offsets.copy()
-    offsets[1:, 1] *= factors[:-1]
+    offsets[1:] *= factors[:-1, None]
     grown = Chain(chain.base, offsets, chain.rest_rotations, chain.lengths * factors)
     return StretchedChain(grown, factors)
 
@@ -297,11 +296,11 @@ def face_pole(chain, rotations, target, pole, pole_angle, first_limits=()):
 
 @dataclass
 class SolveResult:
-    """What every solve returns. ``rotations`` (n, 4) are the chain's new pose rotations,
-    ``stretch`` (n,) the Y scale per bone (ones without stretch), ``errors`` the residual per goal
-    (metres for positions, radians for rotations), ``at_limit`` (n, 3) booleans per bone and local
-    axis; ``units`` each residual's unit ("m" or "rad") where ``solvers.problem.solve`` ran it. Left out,
-    ``stretch`` and ``at_limit`` are shared read-only arrays of ones and False."""
+    """What every solve returns. ``rotations`` (n, 4) are the chain's new pose rotations, ``stretch``
+    (n,) each bone's whole uniform stretch (ones without stretch; see the module doc), ``errors`` the
+    residual per goal (metres for positions, radians for rotations), ``at_limit`` (n, 3) booleans per
+    bone and local axis; ``units`` each residual's unit ("m" or "rad") where ``solvers.methods.solve``
+    ran it. Left out, ``stretch`` and ``at_limit`` are shared read-only arrays of ones and False."""
     rotations: np.ndarray
     iterations: int
     errors: np.ndarray

@@ -14,8 +14,9 @@ DOFs, for each bone that moves some goal:
   twist); a coordinate a limit bounds exactly (the twist, a swing about one axis) stops on it,
   and a swing in two axes that the clamp holds stops where the clamp puts it, while the other
   DOFs solve again for what is left (as Blender's IK does);
-- a bone with ``BoneDofs.stretch`` > 0 also scales along its Y axis, within [1, ``MAX_STRETCH``],
-  for goals beyond the unstretched reach of their bones.
+- a bone with ``BoneDofs.stretch`` > 0 also scales (uniformly, as Blender's IK stretch: its length
+  and its children's offsets), within [1, ``MAX_STRETCH``], for goals beyond the unstretched reach
+  of their bones.
 A DOF's Jacobian column is weighted by 1 - stiffness (stretch columns by the stretch amount);
 goal rows by sqrt(weight), angle rows also by the plan's ``scale`` (metres), so damping and
 weights mean the same on a finger and on a crane. The iteration loop is ``solvers.iterate``.
@@ -28,13 +29,13 @@ import numpy as np
 from solvers import scalar as sc
 from solvers.chain import SolveResult
 # dls_plan is re-exported so callers plan and solve through this one module.
-from solvers.dls_plan import DISTANCE, MAX_STRETCH, POSITION, ROTATION, DlsPlan, dls_plan  # noqa: F401
+from solvers.dls_plan import DISTANCE, MAX_STRETCH, POSITION, ROTATION, TURN_FRAME_AXIS, TURN_OWN_AXIS, \
+    DlsPlan, dls_plan  # noqa: F401
 from solvers.iterate import iterate
-from solvers.limits import clamp_swing_twist, on_bounds, split_swing_twist
+from solvers.limits import clamp_swing_twist, on_bound, split_swing_twist
 from solvers.transforms import EPS
 from solvers.tree import tree_pose_rows
 
-METHODS = ("dls", "sdls")
 # A step aims at most this far (times the plan's scale) toward a position: the linearisation
 # only holds nearby.
 MAX_MOVE = 1.0
@@ -168,7 +169,7 @@ def _jacobian(plan, state):
 
     def put(column, g, motion):
         """Goal g's rows of ``column`` for a world motion of its point or a world turn of its bone."""
-        first = goals[g][6]
+        first = goals[g].first_row
         if maps[g] is None:
             entries[first * width + column] = motion[0]
             entries[(first + 1) * width + column] = motion[1]
@@ -178,9 +179,9 @@ def _jacobian(plan, state):
                 entries[(first + k) * width + column] = sc.dot(row, motion)
 
     for column, (j, axis, turn, moved) in enumerate(plan.rows.column_axes):
-        if turn == 0:
+        if turn == TURN_OWN_AXIS:
             turn_axis = sc.column(state.world[j], axis)
-        elif turn == 2:
+        elif turn == TURN_FRAME_AXIS:
             turn_axis = sc.column(state.before[j], axis)
         else:
             # A swing coordinate turns the bone by the left Jacobian of exp at (u, 0, w), in the
@@ -192,9 +193,8 @@ def _jacobian(plan, state):
             put(column, g, turn_axis if point is None else sc.cross(turn_axis, sc.sub(point, heads[j])))
     count = len(plan.rows.column_axes)
     for s, (j, reached) in enumerate(plan.rows.stretch_columns):
-        along = sc.column(state.world[j], 1)
-        for g, reach in reached:
-            put(count + s, g, sc.scale(along, reach))
+        for g, offset in reached:
+            put(count + s, g, sc.mvec(state.world[j], offset))
     return np.array(entries).reshape(rows, width) * plan.weights
 
 
@@ -208,7 +208,7 @@ def _step_residual(plan, state):
     return residual * (reach / largest) if largest > reach else residual
 
 
-def _direction(plan, jacobian, residual, damping, method):
+def _direction(plan, jacobian, residual, damping, selective):
     """The DOF change (columns,) of one damped least-squares step, in weighted DOF units."""
     u, sigma, vt = np.linalg.svd(jacobian, full_matrices=False)
     values = sigma.tolist()
@@ -216,7 +216,7 @@ def _direction(plan, jacobian, residual, damping, method):
     square = damping ** 2
     gains = [s / (s * s + square) if s > floor else 0.0 for s in values]
     steps = np.array(gains) * (u.T @ residual)
-    if method == "dls":
+    if not selective:
         return vt.T @ steps
     # SDLS (Buss & Kim 2005): damp each singular direction by how far a unit change of it moves
     # the goals (M) against how far it is asked to move them (N), per goal block of rows: no
@@ -234,17 +234,17 @@ def _direction(plan, jacobian, residual, damping, method):
     return total * (SDLS_MAX_ANGLE / largest) if largest > SDLS_MAX_ANGLE else total
 
 
-def _bounded_direction(plan, state, jacobian, residual, damping, method):
+def _bounded_direction(plan, state, jacobian, residual, damping, selective):
     """The DOF change (columns,) of one step that respects limits and stretch bounds: DOFs the
     step would carry past a limit (``_held_columns``) stop there and the others solve again for
     what is left (as Blender's IK solver does), so one blocked DOF does not spoil the whole step."""
     if not plan.bounded:
-        return _direction(plan, jacobian, residual, damping, method) * plan.column_scale
+        return _direction(plan, jacobian, residual, damping, selective) * plan.column_scale
     delta = np.zeros(jacobian.shape[1])
     free = np.ones(len(delta), dtype=bool)
     while free.any():
         trial = delta.copy()
-        trial[free] = _direction(plan, jacobian[:, free], residual, damping, method) * plan.column_scale[free]
+        trial[free] = _direction(plan, jacobian[:, free], residual, damping, selective) * plan.column_scale[free]
         over, stopped = _held_columns(plan, state, trial)
         over &= free
         if not over.any():
@@ -310,9 +310,9 @@ def _apply(plan, state, delta, damping, unfolded):
     return _evaluate(plan, quats, angles, stretch, damping, unfolded)
 
 
-def _step(plan, method, base_damping):
+def _step(plan, selective, base_damping):
     low_factor, high_factor = DAMPING_FACTORS
-    adaptive = method == "dls" and base_damping > 0
+    adaptive = not selective and base_damping > 0
 
     def step(state):
         if plan.weights.shape[1] == 0:
@@ -336,7 +336,7 @@ def _step(plan, method, base_damping):
             # Only adaptive damping changes the direction; otherwise each retry halves one step.
             if adaptive or direction is None:
                 damping = base_damping * plan.scale * (factor if adaptive else 1.0)
-                direction = _bounded_direction(plan, state, jacobian, residual, damping, method)
+                direction = _bounded_direction(plan, state, jacobian, residual, damping, selective)
             shrink = 1.0 if adaptive else 0.5 ** attempt
             candidate = _apply(plan, state, direction * shrink, factor, state.unfolded)
             if _cost(plan, candidate.errors) < cost:
@@ -348,8 +348,9 @@ def _step(plan, method, base_damping):
 
 
 def _start(plan, rotations):
-    """The first state: the given pose, unstretched, held bones' rotations pulled onto their locks
-    and inside their limits. Only held bones get coordinates (the others' are never read)."""
+    """The first state: the given pose at the plan's start stretch, held bones' rotations pulled
+    onto their locks and inside their limits, the plan's aims laid straight. Only held bones get
+    coordinates (the others' are never read)."""
     quats, angles = [], []
     for q in rotations.tolist():
         norm = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]
@@ -370,10 +371,22 @@ def _start(plan, rotations):
                 angles[j] = _coordinates(quats[j])
             elif angles[j] != found:
                 quats[j] = _held_rotation(angles[j])
-    return _evaluate(plan, quats, angles, [1.0] * len(rotations), 1.0, False)
+    stretch = list(plan.start_stretch)
+    for aim in plan.aims:
+        _lay_straight(plan, aim, quats, stretch)
+    return _evaluate(plan, quats, angles, stretch, 1.0, False)
 
 
-AT_LIMIT = 1e-9  # radians: an angle that converged this close to its limit sits on it (a clamp puts it there exactly)
+def _lay_straight(plan, aim, quats, stretch):
+    """Turn the free bones of ``aim`` (a ``dls_plan.StraightAim``), parents first, each by the
+    shortest arc that points its segment at the target from its head (``quats`` in place)."""
+    for j, segment in aim.segments:
+        rows = tree_pose_rows(plan.tree, quats, stretch)
+        local = sc.transpose(rows.before[j])
+        current = sc.normalize(sc.qrotate(quats[j], segment))
+        wanted = sc.normalize(sc.mvec(local, sc.sub(aim.target, rows.heads[j])))
+        quats[j] = sc.qnormalize(sc.qmul(sc.qbetween(current, wanted), quats[j]))
+
 
 # The gradient, relative to the residual and the plan's scale, below which the goals pull along a
 # straight chain: any pull that weak stalls; one that weak pulling a tip back along its bone (a
@@ -393,22 +406,22 @@ def _pulls_inward(plan, state):
                for g, (kind, b, use_tail, _, _, kept, _) in enumerate(plan.rows.goals))
 
 
-def solve_dls(plan: DlsPlan, rotations, max_iterations=100, tolerance=1e-3, damping=0.1, method="dls"):
+def solve_dls(plan: DlsPlan, rotations, max_iterations=100, tolerance=1e-3, damping=0.1, selective=False):
     """Move the plan's bones toward all its goals at once; returns a ``SolveResult``.
 
-    ``rotations`` (n, 4) is the start pose (rest or current). Every solve starts unstretched;
-    ``result.stretch`` (n,) is 1 except on stretchy bones serving a goal beyond reach (within
-    [1, ``MAX_STRETCH``]), as the two-bone solver stretches only for far targets. ``damping`` >= 0 is the DLS damping relative to the plan's scale; with "dls" it
-    adapts per iteration (Levenberg-Marquardt: a step that does not lower the cost is retried with
-    more damping, a step that does lets it relax), with "sdls" it softens Buss & Kim's selective
-    damping. ``result.errors`` (k,) per goal: metres for positions and distances, radians for
-    rotations; ``converged`` when every error is within ``tolerance``. ``result.at_limit`` (n, 3)
-    marks axes that sit on a limit. Bones that move no goal keep their rotations bit for
-    bit. Non-finite rotations leave the pose unchanged (errors inf, not converged). The same input
-    gives the same bits. Raises ValueError for a bad ``method``, ``damping`` or shape.
+    ``rotations`` (n, 4) is the start pose (rest or current). ``result.stretch`` (n,) is 1 except on
+    stretchy bones serving a goal beyond reach, as the geometric methods stretch only for far targets: a
+    far position goal alone on its bones gets the stretch that lays its chain straight at the target
+    (``dls_plan``), others stretch as DOFs within [1, ``MAX_STRETCH``]. ``damping`` >= 0 is the DLS
+    damping relative to the plan's scale; for DLS it adapts per iteration (Levenberg-Marquardt: a
+    step that does not lower the cost is retried with more damping, a step that does lets it relax);
+    ``selective`` steps as SDLS, where it softens Buss & Kim's selective damping. ``result.errors``
+    (k,) per goal: metres for positions and distances, radians for rotations; ``converged`` when every
+    error is within ``tolerance``. ``result.at_limit`` (n, 3) marks axes that sit on a limit.
+    Bones that move no goal keep their rotations bit for bit. Non-finite rotations leave the pose
+    unchanged (errors inf, not converged). The same input gives the same bits. Raises ValueError for a
+    bad ``damping`` or shape.
     """
-    if method not in METHODS:
-        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
     if not (np.isfinite(damping) and damping >= 0):
         raise ValueError(f"damping must be finite and >= 0, got {damping!r}")
     n = len(plan.tree)
@@ -425,11 +438,11 @@ def solve_dls(plan: DlsPlan, rotations, max_iterations=100, tolerance=1e-3, damp
         at_limit = np.zeros((n, 3), dtype=bool)
         for j, _, _, limit, box in plan.rows.bones:
             if limit is not None:
-                at_limit[j] = on_bounds(limit, state.quats[j], AT_LIMIT)
+                at_limit[j] = clamp_swing_twist(limit, state.quats[j])[1]
             elif box is not None:
-                at_limit[j] = [min(abs(a - lo), abs(a - hi)) <= AT_LIMIT for a, lo, hi in zip(state.angles[j], *box)]
+                at_limit[j] = [on_bound(a, lo, hi) for a, lo, hi in zip(state.angles[j], *box)]
         return result, np.array(state.stretch), at_limit
 
-    return iterate(_start(plan, rotations), _step(plan, method, damping), lambda state: state.errors,
+    return iterate(_start(plan, rotations), _step(plan, selective, damping), lambda state: state.errors,
                    finish, max_iterations=max_iterations, tolerance=tolerance,
                    cost=lambda errors: _cost(plan, errors))

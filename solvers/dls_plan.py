@@ -10,6 +10,7 @@ from typing import NamedTuple
 import numpy as np
 
 from solvers import scalar as sc
+from solvers.chain import grown_factors
 from solvers.goals import BoneDofs, DistanceGoal, JointRotationGoal, PositionGoal, RotationGoal
 from solvers.limits import SwingTwistLimit
 from solvers.tree import Tree
@@ -22,21 +23,56 @@ UNFOLD = 1e-2
 
 # Goal kinds.
 POSITION, DISTANCE, ROTATION, JOINT = range(4)
+# How a rotation column turns its bone (``solvers.dls._jacobian``, ``_turn_kind``): about the
+# bone's own axis (a free bone's, and a held bone's twist), along a swing coordinate of a held
+# bone, or about its frame's axis (a swing coordinate whose fellow is locked).
+TURN_OWN_AXIS, TURN_SWING, TURN_FRAME_AXIS = range(3)
+
+
+class GoalRow(NamedTuple):
+    """One goal as the iterations read it: its ``kind``, ``bone``, ``use_tail``, ``target`` point,
+    ``matrix`` (its fixed rotation as rows, or None: ``_goal_matrix``), the rotation-vector axes it
+    ``kept`` and its ``first_row`` in the Jacobian."""
+    kind: int
+    bone: int
+    use_tail: bool
+    target: tuple
+    matrix: tuple
+    kept: tuple
+    first_row: int
+
+
+class ColumnAxis(NamedTuple):
+    """A rotation column: the ``bone`` and ``axis`` it turns, how (``turn``: TURN_OWN_AXIS,
+    TURN_SWING, TURN_FRAME_AXIS) and the goals it ``moves``."""
+    bone: int
+    axis: int
+    turn: int
+    moves: tuple
+
+
+class StretchColumn(NamedTuple):
+    """A stretch column: its ``bone`` and, per goal it moves, (goal, the offset in the bone's frame
+    that the goal's point moves by per unit stretch)."""
+    bone: int
+    reaches: tuple
+
+
+class BoneRow(NamedTuple):
+    """A moving bone: whether it is ``held`` (moves in swing-twist coordinates), its column per
+    axis (-1: locked), its ``clamp_row`` (``_clamp_row``) and ``box`` (``_box``)."""
+    bone: int
+    held: bool
+    columns: tuple
+    clamp_row: tuple
+    box: tuple
 
 
 class PlanRows(NamedTuple):
-    """The plan on plain floats, for the solver's per-bone and per-goal loops.
-
-    - ``goals``: per goal (kind, bone, use_tail, target point, target rotation matrix as rows,
-      kept rotation-vector axes, first row);
-    - ``column_axes``: per rotation column (bone, axis, turn) with turn as ``_turn_kind``, and
-      the goals it moves;
-    - ``stretch_columns``: per stretch column its bone and (goal, how far the goal's point moves
-      along the bone's Y per unit stretch) for the goals it moves;
-    - ``bones``: per moving bone (bone, whether held in swing-twist coordinates, its column per
-      axis or -1, ``_clamp_row`` and ``_box``);
-    - ``goal_scale``: per goal sqrt(weight), times the plan's scale for rotations.
-    """
+    """The plan on plain floats, for the solver's per-bone and per-goal loops: ``goals`` (a
+    ``GoalRow`` each), ``column_axes`` (a ``ColumnAxis`` per rotation column), ``stretch_columns``
+    (a ``StretchColumn`` each), ``bones`` (a ``BoneRow`` per moving bone) and ``goal_scale``: per
+    goal sqrt(weight), times the plan's scale for rotations."""
     goals: tuple
     column_axes: tuple
     stretch_columns: tuple
@@ -51,7 +87,10 @@ class DlsPlan:
     Columns are the rotation DOFs (``columns``: (bone, axis) pairs, (c, 2) ints) then the stretch
     DOFs (``rows.stretch_columns``). ``scale`` (metres) is the longest path from a fixed head to a goal's point.
     ``weights`` (rows, columns) is row_scale times column_scale; ``blocks`` (goals, rows) sums
-    each goal's rows. ``rows`` holds what the iterations read on plain floats.
+    each goal's rows. ``rows`` holds what the iterations read on plain floats. ``start_stretch``
+    (n floats) is the stretch every solve starts from and keeps where it is fixed, ``aims`` the
+    chains every solve starts laid straight (``_laid_straight``); stretch columns serve the other
+    goals beyond reach.
     """
     tree: Tree
     goals: tuple
@@ -66,6 +105,8 @@ class DlsPlan:
     bounded: bool
     unfold: np.ndarray
     rows: "PlanRows"
+    start_stretch: tuple
+    aims: tuple
 
 
 def _path(tree, bone):
@@ -78,11 +119,11 @@ def _path(tree, bone):
 
 
 def _reach_along(tree, path, use_tail):
-    """Per bone on ``path`` (bone first), the Y offset that its stretch scales on the way to the
-    goal's point (its tail, or the head of the next bone down the path)."""
+    """Per bone on ``path`` (bone first), the offset (in its frame) that its stretch scales on the
+    way to the goal's point: its tail, or the head of the next bone down the path."""
     offsets, lengths = tree.rows.offsets, tree.rows.lengths
-    reach = {path[0]: lengths[path[0]]} if use_tail else {}
-    reach.update((j, offsets[below][1]) for below, j in zip(path, path[1:]))
+    reach = {path[0]: (0.0, lengths[path[0]], 0.0)} if use_tail else {}
+    reach.update((j, tuple(offsets[below])) for below, j in zip(path, path[1:]))
     return reach
 
 
@@ -115,6 +156,51 @@ def _goal_dofs(tree, kind, goal):
     return (path if kind == ROTATION else [path[0]]), {}, False
 
 
+class StraightAim(NamedTuple):
+    """A chain to lay straight at ``target`` before the iterations: per bone, parents first, the
+    offset (its frame) from its head toward the goal's point."""
+    target: tuple
+    segments: tuple
+
+
+class LaidStraight(NamedTuple):
+    """What ``_laid_straight`` fixes before the iterations: per bone its ``stretch`` (1 where
+    none), the ``fixed`` bones, and the ``aims``."""
+    stretch: tuple
+    fixed: frozenset
+    aims: tuple
+
+
+def _laid_straight(tree, kinds, goals, dofs, moved, reaches):
+    """A ``LaidStraight``: the stretch fixed before the iterations and the ``StraightAim``s.
+
+    A position goal beyond reach whose bones no other goal moves is met as the geometric methods
+    meet it: the chain laid straight at the target with the stretch that covers the distance
+    (``chain.grown_factors``). Left as DOFs, stretch and bend trade off along a whole family of
+    least-squares answers (a chain left bent and over-stretched), and a chain nearly straight
+    converges slowly, so free bones start aimed (held bones keep their locks and limits and are
+    left to the iterations). ``moved``: per goal the set of bones that move it; ``reaches``: per
+    goal ``_reach_along``."""
+    stretch, fixed, aims = [1.0] * len(tree), set(), []
+    for g, (kind, goal, reach) in enumerate(zip(kinds, goals, reaches)):
+        if kind != POSITION or any(goal.lock_axes) or not any(dofs[j].stretch > 0 for j in reach):
+            continue
+        if any(moved[g] & moved[h] for h in range(len(goals)) if h != g):
+            continue
+        bones = sorted(reach)
+        rates = [sc.stretch_share(dofs[j].stretch) / max(tree.lengths[j], sc.EPS) for j in bones]
+        top = tree.rows.root_heads[_path(tree, int(goal.bone))[-1]]
+        factors = grown_factors([sc.length(reach[j]) for j in bones], rates, sc.length(sc.sub(goal.target, top)))
+        if factors is None:
+            continue
+        for j, factor in zip(bones, factors.tolist()):
+            stretch[j] = min(factor, MAX_STRETCH)
+        fixed.update(bones)
+        if not any(dofs[j].held for j in bones):
+            aims.append(StraightAim(tuple(goal.target), tuple((j, reach[j]) for j in bones)))
+    return LaidStraight(tuple(stretch), frozenset(fixed), tuple(aims))
+
+
 def _checked_dofs(n, dofs):
     dofs = (None,) * n if dofs is None else tuple(dofs)
     if len(dofs) != n:
@@ -135,12 +221,12 @@ def _clamp_row(bone):
 
 
 def _turn_kind(bone, axis):
-    """How a rotation column turns its bone (``solvers.dls._jacobian``): 0 about the bone's own
-    axis (free bones, and a held bone's twist), 1 along a swing coordinate, 2 about the frame's
-    axis (a swing coordinate whose fellow is locked: the swing is a turn about that axis alone)."""
+    """How a rotation column turns its bone (``solvers.dls._jacobian``): TURN_OWN_AXIS for free
+    bones and a held bone's twist, TURN_SWING along a swing coordinate, TURN_FRAME_AXIS about the
+    frame's axis (a swing coordinate whose fellow is locked: the swing is a turn about that axis alone)."""
     if not bone.held or axis == 1:
-        return 0
-    return 2 if bone.lock[2 - axis] else 1
+        return TURN_OWN_AXIS
+    return TURN_FRAME_AXIS if bone.lock[2 - axis] else TURN_SWING
 
 
 def _box(bone):
@@ -189,12 +275,14 @@ def dls_plan(tree: Tree, goals, dofs=None):
         rotating.append(set(turning))
         stretching.append(stretch_reach)
         wanted_stretch.update(stretch_reach if beyond else ())
+    straight = _laid_straight(tree, kinds, goals, dofs, [r | set(s) for r, s in zip(rotating, stretching)],
+                              stretching)
     longest = max(_span(tree, _path(tree, int(goal.bone)), True) for goal in goals)
     scale = float(longest) if longest > 1e-9 else 1.0
 
     columns = [(j, axis) for j in sorted(set().union(*rotating)) for axis in range(3) if not dofs[j].lock[axis]]
     moving = sorted({j for j, _ in columns})
-    stretch_bones = sorted(j for j in wanted_stretch if dofs[j].stretch > 0)
+    stretch_bones = sorted(j for j in wanted_stretch if dofs[j].stretch > 0 and j not in straight.fixed)
     # A stretch column moves its bone's tail by the bone's length per unit; weighted so that the
     # bones share the extra length as Blender does (``scalar.stretch_share``), whatever their lengths.
     column_scale = np.sqrt([1.0 - dofs[j].stiffness[axis] for j, axis in columns]
@@ -214,21 +302,23 @@ def dls_plan(tree: Tree, goals, dofs=None):
         unfold[next(index[j, axis] for axis in (0, 2, 1) if (j, axis) in index)] = UNFOLD
     held = [j for j in moving if dofs[j].held]
     goal_rows = tuple(
-        (kind, int(goal.bone), getattr(goal, "use_tail", False), getattr(goal, "target", None), _goal_matrix(kind, goal),
-         tuple(i for i in range(3) if kind not in (ROTATION, POSITION) or not goal.lock_axes[i]), start)
+        GoalRow(kind, int(goal.bone), getattr(goal, "use_tail", False), getattr(goal, "target", None),
+                _goal_matrix(kind, goal),
+                tuple(i for i in range(3) if kind not in (ROTATION, POSITION) or not goal.lock_axes[i]), start)
         for kind, goal, start in zip(kinds, goals, starts))
     rows = PlanRows(
         goals=goal_rows,
-        column_axes=tuple((j, axis, _turn_kind(dofs[j], axis),
-                           tuple(g for g, r in enumerate(rotating) if j in r)) for j, axis in columns),
-        stretch_columns=tuple((j, tuple((g, r[j]) for g, r in enumerate(stretching) if r.get(j, 0.0) != 0.0))
-                              for j in stretch_bones),
-        bones=tuple((j, dofs[j].held, tuple(index.get((j, axis), -1) for axis in range(3)), _clamp_row(dofs[j]),
-                     _box(dofs[j])) for j in moving),
+        column_axes=tuple(ColumnAxis(j, axis, _turn_kind(dofs[j], axis),
+                                     tuple(g for g, r in enumerate(rotating) if j in r)) for j, axis in columns),
+        stretch_columns=tuple(StretchColumn(j, tuple((g, r[j]) for g, r in enumerate(stretching)
+                                                     if any(r.get(j, ())))) for j in stretch_bones),
+        bones=tuple(BoneRow(j, dofs[j].held, tuple(index.get((j, axis), -1) for axis in range(3)),
+                            _clamp_row(dofs[j]), _box(dofs[j])) for j in moving),
         goal_scale=tuple(goal_scale))
     return DlsPlan(
         tree=tree, goals=goals, scale=scale, columns=np.array(columns, dtype=int).reshape(-1, 2),
         column_scale=column_scale, row_scale=row_scale,
         weights=row_scale[:, None] * column_scale[None, :], blocks=blocks,
         free_bones=np.array([j for j in moving if not dofs[j].held], dtype=int), held_bones=np.array(held, dtype=int),
-        bounded=bool(stretch_bones) or any(row[4] is not None for row in rows.bones), unfold=unfold, rows=rows)
+        bounded=bool(stretch_bones) or any(row.box is not None for row in rows.bones), unfold=unfold, rows=rows,
+        start_stretch=straight.stretch, aims=straight.aims)

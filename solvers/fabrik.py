@@ -30,14 +30,13 @@ from solvers.chain import Chain, SolveResult, stretch_to_reach
 from solvers.fabrik_loop import fabrik_solve
 from solvers.fabrik_step import StepTables, for_kernel
 from solvers.limits import Hinge, encode_limits, validate_limits
+from solvers.progress import PATIENCE, min_gain
 from solvers.transforms import quat_to_matrix3
 from solvers.tree import Tree
 
 
 # The turn (radians) about X that unfolds bones lying on one line with their targets.
 UNFOLD = 1e-3
-# Steps in a row without progress that end a solve: ``solvers.iterate.iterate``'s default.
-PATIENCE = 3
 
 
 @dataclass(frozen=True)
@@ -219,7 +218,7 @@ def solve_fabrik(plan: FabrikPlan, rotations, targets, target_rotations=None, ma
     has_goal = for_kernel([g is not None for g in goal_rotations], bool)
     solved, iterations, errors, held = fabrik_solve(plan.tables, for_kernel(targets, float), goals, has_goal,
                                                     for_kernel(rotations, float), UNFOLD, int(max_iterations),
-                                                    float(tolerance), PATIENCE, tolerance * 1e-3)
+                                                    float(tolerance), PATIENCE, min_gain(float(tolerance)))
     return SolveResult(solved, iterations, errors, bool((errors <= tolerance).all()), None, held)
 
 

@@ -1,7 +1,7 @@
 """FABRIK's compiled loop: ``fabrik_solve`` iterates ``solvers.fabrik_step.fabrik_step`` under the
-rules of ``solvers.iterate`` (converged, capped, or stalled for ``patience`` iterations; the best
-state seen is the answer), all in one kernel call: a free chain's step is cheap enough that
-calling a kernel once per iteration from Python cost more than the step itself. Also here: what
+rules ``solvers.progress`` states and compiles in (converged, capped, or stalled for ``patience``
+iterations; the best state seen is the answer), all in one kernel call: a free chain's step is
+cheap enough that calling a kernel once per iteration from Python cost more than the step itself. Also here: what
 the loop measures (each goal's residual, the summed cost), the unfold of a chain lying on one line
 with its targets, and the least-twist rotations a free chain ends with.
 """
@@ -13,6 +13,8 @@ from numba import njit
 from solvers import scalar as sc
 from solvers.fabrik_step import EPS, axis_turn, base_rotation, beyond_reach, fabrik_step, matrix_at, pose, put_matrix, \
     put_vector
+from solvers.limits import clamp_encoded
+from solvers.progress import stalled_for, summed, within
 from solvers.rotation_fit import arc, vector_row
 
 
@@ -46,7 +48,7 @@ def _on_one_line(t, heads, tails, targets):
 @njit(cache=True)
 def _errors(t, world, tails, targets, goals, has_goal):
     """Each effector's tail-to-target distance, then the angle (radians) left to each rotation
-    goal, as one list."""
+    goal, as one list (``summed`` from the effectors' count on counts angles)."""
     errors = [sc.length(sc.sub(vector_row(tails, t.effector_bone[e]), vector_row(targets, e)))
               for e in range(len(t.effector_bone))]
     for e in range(len(t.effector_bone)):
@@ -55,26 +57,6 @@ def _errors(t, world, tails, targets, goals, has_goal):
                                 sc.quat_from_matrix3(matrix_at(goals, e))))
             errors.append(2.0 * math.acos(min(alike, 1.0)))
     return errors
-
-
-@njit(cache=True)
-def _cost(errors):
-    """The summed error, inf when any is not finite (such a state never counts as better)."""
-    total = 0.0
-    for error in errors:
-        if not math.isfinite(error):
-            return math.inf
-        total += error
-    return total
-
-
-@njit(cache=True)
-def _within(errors, tolerance):
-    """Whether every error is within ``tolerance``."""
-    for error in errors:
-        if not error <= tolerance:  # NaN is never within
-            return False
-    return True
 
 
 @njit(cache=True)
@@ -114,10 +96,24 @@ def _least_twist(t, start, local):
 
 
 @njit(cache=True)
+def _held_at(t, local):
+    """The axes (n, 3) the active bones' limits hold pose rotations ``local`` (n, 3, 3) at, as
+    their clamp judges them: the verdict of a start no step improved on, which ends on its bounds
+    as often as a step's pose (the best of several solves may be one's unchanged start)."""
+    held = np.zeros((len(t.parents), 3), dtype=np.bool_)
+    for j in t.active:
+        if t.limit_start[j] < t.limit_start[j + 1]:
+            _, bone_held = clamp_encoded(t.limit_kind, t.limit_parameters, t.limit_start[j], t.limit_start[j + 1],
+                                         sc.quat_from_matrix3(matrix_at(local, j)))
+            held[j, 0], held[j, 1], held[j, 2] = bone_held
+    return held
+
+
+@njit(cache=True)
 def fabrik_solve(t, targets, goals, has_goal, rotations, unfold, max_iterations, tolerance, patience, min_gain):
     """FABRIK from pose ``rotations`` (n, 4): ``fabrik_step`` iterated under the rules of
-    ``solvers.iterate.iterate`` (until every error is within ``tolerance``, ``max_iterations``
-    steps, or ``patience`` steps in a row without lowering the summed error by ``min_gain``),
+    ``solvers.progress`` (until every error is within ``tolerance``, ``max_iterations`` steps, or
+    ``patience`` steps in a row without lowering the summed error by ``min_gain``),
     compiled with the step because calling a kernel from Python costs more than a chain's whole
     step. A pose whose bones and targets lie on one line first turns each movable bone by
     ``unfold`` about its X axis, so the passes can bend it; a free chain's bones end turned from
@@ -142,17 +138,18 @@ def fabrik_solve(t, targets, goals, has_goal, rotations, unfold, max_iterations,
         # The first step lays each free chain straight at its target, and no later step gets
         # nearer (limits could keep a chain off that line, and their later steps get nearer).
         max_iterations = min(max_iterations, 1)
-    held = np.zeros((n, 3), dtype=np.bool_)
+    held = _held_at(t, local)
     start, best_local, best_held = local, local, held
     best_errors = _errors(t, world, tails, targets, goals, has_goal)
-    best_cost = _cost(best_errors)
+    angles_from = len(t.effector_bone)
+    best_cost = summed(best_errors, angles_from)
     iterations, stalled = 0, 0
-    while iterations < max_iterations and not _within(best_errors, tolerance):
+    while iterations < max_iterations and not within(best_errors, tolerance):
         local, world, heads, tails, held = fabrik_step(t, targets, goals, has_goal, local, world, heads)
         iterations += 1
         errors = _errors(t, world, tails, targets, goals, has_goal)
-        cost = _cost(errors)
-        stalled = 0 if cost < best_cost - min_gain else stalled + 1
+        cost = summed(errors, angles_from)
+        stalled = stalled_for(stalled, cost, best_cost, min_gain)
         if cost < best_cost:
             best_local, best_held, best_errors, best_cost = local, held, errors, cost
         if stalled >= patience:

@@ -326,7 +326,7 @@ def _turn_within_limits(t, j, frame, before, vectors, directions, weights, swive
         q, held, angle = _swivelled(t, j, before, wanted, swivel, q, held, sc.quat_from_matrix3(rotation))
     spin = axis_turn(swivel, angle)
     if (held[0] or held[1] or held[2]) and _sole_limit(t, j, SWING_TWIST) >= 0:
-        q = _best_within_swing_twist(t, j, q, before, vectors, directions, weights, spin)
+        q, held = _best_within_swing_twist(t, j, q, held, before, vectors, directions, weights, spin)
     return sc.qmatrix(q), held, angle != 0.0, spin
 
 
@@ -360,18 +360,20 @@ def _swivelled(t, j, before, wanted, swivel, q, held, unclamped):
 
 
 @njit(cache=True)
-def _best_within_swing_twist(t, j, q, before, vectors, directions, weights, spin):
+def _best_within_swing_twist(t, j, q, held, before, vectors, directions, weights, spin):
     """Bone ``j``'s pose rotation within its SwingTwistLimit that best turns its links onto
-    ``directions`` spun by ``spin`` (world), from ``q``, the clamp of its best free turn
-    (``limits.best_within_limits``)."""
+    ``directions`` spun by ``spin`` (world), from ``q``, the clamp of its best free turn, which
+    held ``held`` (``limits.best_within_limits``); the axes still held are those left on a bound."""
     m = len(weights)
     unit = np.empty((m, 3))
     spun = np.empty((m, 3))
     for i in range(m):
         put_vector(unit, i, sc.normalize(vector_row(vectors, i)))
         put_vector(spun, i, sc.mvec(spin, vector_row(directions, i)))
-    return best_within_limits(t.limit_kind, t.limit_parameters, t.limit_start[j], t.limit_start[j + 1], q, before,
-                              unit, spun, weights)
+    start, stop = t.limit_start[j], t.limit_start[j + 1]
+    q = best_within_limits(t.limit_kind, t.limit_parameters, start, stop, q, before, unit, spun, weights)
+    _, bound = clamp_encoded(t.limit_kind, t.limit_parameters, start, stop, q)  # an allowed q: its axes on a bound
+    return q, (held[0] and bound[0], held[1] and bound[1], held[2] and bound[2])
 
 
 @njit(cache=True)

@@ -2,16 +2,18 @@
 update runs. ``update_world`` is the rig's (4x4 matrices, with locations and scales);
 ``pose_bones`` the solvers' kernels' (pose rotations and IK stretch only, on quaternions).
 
-``update_world``: a bone's world matrix is ``unscaled(world[parent]) @ rest_local @ T(location) @
-R(rotation) @ S(scale)``: its parent's scale moves its head but does not compound into its frame
-(Blender's Inherit Scale "None", as IK stretch behaves). Quaternions are xyzw; one of zero length
-(or not finite) counts as no rotation, and a zero parent scale leaves the child's axes as they
-are, so no input gives NaN that was not in it.
+``update_world``: a bone's world matrix is ``world[parent] @ rest_local @ T(location) @
+R(rotation) @ S(scale)``: scale is inherited, as Blender's default (Inherit Scale "Full") and glTF
+have it, so any standard forward kinematics of a pose gives the same bones. Quaternions are xyzw;
+one of zero length (or not finite) counts as no rotation. A child of a bone scaled to (nearly)
+zero on an axis has no frame there: its axes stay finite (degenerate), never NaN.
 
 ``pose_bones`` is ``register_jitable``: CCD's and FABRIK's kernels compile it in, and DLS calls it
 through ``pose_matrices``. It gives what a solver turns bones with: the frame each bone turns in
-and its world rotation, head and tail. Its stretch behaves as ``update_world``'s Y scale (the
-tests hold the two to the same poses).
+and its world rotation, head and tail. Its ``stretch`` is each bone's whole stretch, uniform as
+Blender's IK stretch: a bone stretched by s has length s times its own and moves its children's
+heads by s times their offsets. In the rig the same pose has the inherited scale s / (its
+parent's s) on every axis (``stretch_scales``; the tests hold the two to the same poses).
 
 Compiled with numba because the update runs for a few bones many times per solve and per frame:
 numpy's per-call cost (about 1 us a call, some twenty calls) made a two-bone update 18 us where
@@ -26,7 +28,7 @@ from numba.extending import register_jitable
 
 from solvers import scalar as sc
 
-TINY_SCALE = 1e-12  # a parent scale below this collapses nothing: its children keep their axes
+TINY_SCALE = 1e-12  # a stretch below this has no inverse: ``stretch_scales`` leaves its children's as they are
 
 
 @njit(cache=True)
@@ -62,10 +64,6 @@ def update_world(rest_local, parents, bones, locations, rotations, scales, world
         if p < 0:
             world[b, :3] = local
         else:
-            for k in range(3):  # the parent's scale cancels on the axes and stays on the head
-                s = scales[p, k]
-                if abs(s) >= TINY_SCALE:
-                    local[k, :3] /= s
             for i in range(3):
                 for j in range(4):
                     world[b, i, j] = world[p, i, 0] * local[0, j] + world[p, i, 1] * local[1, j] + \
@@ -107,8 +105,8 @@ def pose_bones(bones, stretch, rotations, before, world, heads, tails):
     nearly unit). Writes per bone the frame it turns in (its parent's world rotation, or the
     base's, times its rest rotation) to ``before`` (None: not wanted), its world rotation (that
     frame times its pose rotation) to ``world``, both quaternions (n, 4), its head and its tail to
-    ``heads`` and ``tails`` (n, 3). ``stretch`` (n,) scales a bone along its Y, moving its tail and
-    its children's heads without turning into their frames (None: no stretch)."""
+    ``heads`` and ``tails`` (n, 3). ``stretch`` (n,) is each bone's whole uniform stretch, moving its
+    tail and its children's heads (None: no stretch); frames stay rigid."""
     for i in range(len(bones.parents)):
         p = bones.parents[i]
         offset = (bones.offsets[i, 0], bones.offsets[i, 1], bones.offsets[i, 2])
@@ -118,7 +116,7 @@ def pose_bones(bones, stretch, rotations, before, world, heads, tails):
             above = (world[p, 0], world[p, 1], world[p, 2], world[p, 3])
             head = (heads[p, 0], heads[p, 1], heads[p, 2])
             if stretch is not None:
-                offset = (offset[0], offset[1] * stretch[p], offset[2])
+                offset = sc.scale(offset, stretch[p])
         head = sc.add(head, sc.qrotate(above, offset))
         rest = bones.rest_rotations
         frame = sc.qmul(above, (rest[i, 0], rest[i, 1], rest[i, 2], rest[i, 3]))
@@ -163,6 +161,32 @@ def pose_matrices(parents, base_rotation, origin, rest_rotations, offsets, lengt
         put_rotation_matrix(posed[i, 0:3], before[i])
         put_rotation_matrix(posed[i, 3:6], world[i])
     return posed
+
+
+def stretch_scales(parents, stretch):
+    """The rig's inherited pose scales (n, 3) of a solver's ``stretch`` (n,), each bone's whole
+    uniform stretch (``pose_bones``): s / (the parent's s) on every axis, Blender's IK stretch
+    written as its pose bones inherit it. ``parents`` (n,) index ``stretch`` (-1: an unstretched
+    parent); a parent stretch below ``TINY_SCALE`` counts as 1."""
+    whole = [float(s) for s in stretch]  # plain floats: a limb's two bones cost less than numpy's calls
+    above = [whole[p] if p >= 0 and abs(whole[p]) >= TINY_SCALE else 1.0 for p in parents]
+    return np.array([(s / a,) * 3 for s, a in zip(whole, above)]).reshape(len(whole), 3)
+
+
+def stretched_world(hierarchy, rotations, stretch=None):
+    """``update_world`` of every bone of ``hierarchy`` (a ``solvers.chain.Hierarchy``) at pose
+    ``rotations`` (n, 4) and a solver's whole ``stretch`` (n,) or None, written as inherited
+    scales: the world matrices (n, 4, 4) and the rigid world rotations (n, 3, 3)."""
+    n = len(hierarchy.parents)
+    scales = np.ones((n, 3)) if stretch is None else stretch_scales(hierarchy.parents, stretch)
+    world = np.empty((n, 4, 4))
+    update_world(hierarchy.rest_local, hierarchy.parents, hierarchy.bones, hierarchy.locations,
+                 np.array(rotations, dtype=float), scales, world)  # a copy: C order, writable
+    rigid = world[:, :3, :3].copy()
+    if stretch is not None:  # each bone's whole stretch is its world scale
+        whole = np.asarray(stretch, dtype=float)
+        rigid /= np.where(np.abs(whole) < TINY_SCALE, 1.0, whole)[:, None, None]
+    return world, rigid
 
 
 def warm():

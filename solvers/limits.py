@@ -15,6 +15,7 @@ import numpy as np
 from numba.extending import register_jitable
 
 from solvers import scalar as sc
+from solvers.tolerances import AT_LIMIT
 from solvers.transforms import normalize
 
 # Kinds of limit as compiled kernels read them (``encode_limits``); each row's parameters:
@@ -138,7 +139,8 @@ def sole_hinge(bone_limits):
 
 def clamp_rotation(bone_limits, q):
     """Apply one bone's limits (a tuple, possibly empty) to its pose rotation ``q`` (4,).
-    Returns the allowed rotation (4,) and the held axes (3,) booleans. The kernels' own body
+    Returns the allowed rotation (4,) and the held axes (3,) booleans: those whose angle ends on
+    a bound, give or take ``tolerances.AT_LIMIT`` (``holds``). The kernels' own body
     (``clamp_encoded``), run here on Python floats."""
     rows = [limit.encoded() for limit in bone_limits]
     clamped, held = clamp_encoded([kind for kind, _ in rows], [values for _, values in rows], 0, len(rows),
@@ -188,6 +190,23 @@ def _split_twist(q, axis):
 @register_jitable
 def _wrapped(angle):
     return (angle + math.pi) % (2.0 * math.pi) - math.pi
+
+
+@register_jitable
+def on_bound(angle, low, high):
+    """Whether ``angle`` (radians) lies within ``AT_LIMIT`` of a bound of [low, high], or beyond
+    it; a range a whole turn wide has no bound to sit on."""
+    return high - low < 2.0 * math.pi and (angle <= low + AT_LIMIT or angle >= high - AT_LIMIT)
+
+
+@register_jitable
+def holds(angle, low, high):
+    """Whether the range [low, high] holds ``angle`` (radians, before its clamp): ``on_bound``,
+    except that a range no wider than ``2 * AT_LIMIT`` (a lock) holds only an angle more than
+    ``AT_LIMIT`` outside it (a lock leaves every angle on its bound)."""
+    if high - low <= 2.0 * AT_LIMIT:
+        return angle < low - AT_LIMIT or angle > high + AT_LIMIT
+    return on_bound(angle, low, high)
 
 
 @register_jitable
@@ -259,25 +278,16 @@ def clamp_swing_twist(p, q):
         else:
             z = math.copysign(math.sqrt(max(1.0 - x * x, 0.0)), z)
     clamped = sc.clip(angle, p[1], p[4])
-    held = (x != sx, clamped != angle, z != sz)
-    if held[0] or held[1] or held[2]:
+    # Held: an angle on its bound give or take AT_LIMIT (``holds``), the swing on the ellipse's rim
+    # or moved off a half turn; so an allowed ``q`` gets its at-limit verdict from here as well.
+    rim = p[6] != 0.0 and _ellipse_scale(sx * (1.0 + AT_LIMIT), sz * (1.0 + AT_LIMIT), p) < 1.0
+    angle_x, angle_z = 2.0 * math.asin(sc.clip(sx, -1.0, 1.0)), 2.0 * math.asin(sc.clip(sz, -1.0, 1.0))
+    held = (holds(angle_x, p[0], p[3]) or (rim and p[0] < p[3]) or abs(x - sx) > AT_LIMIT,
+            holds(angle, p[1], p[4]),
+            holds(angle_z, p[2], p[5]) or (rim and p[2] < p[5]) or abs(z - sz) > AT_LIMIT)
+    if x != sx or clamped != angle or z != sz:
         q = from_swing_twist_parts(x, z, clamped)
     return q, held
-
-
-@register_jitable
-def on_bounds(p, q, tolerance):
-    """Which axes (3 booleans) of an allowed rotation ``q`` sit within ``tolerance`` (radians) of a
-    bound of the SWING_TWIST row ``p`` (locked axes are never on one; X and Z together on the
-    ellipse's rim)."""
-    x, y, z = swing_twist_angles(q)
-    ends = (abs(x - p[0]) <= tolerance or abs(x - p[3]) <= tolerance, abs(y - p[1]) <= tolerance or
-            abs(y - p[4]) <= tolerance, abs(z - p[2]) <= tolerance or abs(z - p[5]) <= tolerance)
-    rim = False
-    if p[6] != 0.0:
-        sx, sz = math.sin(0.5 * x), math.sin(0.5 * z)
-        rim = _ellipse_scale(sx, sz, p) < 1.0 or _ellipse_scale(sx * (1.0 + tolerance), sz * (1.0 + tolerance), p) < 1.0
-    return ((ends[0] or rim) and p[0] < p[3], ends[1] and p[1] < p[4], (ends[2] or rim) and p[2] < p[5])
 
 
 @register_jitable
@@ -294,7 +304,7 @@ def clamp_encoded(kinds, parameters, start, stop, q):
             angle = _wrapped(2.0 * math.atan2(sc.dot((twist[0], twist[1], twist[2]), axis), twist[3]))
             clamped = sc.clip(angle, p[3], p[4])
             q = sc.qaxis_angle(axis, clamped)
-            if clamped != angle:
+            if holds(angle, p[3], p[4]):
                 largest = max(abs(p[0]), abs(p[1]), abs(p[2]))
                 if abs(p[0]) == largest:
                     hx = True
@@ -306,15 +316,16 @@ def clamp_encoded(kinds, parameters, start, stop, q):
             swing, twist = _split_twist(q, (0.0, 1.0, 0.0))
             rotvec = sc.qto_rotvec(swing)
             angle = sc.length(rotvec)
-            if angle > p[0]:
+            if holds(angle, -p[0], p[0]):
                 hx, hz = hx or abs(rotvec[0]) > 1e-12, hz or abs(rotvec[2]) > 1e-12
+            if angle > p[0]:
                 q = sc.qmul(sc.qfrom_rotvec(sc.scale(rotvec, p[0] / angle)), twist)
         elif kind == TWIST:
             swing, twist = _split_twist(q, (0.0, 1.0, 0.0))
             angle = _wrapped(2.0 * math.atan2(twist[1], twist[3]))
             clamped = sc.clip(angle, p[0], p[1])
+            hy = hy or holds(angle, p[0], p[1])
             if clamped != angle:
-                hy = True
                 q = sc.qmul(swing, sc.qaxis_angle((0.0, 1.0, 0.0), clamped))
         else:
             q, held = clamp_swing_twist(p, q)
@@ -342,10 +353,10 @@ def best_hinge_angle(axis, low, high, vectors, directions, weights):
         turning += weights[i] * sc.dot(sc.cross(axis, v), d)
     peak = math.atan2(turning, across)
     if low <= peak <= high:
-        return peak, False
+        return peak, holds(peak, low, high)
     to_low = abs(_wrapped(low - peak))
     to_high = abs(_wrapped(high - peak))
-    return (low if to_low <= to_high else high), True
+    return (low if to_low <= to_high else high), holds(peak, low, high)
 
 
 @register_jitable

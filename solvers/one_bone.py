@@ -10,6 +10,7 @@ import numpy as np
 from solvers import inputs
 from solvers import scalar as sc
 from solvers.chain import Chain, SolveResult
+from solvers.tolerances import AIMED
 
 
 def validate_one_bone(chain):
@@ -49,4 +50,4 @@ def solve_one_bone(chain: Chain, rotations, target, pole=None, pole_angle=0.0):
     solved = sc.qnormalize(sc.aim(start, (0.0, 1.0, 0.0), aim, pole_dir, up_local)[0])
     direction = sc.qrotate(solved, (0.0, 1.0, 0.0))
     error = math.atan2(sc.length(sc.cross(direction, aim)), sc.dot(direction, aim))
-    return SolveResult(np.array([solved]), 1, np.array([error]), error <= 1e-9)
+    return SolveResult(np.array([solved]), 1, np.array([error]), error <= AIMED)

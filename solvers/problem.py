@@ -1,36 +1,24 @@
-"""One IK problem, whatever method solves it, and ``solve``: the one entry point every method runs
-through.
+"""One IK problem, whatever method solves it: the bones that move, the goals and the bones'
+freedoms, and the ``Settings`` a method runs under.
 
 A ``Problem`` holds the bones that move (a ``Chain`` for one chain, root first; a ``Tree`` for
 chains that share bones), goals from one vocabulary (``solvers.goals``: position with optional
 pole, rotation with per-axis locks, distance, joint rotation; each weighted) and every bone's
 freedom (``Freedoms``: Blender's bone IK settings as ``BoneDofs``, with what the geometric
-methods derive from them). ``solve`` runs one method on it and returns a ``SolveResult`` whose
-``errors`` hold one residual per goal, in the goal's order, in ``units`` ("m" for positions and
-distances, "rad" for rotations; a one-bone chain aims, so its position residual is an angle).
-
-What each method honours is stated in ``solvers.methods``; a method here uses every goal and
-freedom it honours. Before an iterative method starts on a chain with a pole, the chain is turned
-to face the pole as far as the first bone's freedom allows (Blender's IK does this too); the
-analytic methods take the pole themselves and clamp their answer to the bones' locks and limits.
+methods derive from them). ``solvers.methods.solve`` runs one method on it and returns a
+``SolveResult`` whose ``errors`` hold one residual per goal, in the goal's order, in ``units``
+("m" for positions and distances, "rad" for rotations; a method that aims, as one bone does,
+measures its position residual as an angle).
 """
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import numpy as np
 
-from solvers.ccd import solve_ccd_chain
-from solvers.chain import Chain, SolveResult, chain_pose, face_pole
-from solvers.dls import dls_plan, solve_dls
-from solvers.fabrik import Effector, fabrik_plan, solve_fabrik, solve_fabrik_chain
-from solvers.goals import DistanceGoal, JointRotationGoal, PositionGoal, RotationGoal
-from solvers.limits import Hinge, SwingTwistLimit, clamp_rotation, limit_violation
-from solvers.one_bone import solve_one_bone
-from solvers.transforms import matrix3_to_quat, normalize, quat_angle, quat_conjugate, quat_mul, safe_acos
-from solvers.tree import Tree
-from solvers.two_bone import solve_two_bone
+from solvers.chain import Chain
+from solvers.goals import JointRotationGoal, PositionGoal, RotationGoal
+from solvers.limits import Hinge, SwingTwistLimit, limit_violation
 
-ANALYTIC = ("one_bone", "two_bone")
 REST = np.array([0.0, 0.0, 0.0, 1.0])
 
 
@@ -88,11 +76,12 @@ class Problem:
     def is_chain(self):
         return isinstance(self.bones, Chain)
 
-    def units(self, method):
-        """Each goal's residual unit: "rad" for rotations and for the position a one-bone chain aims at."""
-        if len(self.goals) == 1 and method != "one_bone" and type(self.goals[0]) is PositionGoal:
+    def units(self, aims):
+        """Each goal's residual unit: "rad" for rotations, and for the first goal's position when
+        the method ``aims`` (measures its reach as an angle)."""
+        if len(self.goals) == 1 and not aims and type(self.goals[0]) is PositionGoal:
             return ("m",)  # the usual drag, answered without a walk over the goals
-        return tuple("rad" if isinstance(g, (RotationGoal, JointRotationGoal)) or method == "one_bone" and k == 0
+        return tuple("rad" if isinstance(g, (RotationGoal, JointRotationGoal)) or aims and k == 0
                      else "m" for k, g in enumerate(self.goals))
 
 
@@ -103,196 +92,3 @@ class Settings(NamedTuple):
     iterations: int = 100
     tolerance: float = 1e-3
     damping: float = 0.1
-
-
-def _tip_goals(problem):
-    """The indices in ``problem.goals`` of a chain's reach goal (its first position or distance
-    goal) and of its rotation goal, each None when it has none."""
-    if len(problem.goals) == 1 and type(problem.goals[0]) is PositionGoal:
-        return 0, None  # the usual drag, answered without a walk over the goals
-    reach = turn = None
-    for k, goal in enumerate(problem.goals):
-        if reach is None and isinstance(goal, (PositionGoal, DistanceGoal)):
-            reach = k
-        elif turn is None and isinstance(goal, RotationGoal):
-            turn = k
-    return reach, turn
-
-
-def _aligned(problem, result, reach, turn):
-    """``result`` with its native errors (reach first, then the turn) laid out per goal; goals the
-    method does not take get their residual measured on the result's rotations."""
-    goals, native = problem.goals, result.errors
-    if reach == 0 and turn in (None, 1) and len(goals) == len(native) and type(goals[0]) is PositionGoal:
-        return result  # the usual chain: laid out already
-    errors = np.empty(len(goals))
-    for k, goal in enumerate(goals):
-        if k == reach:
-            errors[k] = _distance_residual(goal, native[0])
-        elif k == turn and len(native) > 1:
-            errors[k] = native[1]
-        else:
-            errors[k] = _measured(problem, goal, result.rotations, result.stretch)
-    result.errors = errors
-    return result
-
-
-def _measured(problem, goal, rotations, stretch):
-    """The residual of a goal the method did not take, on the pose it left: a chain's tip for a
-    reach or a turn, a bone's pose rotation for a joint rotation."""
-    if isinstance(goal, JointRotationGoal):
-        return quat_angle(rotations[goal.bone], np.array(goal.rotation))
-    frames, points = chain_pose(problem.bones, rotations, stretch)
-    if isinstance(goal, RotationGoal):
-        return quat_angle(matrix3_to_quat(frames[-1]), np.array(goal.rotation))
-    return _distance_residual(goal, float(np.linalg.norm(points[-1] - np.array(goal.target))))
-
-
-def _distance_residual(goal, distance):
-    """How far a tip ``distance`` from a goal's target is from meeting it."""
-    if not isinstance(goal, DistanceGoal):
-        return distance
-    gap = distance - goal.distance
-    return {"inside": max(gap, 0.0), "outside": max(-gap, 0.0), "on": abs(gap)}[goal.mode]
-
-
-def _within_limits(problem, start):
-    """The start pose with each bone held by its locks and limits, as Blender's IK segments take
-    it (a bone with Y locked starts untwisted), so a bone the solve leaves alone ends allowed too."""
-    if problem.freedoms.limits is None:
-        return start
-    start = np.array(start, dtype=float)
-    for i, (limit, rest_allowed) in enumerate(zip(problem.freedoms.limits, problem.freedoms.rest_allowed)):
-        # The clamp runs on Python floats: a bone starting at an allowed rest pose skips it.
-        if limit is not None and not (rest_allowed and start[i, 3] == 1.0):
-            start[i] = clamp_rotation((limit,), start[i])[0]
-    return start
-
-
-def _pole_faced(problem, start, reach):
-    goal = problem.goals[reach]
-    if not isinstance(goal, PositionGoal) or goal.pole is None:
-        return start
-    first = problem.freedoms.limits[0] if problem.freedoms.limits else None
-    return face_pole(problem.bones, start, np.array(goal.target), np.array(goal.pole), goal.pole_angle,
-                     (first,) if first is not None else ())
-
-
-def _clamped(problem, result, reach, method, tolerance):
-    """An analytic answer clamped to the bones' locks and limits, root first, each bone first
-    turned back to the world rotation it had before its parent's clamp (so a lock on Y, which
-    drops only a bone's twist, leaves every point of the chain where the answer put it), its
-    reach measured again (an angle for one bone, which aims; the tip's distance otherwise)."""
-    rotations = result.rotations.copy()
-    at_limit = np.zeros((len(rotations), 3), dtype=bool)
-    for i, limit in enumerate(problem.freedoms.limits):
-        if limit is not None:
-            unclamped = rotations[i].copy()
-            rotations[i], at_limit[i] = clamp_rotation((limit,), unclamped)
-            if i + 1 < len(rotations):
-                rotations[i + 1] = _kept_world(problem.bones, i + 1, unclamped, rotations[i], rotations[i + 1])
-    frames, points = chain_pose(problem.bones, rotations, result.stretch)
-    target = np.array(problem.goals[reach].target)
-    if method == "one_bone":
-        error = float(safe_acos(frames[0][:, 1] @ normalize(target - points[0])))
-    else:
-        error = float(np.linalg.norm(points[-1] - target))
-    errors = result.errors.copy()
-    errors[0] = error
-    return SolveResult(rotations, result.iterations, errors, error <= tolerance, result.stretch, at_limit)
-
-
-def _kept_world(chain, child, old, new, rotation):
-    """The pose rotation of ``child`` that keeps its world rotation (now with pose rotation
-    ``rotation``) when its parent's pose rotation changes from ``old`` to ``new`` (4,)."""
-    rest = chain.rest_rotations[child]
-    change = quat_mul(quat_conjugate(new), old)
-    return quat_mul(quat_mul(quat_conjugate(rest), quat_mul(change, rest)), rotation)
-
-
-def _unmoved(problem, start):
-    """A chain with nothing for a geometric method to reach for (a rotation-only goal): the start,
-    every goal's residual measured on it."""
-    result = SolveResult(np.array(start, dtype=float), 0, np.zeros(len(problem.goals)), False)
-    result.errors = np.array([_measured(problem, g, result.rotations, None) for g in problem.goals])
-    return result
-
-
-def _solve_chain(method, problem, start, settings, fresh):
-    chain, freedoms = problem.bones, problem.freedoms
-    reach, turn = _tip_goals(problem)
-    if reach is None:
-        return _unmoved(problem, start)
-    goal = problem.goals[reach]
-    target = goal.target
-    rotation = None if turn is None else problem.goals[turn].rotation
-    pole, pole_angle = getattr(goal, "pole", None), getattr(goal, "pole_angle", 0.0)
-    if method == "one_bone":
-        result = solve_one_bone(chain, start, target, pole, pole_angle)
-    elif method == "two_bone":
-        result = solve_two_bone(chain, start, target, pole, pole_angle, stretch=freedoms.stretch,
-                                soft=getattr(goal, "soft_reach", 0.0), end_rotation=rotation,
-                                end_weight=1.0 if turn is None else problem.goals[turn].weight)
-    else:
-        start = _pole_faced(problem, _within_limits(problem, start), reach) if fresh else start
-        if method == "fabrik":
-            result = solve_fabrik_chain(chain, start, target, freedoms.limits, target_rotation=rotation,
-                                        max_iterations=settings.iterations, tolerance=settings.tolerance,
-                                        stretch=freedoms.stretch)
-        else:
-            result = solve_ccd_chain(chain, start, target, freedoms.limits, max_iterations=settings.iterations,
-                                     tolerance=settings.tolerance, stretch=freedoms.stretch,
-                                     target_rotation=rotation, stiffness=freedoms.stiffness)
-    if method in ANALYTIC and freedoms.limits is not None:
-        result = _clamped(problem, result, reach, method, settings.tolerance)
-    return _aligned(problem, result, reach, turn)
-
-
-def _solve_fabrik_tree(problem, start, settings):
-    """FABRIK on a tree: one effector per position goal, taking the rotation goal on its bone."""
-    turned = {g.bone: g for g in problem.goals if isinstance(g, RotationGoal)}
-    reaches = [(k, g) for k, g in enumerate(problem.goals) if isinstance(g, (PositionGoal, DistanceGoal))]
-    effectors = [Effector(g.bone, getattr(g, "chain_length", 0), g.weight, g.bone in turned) for _, g in reaches]
-    rotations = [turned[g.bone].rotation if g.bone in turned else (0.0, 0.0, 0.0, 1.0) for _, g in reaches]
-    if not effectors:  # rotation-only goals: nothing for FABRIK to reach for
-        return SolveResult(np.array(start, dtype=float), 0, np.full(len(problem.goals), np.inf), False)
-    plan = fabrik_plan(problem.bones, effectors, problem.freedoms.limits)
-    start = _within_limits(problem, start)
-    result = solve_fabrik(plan, start, np.array([g.target for _, g in reaches]), np.array(rotations),
-                          settings.iterations, settings.tolerance)
-    native = iter(result.errors[len(reaches):])  # rotation angles, in effector order
-    angle_of = {g.bone: next(native) for _, g in reaches if g.bone in turned}
-    errors = np.empty(len(problem.goals))
-    distance_of = dict(zip((k for k, _ in reaches), result.errors.tolist()))
-    for k, goal in enumerate(problem.goals):
-        if k in distance_of:
-            errors[k] = _distance_residual(goal, distance_of[k])
-        elif isinstance(goal, RotationGoal):
-            errors[k] = angle_of.get(goal.bone, np.inf)
-        else:
-            errors[k] = quat_angle(result.rotations[goal.bone], np.array(goal.rotation))
-    result.errors = errors
-    return result
-
-
-def _solve_jacobian(method, problem, start, settings, fresh):
-    if problem.is_chain and fresh:
-        start = _pole_faced(problem, start, _tip_goals(problem)[0])
-    tree = Tree.from_chain(problem.bones) if problem.is_chain else problem.bones
-    plan = dls_plan(tree, problem.goals, problem.freedoms.dofs)
-    return solve_dls(plan, start, settings.iterations, settings.tolerance, settings.damping, method)
-
-
-def solve(method, problem, start, settings, fresh=True):
-    """Run ``method`` ("one_bone", "two_bone", "fabrik", "ccd", "dls", "sdls") on ``problem`` from
-    pose ``start`` (n, 4); ``fresh``: the start is the pose as it was, not a method's answer or a
-    restart, so a chain turns to face its pole first. Returns a ``SolveResult`` with one residual
-    per goal and their ``units``."""
-    if method in ("dls", "sdls"):
-        result = _solve_jacobian(method, problem, start, settings, fresh)
-    elif problem.is_chain:
-        result = _solve_chain(method, problem, start, settings, fresh)
-    else:
-        result = _solve_fabrik_tree(problem, start, settings)
-    result.units = problem.units(method)
-    return result

@@ -14,6 +14,8 @@ import math
 
 from numba.extending import register_jitable
 
+from solvers.tolerances import GIMBAL
+
 EPS = 1e-12
 
 
@@ -252,8 +254,15 @@ def qfrom_euler_xyz(angles):
 def qto_euler_xyz(q):
     """Euler XYZ angles of quaternion ``q``, as ``transforms.euler_xyz_from_quat`` (Y in
     [-pi/2, pi/2]; at gimbal lock Z is 0)."""
+    return qto_euler_xyz_locked(q)[0]
+
+
+@register_jitable
+def qto_euler_xyz_locked(q):
+    """``qto_euler_xyz`` and whether they are at gimbal lock (``tolerances.GIMBAL``), where only
+    X - Z (at Y = pi/2) or X + Z (at -pi/2) sets the rotation, and Z is read as 0."""
     (m00, m01, m02), (m10, m11, m12), (m20, m21, m22) = qmatrix(q)
-    y = -math.asin(clip(m20, -1.0, 1.0))
-    if abs(m20) > 1.0 - 1e-12:
-        return (math.atan2(-m12, m11), y, 0.0)
-    return (math.atan2(m21, m22), y, math.atan2(m10, m00))
+    y = math.atan2(-m20, math.hypot(m21, m22))  # not asin: that loses half the digits near +-pi/2
+    if abs(m20) > 1.0 - GIMBAL:
+        return (math.atan2(-m12, m11), y, 0.0), True
+    return (math.atan2(m21, m22), y, math.atan2(m10, m00)), False

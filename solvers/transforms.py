@@ -9,6 +9,7 @@ import math
 import numpy as np
 
 from solvers import scalar
+from solvers.tolerances import GIMBAL
 
 EPS = 1e-12
 IDENTITY_QUAT = np.array([0.0, 0.0, 0.0, 1.0])
@@ -248,10 +249,10 @@ def euler_xyz_from_quat(q):
     """Euler angles (..., 3), XYZ order (see ``quat_from_euler_xyz``), of unit quaternions (..., 4);
     the Y angle lies in [-pi/2, pi/2]."""
     m = quat_to_matrix3(q)
-    y = -np.arcsin(np.clip(m[..., 2, 0], -1.0, 1.0))
+    y = np.arctan2(-m[..., 2, 0], np.hypot(m[..., 2, 1], m[..., 2, 2]))  # not arcsin: see qto_euler_xyz
     x = np.arctan2(m[..., 2, 1], m[..., 2, 2])
     z = np.arctan2(m[..., 1, 0], m[..., 0, 0])
-    gimbal = np.abs(m[..., 2, 0]) > 1.0 - 1e-12
+    gimbal = np.abs(m[..., 2, 0]) > 1.0 - GIMBAL
     x = np.where(gimbal, np.arctan2(-m[..., 1, 2], m[..., 1, 1]), x)
     z = np.where(gimbal, 0.0, z)
     return np.stack([x, y, z], axis=-1)
@@ -285,7 +286,7 @@ def euler_from_matrix3(m, order):
     middle = np.arcsin(np.clip(s * m[..., i, k], -1.0, 1.0))
     first = np.arctan2(-s * m[..., j, k], m[..., k, k])
     last = np.arctan2(-s * m[..., i, j], m[..., i, i])
-    gimbal = np.abs(m[..., i, k]) > 1.0 - 1e-12
+    gimbal = np.abs(m[..., i, k]) > 1.0 - GIMBAL
     first = np.where(gimbal, np.arctan2(s * m[..., k, j], m[..., j, j]), first)
     last = np.where(gimbal, 0.0, last)
     return np.stack([first, middle, last], axis=-1)

@@ -3,8 +3,8 @@
 
 ``Tree`` generalises ``Chain``: bone i hangs from bone ``parents[i]`` (-1: from the ``base``) with
 the same meaning of ``offsets``, ``rest_rotations`` and ``lengths``; parents come before their
-children (``parents[i] < i``). Stretch works as in ``Chain``: ``stretch[i]`` scales bone i along its
-own Y (its length and its children's offsets), and is not inherited.
+children (``parents[i] < i``). Stretch works as in ``Chain``: ``stretch[i]`` is bone i's whole
+uniform stretch (its length and its children's offsets); frames stay rigid.
 """
 from dataclasses import dataclass
 from functools import cached_property
@@ -79,17 +79,7 @@ def tree_pose(tree, local, stretch=None):
     """World rotations (n, 3, 3), heads (n, 3) and tails (n, 3) for pose rotation matrices
     ``local`` (n, 3, 3) (each bone's rotation relative to its rest orientation) and optional
     ``stretch`` (n,). Runs the one forward kinematics (``solvers.kinematics``)."""
-    n = len(tree)
-    scales = np.ones((n, 3))
-    if stretch is not None:
-        scales[:, 1] = stretch
-    frames = np.empty((n, 4, 4))
-    hierarchy = tree.hierarchy
-    kinematics.update_world(hierarchy.rest_local, hierarchy.parents, hierarchy.bones, hierarchy.locations,
-                            np.ascontiguousarray(matrix3_to_quat(local)), scales, frames)
-    world = frames[:, :3, :3].copy()
-    if stretch is not None:
-        world[:, :, 1] /= np.where(np.abs(scales[:, 1]) < kinematics.TINY_SCALE, 1.0, scales[:, 1])[:, None]
+    frames, world = kinematics.stretched_world(tree.hierarchy, matrix3_to_quat(local), stretch)
     heads = frames[:, :3, 3].copy()
     return world, heads, heads + frames[:, :3, 1] * tree.lengths[:, None]
 

@@ -16,8 +16,16 @@ and rolls a nearly straight limb sharply.
 With a pole the order is Blender's (its IK solver's pole step runs before it bends the chain):
 the chain in its rest shape turns so its tip points at the target and rolls about that line until the first bone's
 "up" vector ``X cos(pole_angle) + Z sin(pole_angle)`` faces the pole; then it bends within its
-plane. The rest shape stands for Blender's FK pose, so the result does not depend on the bend the
-chain starts with (``solvers.chain.face_pole`` does the same for the iterative solvers).
+plane. The rest shape stands for Blender's FK pose, so the result does not depend on how far the
+chain starts bent (``solvers.chain.face_pole`` does the same for the iterative solvers); it keeps
+the start's bend plane and the second bone's twist about its own axis, so a pose is its own
+solution with the pole ``pole_facing`` gives it.
+
+The second bone's new rotation is the shortest arc from its rest direction to its new one, then
+the start's twist about its own axis (a swing-twist split): composing the shortest arc from each
+frame's direction to the next would wind a twist into the bone wherever its direction loops (a
+drag through a folded limb, whose bend plane falls back to the rest one, and back left a forearm
+turned by 2.07 rad: tests/rig/test_continuous_paths.py).
 tests/rig/test_blender_pole_reference.py checks the poses against Blender's.
 
 The solve is written once, ``_solve_limb``: one limb in plain float code, compiled with numba
@@ -39,6 +47,7 @@ from numba import njit
 from solvers import inputs
 from solvers import scalar as sc
 from solvers.chain import Chain, SolveResult, chain_pose
+from solvers.tolerances import REACHED
 from solvers.transforms import normalize, quat_between, quat_to_matrix3
 
 Y = (0.0, 1.0, 0.0)
@@ -135,7 +144,7 @@ class _Mount(NamedTuple):
 
 
 class _Solved(NamedTuple):
-    """One limb's answer: pose rotations, Y scales, errors (``end_error`` 0 without an end
+    """One limb's answer: pose rotations, stretches, errors (``end_error`` 0 without an end
     rotation) and whether the tip converged."""
     r0: tuple
     r1: tuple
@@ -177,7 +186,7 @@ def _limb(rest1, mid, lower):
 
 @njit
 def _reach(distance, upper, lower, asked):
-    """How far from the root the tip goes, and the bones' Y scales: soft easing near full
+    """How far from the root the tip goes, and the bones' stretches: soft easing near full
     extension (an exponential that approaches the reach without the snap of a chain going
     straight), then stretch to cover what the easing and the reach left short."""
     reach = upper + lower
@@ -189,9 +198,11 @@ def _reach(distance, upper, lower, asked):
             if distance > start else distance
     if not asked.has_stretch:
         return solve_distance, 1.0, 1.0
-    # Each bone's Y scale grows at the rate that gives it its share of the extra length.
-    rate0 = sc.stretch_share(asked.stretch[0]) / max(upper, sc.EPS)
-    rate1 = sc.stretch_share(asked.stretch[1]) / max(lower, sc.EPS)
+    # Each bone's Y scale grows at the rate that gives it its share of the extra length. Shares
+    # are relative: amounts over 1 are taken as fractions of the largest, so cubing cannot overflow.
+    largest = max(asked.stretch[0], asked.stretch[1], 1.0)
+    rate0 = sc.stretch_share(asked.stretch[0] / largest) / max(upper, sc.EPS)
+    rate1 = sc.stretch_share(asked.stretch[1] / largest) / max(lower, sc.EPS)
     give = rate0 * upper + rate1 * lower
     if give <= sc.EPS:
         return solve_distance, 1.0, 1.0
@@ -204,8 +215,9 @@ def _reach(distance, upper, lower, asked):
 def _bend(limb, solve_distance, q1):
     """Bend the middle joint so the tip lies ``solve_distance`` from the root: in the second
     bone's rest frame the bone turns within the bend plane, about the normal of the current one
-    (of the rest one, kept perpendicular to a stretched middle joint, for a straight limb).
-    Returns the second bone's pose rotation and its new direction (its rest frame)."""
+    (of the rest one, kept perpendicular to a stretched middle joint, for a straight limb),
+    keeping its twist (module doc). Returns the second bone's pose rotation and its new direction
+    (its rest frame)."""
     mid_dir1, upper, lower = limb.mid_dir1, limb.upper, limb.lower
     d2 = sc.qrotate(q1, Y)
     if not (upper > sc.EPS and lower > sc.EPS):
@@ -219,7 +231,14 @@ def _bend(limb, solve_distance, q1):
                      -1.0, 1.0)
     sine = math.sqrt((1.0 - cosine) * (1.0 + cosine))
     new_d2 = sc.add(sc.scale(mid_dir1, cosine), sc.scale(sc.cross(hinge, mid_dir1), sine))
-    return sc.qmul(sc.qbetween(d2, new_d2), q1), new_d2
+    return sc.qmul(sc.qbetween(Y, new_d2), _twist(q1)), new_d2
+
+
+@njit
+def _twist(q):
+    """The part of rotation ``q`` about its own Y axis (swing-twist); none when it turns Y over."""
+    norm = math.hypot(q[1], q[3])
+    return (0.0, q[1] / norm, 0.0, q[3] / norm) if norm > 1e-12 else (0.0, 0.0, 0.0, 1.0)
 
 
 @njit
@@ -269,7 +288,7 @@ def _solve_limb(c, q0, q1, target, asked):
     distance = sc.length(to_target)
     solve_distance, scale0, scale1 = _reach(distance, limb.upper, limb.lower, asked)
     if asked.has_stretch:
-        stretched = _limb(rest1, (mid[0], mid[1] * scale0, mid[2]), lower * scale1)
+        stretched = _limb(rest1, sc.scale(mid, scale0), lower * scale1)  # uniform, as Blender's stretch
         limb = _Limb(rest1, stretched.mid, stretched.upper, stretched.lower, stretched.mid_dir1,
                      limb.straight_hinge1, stretched.rest_tip)
     r1, lower_dir = _bend(limb, solve_distance, q1)
@@ -282,7 +301,7 @@ def _solve_limb(c, q0, q1, target, asked):
         end = sc.qmul(r0, sc.qmul(rest1, r1))
         end_error = 2.0 * math.acos(min(abs(sc.qdot(end, goal)), 1.0))
     tip_error = abs(distance - sc.length(tip))  # the aim is exact: the tip lies on the target line
-    converged = tip_error <= 1e-6 * max(limb.upper + limb.lower, 1.0)
+    converged = tip_error <= REACHED * max(limb.upper + limb.lower, 1.0)
     return _Solved(sc.qnormalize(r0), sc.qnormalize(r1), scale0, scale1, tip_error, end_error, converged)
 
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from render.capture import load_png
-from tests.shared_data import CMU_EXCERPT
+from tests.shared_data import CMU_EXCERPT, NEEDS_SHARED
 
 
 def run_app(*args):
@@ -68,6 +68,7 @@ def test_bad_arguments_exit_non_zero_with_one_line(tmp_path, args, message):
     assert not (tmp_path / "x.png").exists()
 
 
+@NEEDS_SHARED
 def test_opens_a_bvh_file_showing_its_first_frame(tmp_path):
     out = tmp_path / "bvh.png"
     result = run_app("--headless", "--screenshot", str(out), "--size", "320x200", CMU_EXCERPT)

@@ -9,7 +9,7 @@ from rig.pose import heads_tails, world_matrices
 from rig.formats.rigfile import load_pose
 from tests.test_app_cli import run_app
 from tests.ui.animated import CLIP, write_animated_glb
-from tests.shared_data import CMU_EXCERPT
+from tests.shared_data import CMU_EXCERPT, NEEDS_SHARED
 
 BVH = CMU_EXCERPT
 
@@ -18,6 +18,7 @@ def joints(skeleton, pose):
     return np.vstack(heads_tails(skeleton, world_matrices(skeleton, pose)))
 
 
+@NEEDS_SHARED
 def test_a_bvh_frame_is_the_saved_pose(tmp_path):
     out = tmp_path / "pose.json"
     result = run_app("--headless", "--save-pose", str(out), "--frame", "3", BVH)
@@ -45,9 +46,10 @@ def test_a_gltf_clip_frame_is_the_screenshot_and_the_saved_pose(tmp_path):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--clip", "walk", BVH], "no animation clip 'walk'; the file has 'motion'"),
-    (["--frame", "4", BVH], "frame 4 is out of range: clip 'motion' has frames 0 to 3"),
-    (["--frame", "-1", BVH], "frame -1 is out of range"),
+    pytest.param(["--clip", "walk", BVH], "no animation clip 'walk'; the file has 'motion'", marks=NEEDS_SHARED),
+    pytest.param(["--frame", "4", BVH], "frame 4 is out of range: clip 'motion' has frames 0 to 3",
+                 marks=NEEDS_SHARED),
+    pytest.param(["--frame", "-1", BVH], "frame -1 is out of range", marks=NEEDS_SHARED),
     (["--frame", "0", "assets/humanoid.json"], "has no animation to take --clip / --frame from"),
     (["--frame", "x", BVH], "invalid int value"),
     (["--frame", "0", "--pose", "{tmp}/p.json", BVH], "--pose cannot be combined with --clip or --frame"),

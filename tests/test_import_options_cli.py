@@ -4,7 +4,7 @@ import pytest
 from rig.formats.rigfile import load_rig
 from tests.rig.test_bvh_options import z_up_text
 from tests.test_app_cli import run_app
-from tests.shared_data import CMU_EXCERPT
+from tests.shared_data import CMU_EXCERPT, NEEDS_SHARED
 
 BVH = CMU_EXCERPT
 
@@ -15,6 +15,7 @@ def standing_height(path):
     return heads[skeleton.index["Head"]] - heads[skeleton.index["LeftFoot"]]
 
 
+@NEEDS_SHARED
 def test_export_reads_a_z_up_bvh_standing_in_the_given_units(tmp_path):
     source, out = tmp_path / "zup.bvh", tmp_path / "rig.json"
     source.write_text(z_up_text(open(BVH).read()))

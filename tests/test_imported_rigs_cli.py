@@ -11,7 +11,7 @@ from render.capture import load_png
 from rig.formats.reader import open_rig
 from tests.golden import assert_matches_golden
 from tests.test_app_cli import run_app
-from tests.shared_data import CMU_EXCERPT
+from tests.shared_data import CMU_EXCERPT, NEEDS_SHARED
 
 JSON_RIG, GLB, CMU = "assets/humanoid.json", "assets/humanoid_skinned.glb", CMU_EXCERPT
 ARM_TARGETS = ([0.45, 1.15, 0.25], [0.5, 1.3, 0.1])
@@ -47,6 +47,7 @@ def test_solve_on_an_imported_humanoid_is_the_json_rigs_solve(tmp_path, humanoid
             np.testing.assert_allclose(bone["head"], expected["bones"][name]["head"], atol=1e-6, err_msg=name)
 
 
+@NEEDS_SHARED
 def test_solve_on_a_real_bvh_reaches_reachable_targets(tmp_path):
     skeleton = open_rig(CMU).rig.skeleton
     upper, lower = skeleton.index["LeftArm"], skeleton.index["LeftForeArm"]
@@ -63,7 +64,7 @@ def test_solve_on_a_real_bvh_reaches_reachable_targets(tmp_path):
 
 @pytest.mark.parametrize("name, args", [
     ("cli_glb", [GLB]),
-    ("cli_bvh_frame", [CMU, "--frame", "3"]),
+    pytest.param("cli_bvh_frame", [CMU, "--frame", "3"], marks=NEEDS_SHARED),
 ])
 def test_headless_screenshot_of_an_imported_rig_matches_its_golden(tmp_path, name, args):
     out = tmp_path / "shot.png"
@@ -72,6 +73,7 @@ def test_headless_screenshot_of_an_imported_rig_matches_its_golden(tmp_path, nam
     assert_matches_golden(load_png(out), name)
 
 
+@NEEDS_SHARED
 def test_headless_run_takes_the_bvh_import_options(tmp_path):
     """In metres the CMU figure (26 units across) is 26 m tall; Z-up it lies along -Z."""
     shot, scene = tmp_path / "shot.png", tmp_path / "scene.json"
@@ -84,6 +86,7 @@ def test_headless_run_takes_the_bvh_import_options(tmp_path):
     assert shot.exists()
 
 
+@NEEDS_SHARED
 def test_a_files_warnings_reach_the_status_bar_as_well_as_stderr(capsys):
     import app
     from tests.shared_data import CMU_EXCERPT

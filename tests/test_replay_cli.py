@@ -1,5 +1,6 @@
 """Replayed input through the command line: drags, undo / redo, and the scene dump that aims them."""
 import json
+import os
 import re
 import subprocess
 import sys
@@ -10,6 +11,7 @@ import pytest
 from rig.formats.jsonfields import FileFormatError
 from rig.pose import heads_tails, world_matrices
 from rig.formats.rigfile import load_pose, load_rig
+from ui.frame_dump import WIDGETS_ENV
 from ui.replay import events_from_dict
 from ui.state import DEFAULT_INSETS
 
@@ -150,3 +152,28 @@ def test_an_unknown_widget_label_exits_2_naming_the_file_event_and_label(tmp_pat
     assert result.stderr.strip() == f"posekit: error: {path}: events[1]: no widget labelled 'No such setting' is drawn " \
                                     "(none is under a closed header)"
     assert not (tmp_path / "pose.json").exists()
+
+
+def field_text(label, *keys):
+    """Events that Ctrl+click the field ``label`` (a slider takes text), select its text, press
+    each of ``keys`` with Ctrl, then Enter."""
+    return ([{"type": "click_item", "label": label, "mods": ["ctrl"]}, {"type": "key", "key": "A", "mods": ["ctrl"]}]
+            + [{"type": "key", "key": k, "mods": ["ctrl"]} for k in keys] + [{"type": "key", "key": "RETURN"},
+                                                                              {"type": "frame", "count": 2}])
+
+
+def test_copy_and_paste_in_a_field_of_a_headless_replay_use_the_apps_own_clipboard(tmp_path):
+    """pyglet's headless window has no clipboard: ImGui's Ctrl+C used to print "Exception ignored
+    ... NotImplementedError" and Ctrl+V pasted nothing."""
+    events = ([{"type": "click_item", "label": "Solver"}, {"type": "set_value", "label": "Iterations", "value": 37}]
+              + field_text("Iterations", "C") + [{"type": "set_value", "label": "Iterations", "value": 5}]
+              + field_text("Iterations", "V"))
+    path, widgets_file = tmp_path / "events.json", tmp_path / "widgets.json"
+    path.write_text(json.dumps({"events": events}))
+    result = subprocess.run([sys.executable, "app.py", "--headless", "--replay", str(path), "--save-pose",
+                             str(tmp_path / "pose.json")], capture_output=True, text=True, timeout=120,
+                            env={**os.environ, WIDGETS_ENV: str(widgets_file)})
+    assert result.returncode == 0, result.stderr
+    assert "Exception ignored" not in result.stderr and "Traceback" not in result.stderr, result.stderr
+    shown = {row["label"]: row["value"] for row in json.loads(widgets_file.read_text())["widgets"]}
+    assert shown["Iterations"] == 37  # pasted back over the 5

@@ -5,7 +5,9 @@ import numpy as np
 import pytest
 
 import app
+from rig.constraints import IKConstraint
 from rig.formats.rigfile import load_rig
+from solvers.transforms import quat_to_matrix3
 
 RIG = "assets/humanoid.json"
 
@@ -113,6 +115,7 @@ def test_each_goal_reports_its_residual_in_its_own_unit_and_the_method_that_ran(
     assert status == 0
     [far], [aim] = out["cases"][0]["residuals"], out["cases"][1]["residuals"]
     assert (far["bone"], far["method"], far["unit"]) == ("forearm.L", "two_bone", "m") and far["residual"] > 2.0
+    assert far["reached"] is False and aim["reached"] is True
     assert out["cases"][0]["error"] == far["residual"]
     assert (aim["bone"], aim["method"], aim["unit"]) == ("head", "one_bone", "rad") and aim["residual"] < 1e-9
     assert out["cases"][1]["error"] == 0.0  # no position goal: the metres figure does not take an angle
@@ -151,3 +154,80 @@ def test_a_goal_with_a_rotation_reports_both_residuals_each_in_its_unit(tmp_path
     assert [(g["goal"], g["unit"]) for g in report["goals"]] == [("position", "m"), ("rotation", "rad")]
     assert report["goals"][0]["residual"] == report["residual"] and report["unit"] == "m"
     assert all(np.isfinite(g["residual"]) and g["residual"] >= 0.0 for g in report["goals"])
+
+
+@pytest.mark.parametrize("mode, radius", [("inside", 0.2), ("outside", 0.5), ("on_surface", 0.3)])
+def test_a_distance_goal_keeps_the_tip_inside_outside_or_on_its_sphere(tmp_path, mode, radius):
+    """iTaSC's distance goal, as a rig constraint has it: ``ik_type`` "distance" with ``distance``
+    and ``limit_mode``; the tip ends within, beyond or on that distance of the target."""
+    target = np.array([0.45, 1.15, 0.25])
+    goal = arm_goal(ik_type="distance", distance=radius, limit_mode=mode)
+    status, out = run(tmp_path, {"solver": "dls", "cases": [{"goals": [goal]}]})
+    assert status == 0
+    away = np.linalg.norm(np.array(out["cases"][0]["bones"]["forearm.L"]["tail"]) - target)
+    held = {"inside": away <= radius + 1e-4, "outside": away >= radius - 1e-4, "on_surface": abs(away - radius) < 1e-4}
+    assert held[mode], (mode, away)  # a position goal dropping the distance would end on the target
+
+
+def test_soft_reach_in_a_goals_file_eases_the_reach_in(tmp_path):
+    """Without soft reach the arm lies straight at a target just inside its reach; with it the
+    tip stays visibly short of straight (``tests/rig/test_soft_reach.py``)."""
+    rig = load_rig(RIG)
+    bones = rig.ik_chain(IKConstraint("forearm.L", chain_count=2))
+    root = rig.skeleton.rest_heads[bones[0]]
+    reach = rig.skeleton.lengths[bones].sum()
+    target = (root + np.array([0.6, -0.8, 0.0]) * (reach - 0.005)).tolist()
+    distances = []
+    for soft in (0.0, 0.05):
+        status, out = run(tmp_path, {"solver": "two_bone", "cases": [{"goals": [arm_goal(target=target,
+                                                                                          soft_reach=soft)]}]})
+        assert status == 0 and out["cases"][0]["residuals"][0]["not_honoured"] == []
+        distances.append(np.linalg.norm(np.array(out["cases"][0]["bones"]["forearm.L"]["tail"]) - root))
+    assert distances[0] == pytest.approx(reach - 0.005, abs=1e-9) and distances[1] < distances[0] - 1e-3
+
+
+@pytest.mark.parametrize("key, near", [("chain_lenght", "chain_length"), ("ik_typ", "ik_type"),
+                                       ("distanse", "distance"), ("soft_rech", "soft_reach")])
+def test_a_misspelt_goal_key_is_refused_naming_it_and_the_known_key(tmp_path, capsys, key, near):
+    goal = {"bone": "forearm.L", key: 2, "target": [0.45, 1.15, 0.25]}
+    status, _ = run(tmp_path, {"cases": [{"goals": [goal]}]})
+    err = capsys.readouterr().err.strip()
+    assert status == 2 and "\n" not in err and "Traceback" not in err
+    assert "goals.json" in err and f"'cases[0].goals[0].{key}'" in err and f"did you mean '{near}'" in err
+    assert not (tmp_path / "out.json").exists()
+
+
+def standard_fk(rig, bones):
+    """Heads and tails of solve's output by a textbook inherited-scale forward kinematics (as
+    glTF or Blender's default Inherit Scale): world = parent world @ rest_local @ R(rotation) @
+    S(scale), tail = world @ (0, length, 0)."""
+    skeleton = rig.skeleton
+    world = np.empty((len(skeleton), 4, 4))
+    for i, name in enumerate(skeleton.names):
+        local = np.eye(4)
+        local[:3, :3] = quat_to_matrix3(np.array(bones[name]["rotation"])) * bones[name]["scale"]
+        parent = skeleton.parents[i]
+        world[i] = (world[parent] if parent >= 0 else np.eye(4)) @ skeleton.rest_local[i] @ local
+    tails = world[:, :3, 3] + world[:, :3, 1] * skeleton.lengths[:, None]
+    return world[:, :3, 3], tails
+
+
+def test_a_standard_inherited_scale_fk_of_a_stretched_solve_reproduces_its_heads_and_tails(tmp_path):
+    """The output's ``scale`` is Blender's (inherited by children): a far target stretches the arm,
+    the hand below inherits the forearm's scale, and any standard FK lands every bone where the
+    output lists it."""
+    data = json.loads(open(RIG).read())
+    for bone in data["bones"]:
+        if bone["name"] in ("upper_arm.L", "forearm.L"):
+            bone["ik"] = {"stretch": 1.0}
+    rig_path = tmp_path / "stretchy.json"
+    rig_path.write_text(json.dumps(data))
+    status, out = run(tmp_path, {"cases": [{"goals": [arm_goal(target=[1.4, 1.2, 0.4])]}]}, rig=str(rig_path))
+    assert status == 0
+    bones = out["cases"][0]["bones"]
+    assert bones["upper_arm.L"]["scale"][0] > 1.1 and out["cases"][0]["error"] < 1e-6  # it did stretch to reach
+    rig = load_rig(rig_path)
+    heads, tails = standard_fk(rig, bones)
+    names = rig.skeleton.names
+    np.testing.assert_allclose(heads, [bones[n]["head"] for n in names], atol=1e-9)
+    np.testing.assert_allclose(tails, [bones[n]["tail"] for n in names], atol=1e-9)

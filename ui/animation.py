@@ -32,7 +32,15 @@ class Animation:
         return len(self.clips[self.clip if clip is None else clip])
 
     def seconds(self, clip, frame):
-        return frame * self.frame_times.get(clip, 0.0)
+        """When frame ``frame`` of ``clip`` starts, from frame 0."""
+        return frame * self.frame_times[clip]
+
+    def summary(self, clip, frame):
+        """The clip's length and where frame ``frame`` is in it, as the timeline shows them: how
+        long it plays (its frames times the seconds a frame, as a BVH header or Blender's frame
+        range counts it), not the time of frame 0, which read as "0.000 s"."""
+        count = self.frame_count(clip)
+        return f"{count} frames, {self.seconds(clip, count):.3f} s; frame {frame} at {self.seconds(clip, frame):.3f} s"
 
     def pose(self, clip, frame):
         """A copy of frame ``frame`` of ``clip``; ValueError naming the choices when either is wrong."""

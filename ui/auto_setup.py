@@ -6,7 +6,8 @@ rig is replaced), so the panel can show it every frame for free.
 """
 from dataclasses import dataclass
 
-from rig.autorig import LIMBS, SIDES, AutoRigReport, auto_rig, limb_ending_at, recognise
+from rig.autorig import auto_rig, limb_ending_at
+from rig.limb_roles import LIMBS, SIDES, AutoRigReport, recognise, summary
 from rig.pose import world_matrices
 
 LIMB_ROLES = tuple(f"{kind}.{side}" for kind, *_ in LIMBS for side in SIDES)
@@ -73,5 +74,5 @@ def apply_auto_setup(state):
     state.world = world_matrices(rig.skeleton, pose)  # one matrix per new bone until the frame solves
     state.auto_setup = AutoSetup(rig.skeleton, report, applied=True)
     state.mark_dirty()
-    state.message = "; ".join([f"IK set up for {', '.join(report.handles)}"] + report.warnings)
+    state.message = "; ".join([f"IK set up for {', '.join(report.handles)}: {summary(report)}"] + report.warnings)
     return True

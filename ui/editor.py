@@ -12,7 +12,6 @@ rig (also File > Open Recent, or a file dropped on the window; File > BVH import
 files read), Ctrl+E export the posed rig (.glb with its mesh, .bvh, or the rig alone as .json),
 Ctrl+Q quit. New, opening a rig and quitting ask first when there are unsaved changes.
 """
-import math
 import os
 from dataclasses import dataclass, replace
 
@@ -20,7 +19,6 @@ import numpy as np
 from imgui_bundle import imgui
 from pyglet.window import key
 
-from rig.evaluate import evaluation
 from rig.formats.export import POSED, export_rig
 from rig.formats.document import ImportOptions, RigDocument
 from rig.formats.jsonfields import FileFormatError
@@ -216,7 +214,7 @@ class Editor:
         if options.bvh_scale is not None:
             imgui.set_next_item_width(110.0)
             changed, value = widgets.input_float("metres per unit", options.bvh_scale, 0.0, 0.0, "%.6g")
-            if changed and math.isfinite(value) and value > 0.0:
+            if changed and value > 0.0:
                 options = replace(options, bvh_scale=value)
         self.import_options = options
         is_bvh = self.state.rig_path.lower().endswith(".bvh")
@@ -336,14 +334,13 @@ class Editor:
 
     def write_export(self, path):
         """Export the rig as the extension of ``path`` says, in the current pose as shown where the
-        format holds one (constraints baked in: Copy Rotation and partial-influence IK are not in
-        the pose channels, and other programs do not run our constraints), with the skinned mesh
-        in a .glb; failures become the status message."""
+        format holds one (``export_rig`` bakes the constraints in, as the command line's export
+        does), with the skinned mesh in a .glb; failures become the status message."""
         state = self.state
         document = RigDocument(state.rig, state.rig_path, mesh=state.mesh, pose=state.pose)
         posed = os.path.splitext(path)[1].lower() in POSED
         try:
-            warnings = export_rig(document, path, evaluation(state.rig, state.pose).shown if posed else None)
+            warnings = export_rig(document, path, state.pose if posed else None)
         except (OSError, ValueError) as error:  # FileFormatError included
             state.report_error(f"Cannot export {path}: {error}")
             return False

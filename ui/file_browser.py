@@ -83,6 +83,8 @@ class FileBrowser:
         self.show_hidden = False
         self.folder = self.folder_field = os.path.abspath(folder)
         self.name = os.path.basename(default_path)
+        if not saving and not os.path.isfile(os.path.join(self.folder, self.name)):
+            self.name = ""  # to open, only a file the folder shown holds: it may start in another
         self.selected = -1  # a row of the listing, or none
         self.scroll_to_selected = False
         self.overwrite = None  # the existing file Save would replace, while asking about it

@@ -18,7 +18,7 @@ from pyglet.window import key, mouse
 from ui import gizmo, navigation, selection, viewport
 
 CTRL, SHIFT, ALT = key.MOD_CTRL, key.MOD_SHIFT, key.MOD_ALT
-MODIFIER_MASK = CTRL | SHIFT | ALT  # Num Lock and Caps Lock change no binding
+MODIFIER_MASK = CTRL | SHIFT | ALT  # Num Lock and Caps Lock change no binding (nor the numpad's symbols)
 
 
 @dataclass(frozen=True)
@@ -44,6 +44,13 @@ TYPED_CHARACTERS = {**{getattr(key, f"_{d}"): str(d) for d in range(10)}, key.PE
 """Keys typing a value into a running G or R (the number row: numpad digits keep their views)."""
 TYPED_KEYS = tuple((symbol, 0) for symbol in TYPED_CHARACTERS)
 LOCK_AXES = {key.X: 0, key.Y: 1, key.Z: 2}
+
+NUMPAD_WITHOUT_NUM_LOCK = {key.NUM_INSERT: key.NUM_0, key.NUM_END: key.NUM_1, key.NUM_DOWN: key.NUM_2,
+                           key.NUM_NEXT: key.NUM_3, key.NUM_LEFT: key.NUM_4, key.NUM_BEGIN: key.NUM_5,
+                           key.NUM_RIGHT: key.NUM_6, key.NUM_HOME: key.NUM_7, key.NUM_UP: key.NUM_8,
+                           key.NUM_PRIOR: key.NUM_9, key.NUM_DELETE: key.NUM_DECIMAL}
+"""The numpad keys as pyglet names them with Num Lock off (Numpad 1 is NUM_END), to the digits
+they bind as: Blender's numpad views work whatever Num Lock says."""
 
 VIEWPORT_KEYS = (
     KeyBinding("Navigation", "Front view", ((key.NUM_1, 0),), "set_view", ("front",), "always"),
@@ -199,6 +206,7 @@ class ViewportInput:
         """Run the viewport command bound to ``symbol`` with ``modifiers``; returns whether there
         was one (keys bound here never reach the editor's shortcuts, Alt+R is not bound here)."""
         mods = modifiers & MODIFIER_MASK | (CTRL if self._ctrl() else 0)
+        symbol = NUMPAD_WITHOUT_NUM_LOCK.get(symbol, symbol)
         binding = VIEWPORT_SHORTCUTS.get((symbol, mods))
         if binding is None:
             return False

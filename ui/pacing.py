@@ -5,6 +5,8 @@ The window's events mark it awake for ``SETTLE_S`` seconds, long enough for ImGu
 click states to settle; ``tick`` runs at the display rate and draws only then."""
 import time
 
+from ui.status import message_expiry
+
 FRAME_S = 1.0 / 60.0
 SETTLE_S = 0.5
 INPUT_EVENTS = ("on_mouse_motion", "on_mouse_press", "on_mouse_release", "on_mouse_drag", "on_mouse_scroll",
@@ -27,13 +29,18 @@ class FramePacer:
 
     def busy(self):
         """Whether the app changes with no input: a drag in progress, a solve asked for, an
-        autosave waiting for its delay or being written, a message the user has not answered, or input ImGui has
+        autosave waiting for its delay or being written, a message the user has not answered, a
+        status message whose time is up, the solvers' warm-up finished and not yet in the status
+        bar, or input ImGui has
         yet to take (it takes one key press and its character a frame, so text typed or pasted
         faster than the frames come waits in its queue: stopping then would leave it half typed)."""
         editor, state = self.app.editor, self.app.state
         autosaver = editor.autosaver
+        expiry = message_expiry(state)
         return (state.drag is not None or state.solve_pending or editor.recovery is not None or editor.unsaved is not None
                 or editor.quit_requested or (autosaver is not None and autosaver.pending)
+                or (expiry is not None and self.clock() >= expiry)
+                or (self.app.warmup is not None and self.app.warmup.news)
                 or len(self.app.imgui_context.input_events_queue) > 0)
 
     def tick(self, dt):

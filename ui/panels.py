@@ -64,9 +64,11 @@ def solver_panel(state):
                                                     flags=CLAMP)
     dirty |= changed
     changed, tolerance = widgets.input_float("Tolerance", settings.tolerance, 0.0, 0.0, "%.1e")
-    if changed and math.isfinite(tolerance) and tolerance >= 0.0:
-        settings.tolerance = tolerance
+    if changed:
+        settings.tolerance = _clamped_with_note(state, "tolerance", "Tolerance", tolerance, "m")
         dirty = True
+    help_marker(f"A chain whose residual is under this many metres stops iterating ({RANGES['tolerance'][0]:g} to "
+                f"{RANGES['tolerance'][1]:g}).")
     changed, settings.mode = _combo("Start from", settings.mode, SOLVE_MODES)
     dirty |= changed
     help_marker("continuous: each solve starts from the current pose.\noriginal_pose: from the rest pose.")
@@ -74,12 +76,25 @@ def solver_panel(state):
     dirty |= changed
     help_marker("Every chain's last bone also takes its target's rotation, as if each constraint had Rotation on.")
     changed, damping = widgets.slider_float("Damping", settings.damping, 0.0, 1.0, "%.3f", CLAMP)
-    if changed and math.isfinite(damping):
+    if changed:
         settings.damping = clamp_setting("damping", damping)
         dirty = True
     help_marker("DLS and SDLS only: how much each step is damped near unreachable targets and\n"
                 "straight chains (more: steadier, slower to converge). Ctrl+click to type up to 100.")
     return dirty
+
+
+def _clamped_with_note(state, name, label, value, unit):
+    """``value`` clamped to setting ``name``'s range; the status bar says so when that changed it
+    (a field, unlike a slider, shows no range)."""
+    clamped = clamp_setting(name, value)
+    low, high = RANGES[name]
+    note = f"is outside {low:g} to {high:g} {unit}"
+    if clamped != value:
+        state.message = f"{label} {value:g} {unit} {note}: set to {clamped:g} {unit}"
+    elif state.message.startswith(f"{label} ") and note in state.message:
+        state.message = ""  # typing on ("1" on the way to "1e-4") made it right: the note no longer holds
+    return clamped
 
 
 def _handle_choices(state, constraint):
@@ -124,7 +139,7 @@ def ik_constraint_panel(state):
     help_marker("The handle the chain bends toward (a knee or elbow points at it).")
     changed, degrees = widgets.slider_float("Pole angle", math.degrees(constraint.pole_angle),
                                           *map(math.degrees, RANGES["pole_angle"]), "%.1f deg", CLAMP)
-    if changed and math.isfinite(degrees):
+    if changed:
         constraint.pole_angle = math.radians(degrees)
         dirty = True
     help_marker("Rotates the chain about the root-to-target axis; at 0 the first bone's X axis faces the pole.")
@@ -155,7 +170,7 @@ def ik_constraint_panel(state):
     help_marker("Influence blends the chain's FK pose (0) with the IK result (1).")
     changed, soft = widgets.slider_float("Soft reach", constraint.soft_reach, 0.0, 0.5, "%.3f m", CLAMP)
     not_honoured_marker(dropped, "soft reach")
-    if changed and math.isfinite(soft):
+    if changed:
         constraint.soft_reach = clamp_setting("soft_reach", soft)
         dirty = True
     help_marker("Game engines' soft IK (two-bone chains): the reach eases in over this distance before\n"
@@ -192,7 +207,7 @@ def _itasc_fields(constraint, dropped):
     dirty |= changed
     if constraint.ik_type == "distance":
         changed, distance = widgets.slider_float("Distance", constraint.distance, 0.0, 5.0, "%.3f m", CLAMP)
-        if changed and math.isfinite(distance):
+        if changed:
             constraint.distance = clamp_setting("distance", distance)
             dirty = True
         changed, constraint.limit_mode = _combo("Limit mode", constraint.limit_mode, LIMIT_MODES)
@@ -231,7 +246,7 @@ def _clamped_drag(bound, speed, fmt):
     """A per-axis drag field held within +-``bound`` (the loaders' range for the channel)."""
     def drag(axis, value):
         changed, value = widgets.drag_float(axis, value, speed, -bound, bound, fmt, CLAMP)
-        return changed and math.isfinite(value), min(max(value, -bound), bound)
+        return changed, min(max(value, -bound), bound)
     return drag
 
 
@@ -261,7 +276,7 @@ def transform_panel(state):
 def _degrees_slider(axis, radians):
     changed, degrees = widgets.slider_float(axis, math.degrees(radians), *map(math.degrees, RANGES["limit"]), "%.0f",
                                           CLAMP)
-    return changed and math.isfinite(degrees), clamp_setting("limit", math.radians(degrees))
+    return changed, clamp_setting("limit", math.radians(degrees))
 
 
 def bone_ik_panel(state):
@@ -468,7 +483,7 @@ def animation_panel(state):
     moved, frame = widgets.slider_int("Frame", frame, 0, last)
     help_marker("Ctrl+click the slider to type a frame number. The chosen frame's pose replaces the\n"
           "current one; pose on top of it, Ctrl+Z takes it back.")
-    imgui.text_disabled(f"{last + 1} frames, {animation.seconds(clip, frame):.3f} s")
+    imgui.text_disabled(animation.summary(clip, frame))
     imgui.same_line()
     again = widgets.small_button("Re-apply")
     if changed or moved or again:

@@ -21,6 +21,7 @@ def _read_recent(path):
     root = Reader(path, load_json(path))
     check_header(root, RECENT_FORMAT, RECENT_VERSION)
     rigs = root.get("rigs", [])
+    root.check_fields()
     return [p for p in rigs if isinstance(p, str) and is_text(p)][:MAX_RECENT] if isinstance(rigs, list) else []
 
 

@@ -246,7 +246,10 @@ def _read_event(reader):
 
 
 def events_from_dict(data, path="<events>"):
-    return [_read_event(r) for r in Reader(path, data).items("events")]
+    root = Reader(path, data)
+    events = [_read_event(r) for r in root.items("events")]
+    root.check_fields()  # a key an event's type does not take ("button" on a move) is refused too
+    return events
 
 
 def load_events(path):

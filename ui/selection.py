@@ -21,6 +21,14 @@ def rig_extent(skeleton):
     return float(np.linalg.norm(rest.max(axis=0) - rest.min(axis=0))) if len(rest) else 1.0
 
 
+def handle_sizes(rig, names):
+    """Half-size (metres) of the shape each of ``names`` is drawn as when it is an IK handle (a
+    cube, for targets) or a pole (a diamond), as ``render.rig_renderer`` sizes them."""
+    targets, _ = rig.handle_bones()
+    style, extent = DEFAULT_STYLE, rig_extent(rig.skeleton)
+    return np.array([(style.handle_size if n in targets else style.pole_size) * extent for n in names])
+
+
 def pickable(state):
     """(names, PickItems) of what is shown: handles and poles as points, bones as segments;
     hidden bones are left out. Shapes are sized as the renderer draws them (render.style)."""
@@ -35,8 +43,7 @@ def pickable(state):
     tails = heads + state.world[index, :3, 1] * skeleton.lengths[index, None]
     ends = np.where(is_handle[:, None], heads, tails)
     radius = np.where(is_handle, HANDLE_RADIUS_PX, BONE_RADIUS_PX)
-    extent = rig_extent(skeleton)
-    handle_size = np.array([(style.handle_size if n in targets else style.pole_size) * extent for n in names])
+    handle_size = handle_sizes(state.rig, names)
     length = np.linalg.norm(tails - heads, axis=1)
     # A bone: its octahedron's waist near the head, its joint sphere at the tail.
     start = np.where(is_handle, handle_size, style.bone_waist * length)
@@ -45,10 +52,15 @@ def pickable(state):
                             np.where(is_handle, handle_size, length))
 
 
+def handle_width(skeleton):
+    """How wide (metres) an IK handle's cube is drawn on ``skeleton``'s rig."""
+    return 2.0 * DEFAULT_STYLE.handle_size * rig_extent(skeleton)
+
+
 def pick_bone(state, x, y, width, height):
     """Name of the bone, handle or pole under the pointer, or None."""
     names, items = pickable(state)
-    slack = 2.0 * DEFAULT_STYLE.handle_size * rig_extent(state.rig.skeleton)
+    slack = handle_width(state.rig.skeleton)
     best = pick(state.camera, items, x, y, width, height, slack)
     return None if best is None else names[best]
 

@@ -314,6 +314,9 @@ def read_recovery(path):
     _read_pose_file(root)
     SavedView.read(root)
     AnimationChoice.read(root)
+    root.get("world", None)  # these two are read as the session is restored
+    root.get("history", None)
+    root.check_fields(within=False)  # the objects within: as the session is restored
     return data
 
 
@@ -387,11 +390,12 @@ def _state(root, rig, pose, mesh):
 
 def _read_step(step, rigs, settings, session_rig):
     """One undo or redo step (a ``ui.history.Snapshot``) on the session's rig or one of ``rigs``,
-    with one of ``settings`` (the JSON objects; read for the step's rig, whose bones they name)."""
+    with one of ``settings`` (the JSON objects, each read for the rig of a step that names it,
+    whose bones they name)."""
     rig = session_rig if step.get("rig", None) is None else rigs[step.integer("rig", low=0, high=len(rigs) - 1)]
     skeleton, names = rig.skeleton, set(rig.skeleton.names)
-    chosen = settings[step.integer("settings", low=0, high=len(settings) - 1)]
-    rig_settings = settings_from_dict(chosen.obj, names, chosen.path, chosen.prefix)
+    chosen = step.integer("settings", low=0, high=len(settings) - 1)
+    rig_settings = settings_from_dict(settings[chosen], names, step.path, f"history.settings[{chosen}].")
     pose, skipped = pose_from_dict(step.required("pose"), skeleton, step.path, step.name("pose."))
     if skipped:
         step.fail("pose", "a pose of the step's rig", skipped[0])
@@ -401,6 +405,14 @@ def _read_step(step, rigs, settings, session_rig):
     world = _read_world(step, skeleton, pose)
     return Snapshot(rig, pose, world_matrices(skeleton, pose) if world is None else world, rig_settings.ik,
                     rig_settings.copy_rotation, rig_settings.bone_ik, rig_settings.solver, frozenset(hidden))
+
+
+def _objects(reader, key):
+    """The list of JSON objects at ``key`` (default empty), each read on its own as a document."""
+    value = reader.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(item, dict) for item in value):
+        reader.fail(key, "a list of objects", value)
+    return value
 
 
 @dataclass
@@ -415,22 +427,27 @@ class SavedHistory:
     def read(cls, root, session_rig):
         """The session's steps; none from an autosave without them, none and a note from damaged ones."""
         try:
-            history = _optional(root, "history")
-            if history is None:
+            if root.get("history", None) is None:
                 return cls([], [])
-            rigs = [rig_from_dict(rig.obj, root.path) for rig in history.items("rigs", [])]
-            settings = history.items("settings", [])
-            return cls(*([_read_step(step, rigs, settings, session_rig) for step in history.items(stack, [])]
-                         for stack in ("undo", "redo")))
+            # Read apart from the root, whose check must not meet a history dropped half read.
+            history = Reader(root.path, root.obj["history"], "history.")
+            rigs = [rig_from_dict(rig, root.path) for rig in _objects(history, "rigs")]
+            settings = _objects(history, "settings")
+            saved = cls(*([_read_step(step, rigs, settings, session_rig) for step in history.items(stack, [])]
+                          for stack in ("undo", "redo")))
+            history.check_fields()
+            return saved
         except FileFormatError as error:
             return cls([], [], f"the undo history did not read and was dropped ({error})")
 
 
 def restore_session(data, path="<recovery>"):
-    """A RestoredSession from a recovery dict; FileFormatError if it does not read."""
+    """A RestoredSession from a recovery dict; FileFormatError if it does not read (a key no
+    version of the format has included)."""
     root = Reader(path, data)
-    rig = rig_from_dict(data["rig"], path)
-    pose, _ = pose_from_dict(data["pose"], rig.skeleton, path)
+    check_header(root, RECOVERY_FORMAT, RECOVERY_VERSION)
+    rig = rig_from_dict(root.required("rig"), path)
+    pose, _ = pose_from_dict(root.required("pose"), rig.skeleton, path)
     source = _read_source(root)
     reopened = _reopen(source, root.number("saved"), rig)
     document = reopened.document
@@ -444,7 +461,9 @@ def restore_session(data, path="<recovery>"):
     if view is not None:
         view.apply(state.view, set(rig.skeleton.names))
     history = SavedHistory.read(root, rig)
+    pose_file = _read_pose_file(root)
+    root.check_fields()
     _encode_steps(history.undo + history.redo)
     state.history.reset(state, history.undo, history.redo)  # the state as restored is the current step
     notes = (f"{reopened.why}: restored without the file's mesh and animation" if reopened.why else "", history.note)
-    return RestoredSession(state, _read_pose_file(root), "; ".join(note for note in notes if note))
+    return RestoredSession(state, pose_file, "; ".join(note for note in notes if note))

@@ -109,7 +109,9 @@ class AppState:
     reports: list = field(default_factory=list)
     drag: DragState | None = None
     stats: Stats = field(default_factory=Stats)
-    message: str = ""  # the last thing done or gone wrong, for the status bar
+    _message: str = ""  # ``message``
+    message_shown_at: float | None = None  # when the status bar first showed the message (``ui.status``)
+    message_lasts: bool = False  # the message tells of work still running: it stays until replaced
     error: str = ""  # an error the user has not dismissed yet (its toast is shown)
     deterministic: bool = False
     auto_ik: bool = False
@@ -206,6 +208,22 @@ class AppState:
         self.view_insets, self.window_size, self.floating = insets, (width, height), tuple(floating)
         if resized:
             self.camera.centre_in(self.free_rect(width, height))
+
+    @property
+    def message(self):
+        """The last thing done or gone wrong, for the status bar (``ui.status``: an error stays
+        until its toast is dismissed, anything else clears a few seconds after it first shows)."""
+        return self._message
+
+    @message.setter
+    def message(self, text):
+        self._message, self.message_shown_at = text, None  # a new message, or the same again, shows afresh
+        self.message_lasts = False
+
+    def report_progress(self, text):
+        """A message about work still running (a compile): it stays until the next message replaces it."""
+        self.message = text
+        self.message_lasts = True
 
     def report_error(self, text):
         """An error: the status bar's message, and a toast until the user dismisses it."""

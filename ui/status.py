@@ -1,6 +1,7 @@
 """The status bar, the window's bottom row as in Blender: the keys of the tool that runs now and the
 last message, in red when it is an error. An error also shows as a toast, a small window in the
-viewport's top right corner, until it is clicked."""
+viewport's top right corner, until it is clicked; other messages clear MESSAGE_SECONDS after they
+first show, as Blender's reports do."""
 from imgui_bundle import imgui
 
 from ui import widgets
@@ -17,6 +18,25 @@ GRAB_KEYS = "X/Y/Z axis  Shift+X/Y/Z plane  0-9 . - type  Tab/Shift+Tab next/pre
     "Esc/RMB cancel"
 AUTO_IK_KEYS = "Ctrl+wheel / PgUp / PgDn chain length  release LMB confirm  Esc/RMB cancel"
 DRAG_KEYS = "release LMB confirm  Esc/RMB cancel"
+MESSAGE_SECONDS = 5.0
+
+
+def message_expiry(state):
+    """When (seconds, on the clock that showed it) the message clears, or None: there is none, it
+    is an error not yet dismissed, it tells of work still running, or it has not shown yet."""
+    if not state.message or state.message == state.error or state.message_lasts or state.message_shown_at is None:
+        return None
+    return state.message_shown_at + MESSAGE_SECONDS
+
+
+def expire_message(state, now):
+    """Note when the message first shows and clear it once its time is up, ``now`` seconds on
+    any clock that only goes forward."""
+    if state.message and state.message_shown_at is None:
+        state.message_shown_at = now
+    expiry = message_expiry(state)
+    if expiry is not None and now >= expiry:
+        state.message = ""
 
 
 def tool_keys(state):
@@ -30,8 +50,10 @@ def tool_keys(state):
     return AUTO_IK_KEYS if drag.kind == "auto_ik" else DRAG_KEYS
 
 
-def status_bar(state):
-    """The bottom row; submit it before the dock space, whose work area it shortens."""
+def status_bar(state, now):
+    """The bottom row, the message as it stands at ``now`` (seconds; see ``expire_message``);
+    submit it before the dock space, whose work area it shortens."""
+    expire_message(state, now)
     imgui.push_style_var(imgui.StyleVar_.window_padding, imgui.ImVec2(8.0, imgui.get_style().frame_padding.y))
     imgui.push_style_color(imgui.Col_.window_bg, imgui.get_style_color_vec4(imgui.Col_.menu_bar_bg))
     flags = imgui.WindowFlags_.no_scrollbar | imgui.WindowFlags_.no_nav | imgui.WindowFlags_.no_focus_on_appearing

@@ -6,6 +6,7 @@ ImGui's. After each frame ``drawn()`` lists the items it drew, in drawing order:
 to ImGui, its ID, the rectangle that takes clicks (a slider's frame, not its label) and the value it
 showed. Items a collapsed window skipped are not listed, nor those under a closed header.
 """
+import math
 from dataclasses import dataclass
 
 from imgui_bundle import imgui
@@ -77,14 +78,46 @@ def _located(widget):
     return draw
 
 
+def _typing(label, text_field):
+    """Whether the widget ``label`` is about to draw takes typed text this frame: a field being
+    edited, or a slider or drag field Ctrl+clicked into one."""
+    context, item = imgui.get_current_context(), imgui.get_id(label)
+    return context.active_id == item and (text_field or context.temp_input_id == item)
+
+
+def _names_a_number(text):
+    """Whether ``text`` reads as a finite number, or as no number at all (then ImGui ignores it)."""
+    try:
+        return math.isfinite(float(text))
+    except ValueError:
+        return True
+
+
+def _finite(widget, text_field=False):
+    """``widget`` (one taking and returning a float, as ``(changed, value)``) refusing a typed NaN
+    or infinity as it refuses text that is no number: unchanged, the value it was given. ImGui's
+    own clamp would turn "inf" into a slider's end, so the text typed is read too. No panel then
+    sees a NaN and no widget shows one (the widget locator file writes strict JSON)."""
+    def checked(label, value, *args, **kwargs):
+        typing = _typing(label, text_field)
+        changed, new = widget(label, value, *args, **kwargs)
+        typed = imgui.internal.get_input_text_state(imgui.get_item_id()) if typing else None
+        if changed and not (math.isfinite(new) and (typed is None or _names_a_number(typed.get_text()))):
+            return False, value
+        return changed, new
+
+    checked.__name__ = widget.__name__
+    return checked
+
+
 button = _located(imgui.button)
 small_button = _located(imgui.small_button)
 checkbox = _located(imgui.checkbox)
 radio_button = _located(imgui.radio_button)
 slider_int = _located(imgui.slider_int)
-slider_float = _located(imgui.slider_float)
-drag_float = _located(imgui.drag_float)
-input_float = _located(imgui.input_float)
+slider_float = _located(_finite(imgui.slider_float))
+drag_float = _located(_finite(imgui.drag_float))
+input_float = _located(_finite(imgui.input_float, text_field=True))
 input_text = _located(imgui.input_text)
 collapsing_header = _located(imgui.collapsing_header)
 tree_node = _located(imgui.tree_node)

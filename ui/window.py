@@ -18,7 +18,7 @@ import time
 import OpenGL.GL as gl
 from imgui_bundle import imgui
 from imgui_bundle.python_backends import pyglet_backend
-from pyglet.window import key
+from pyglet.window import BaseWindow, key
 
 from render.capture import OffscreenTarget
 from render.context import context_for_window
@@ -51,6 +51,29 @@ class NearestImGuiRenderer(pyglet_backend.PygletProgrammablePipelineRenderer):
             sample_nearest(tex.tex_id)
 
 
+class InProcessClipboard:
+    """ImGui's clipboard kept in this process, for a window whose platform has none to hand text
+    to (pyglet's headless window raises NotImplementedError, which ImGui's callback could only
+    print): copy and paste between the app's own fields still work."""
+
+    def __init__(self):
+        self.text = ""
+
+    def install(self):
+        """Make it the clipboard of the current ImGui context."""
+        platform = imgui.get_platform_io()
+        platform.platform_get_clipboard_text_fn = lambda _context: self.text
+        platform.platform_set_clipboard_text_fn = self._set
+
+    def _set(self, _context, text):
+        self.text = text
+
+
+def has_system_clipboard(window):
+    """Whether pyglet implements the desktop's clipboard for ``window`` (not for a headless one)."""
+    return type(window).set_clipboard_text is not BaseWindow.set_clipboard_text
+
+
 def sample_nearest(texture_id):
     """Nearest filtering for the GL 2D texture ``texture_id``, leaving the bound texture bound."""
     previous = gl.glGetIntegerv(gl.GL_TEXTURE_BINDING_2D)
@@ -79,13 +102,22 @@ class PosekitWindow:
         background = style.color_(imgui.Col_.window_bg)
         style.set_color_(imgui.Col_.window_bg, imgui.ImVec4(background.x, background.y, background.z, 1.0))
         self.imgui = NearestImGuiRenderer(window)
+        self.clipboard = None if has_system_clipboard(window) else InProcessClipboard()
+        if self.clipboard is not None:
+            self.clipboard.install()
         self.scene_target = self.still_target = self.frame_target = None
         self.last_scene = self.still_scene = None
         self.editor = Editor(self)
         self.dump = FrameDump(dump_path())  # POSEKIT_WIDGETS: where widgets and bones are, for tests/xvfb
+        self.warmup = None  # ui.solver_warmup.SolverWarmup: a real window's, compiling the solvers
         window.push_handlers(self)
         self.input = ViewportInput(self)
         window.push_handlers(self.input)
+
+    def now(self):
+        """Seconds on the app's clock: ImGui's, at 1/60 s a frame, when deterministic (the same
+        input then clears a message at the same frame), else the wall clock the frame pacer uses."""
+        return imgui.get_time() if self.state.deterministic else time.monotonic()
 
     def on_key_press(self, symbol, modifiers):
         if symbol == key.ESCAPE:
@@ -174,7 +206,9 @@ class PosekitWindow:
         imgui.new_frame()
         widgets.begin_frame()
         self.editor.draw()
-        status_bar(self.state)
+        if self.warmup is not None:
+            self.warmup.show(self.state)
+        status_bar(self.state, self.now())
         dirty, free = docked_panels(self.state, self.layout)
         if dirty:
             self.state.mark_dirty()

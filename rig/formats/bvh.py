@@ -87,7 +87,7 @@ def _children(parents):
     return children
 
 
-def _tails(parents, heads, offsets, end_sites, figure):
+def joint_tails(parents, heads, offsets, end_sites, figure):
     """Tail positions (N, 3) (see the module doc for the rule)."""
     tails = np.empty_like(heads)
     for i, kids in enumerate(_children(parents)):
@@ -135,7 +135,7 @@ def build_skeleton(data, scale, path="<bvh>"):
     parents = np.array([j.parent for j in joints])
     offsets = np.array([j.offset for j in joints]) * scale
     heads, end_sites = _rest_heads(joints) * scale, _end_sites(joints) * scale
-    tails = _tails(parents, heads, offsets, end_sites, figure_extent(heads, end_sites))
+    tails = joint_tails(parents, heads, offsets, end_sites, figure_extent(heads, end_sites))
     parent_tails = np.where((parents >= 0)[:, None], tails[parents], np.inf)
     connected = np.linalg.norm(heads - parent_tails, axis=1) < CONNECTED_TOLERANCE
     rolls = x_keeping_roll(tails - heads)

@@ -9,18 +9,27 @@ its rest rotation, said relative to the parent joint. Roots get position channel
 joint gets them only where the pose moves it off its OFFSET (pose locations, IK stretch).
 Leaf bones get an End Site at their tail. Written in centimetres by default (``scale`` = file
 units per metre), Y up, one ROOT block per root bone.
+
+What BVH cannot carry is named in the warnings: a bone's tail where the file's joints do not put
+it (a reader takes a bone's tail at its child joint, or the average of several, as
+``rig.formats.bvh`` does), and bones whose pose scales them (a BVH joint has no scale: such a
+bone comes back at its rest size).
 """
 import re
 
 import numpy as np
 
 from rig.formats.atomic import save_text_atomic
+from rig.formats.bvh import figure_extent, joint_tails
 from rig.formats.jsonfields import FileFormatError
 from rig.pose import Pose, world_matrices
 from solvers.transforms import euler_from_matrix3
 
 ROTATION_ORDERS = ("ZXY", "XYZ")
 MOVE_TOLERANCE = 1e-9  # metres: a joint this close to its OFFSET in every frame needs no position channels
+TAIL_TOLERANCE = 1e-6  # metres: a tail read back this close to ours is where we had it
+SCALE_TOLERANCE = 1e-6  # a bone whose world axes are this close to unit length is not scaled
+NAMED = 12  # bones a warning names before it counts the rest
 
 
 def _rigid(world):
@@ -29,11 +38,36 @@ def _rigid(world):
     return u @ vt
 
 
-def _joint_frames(skeleton, poses):
-    """Per frame and bone: the BVH joint's world rotation (F, N, 3, 3) and position (F, N, 3)."""
-    world = np.stack([world_matrices(skeleton, pose) for pose in poses])
+def _joint_frames(world, skeleton):
+    """Per frame and bone: the BVH joint's world rotation (F, N, 3, 3) and position (F, N, 3),
+    from the bones' world matrices ``world`` (F, N, 4, 4)."""
     rotations = _rigid(world) @ np.swapaxes(skeleton.rest_world[:, :3, :3], -1, -2)
     return rotations, world[..., :3, 3]
+
+
+def _bone_list(skeleton, bones):
+    names = [skeleton.names[i] for i in bones]
+    return ", ".join(names[:NAMED]) + (f" and {len(names) - NAMED} more" if len(names) > NAMED else "")
+
+
+def _losses(skeleton, world):
+    """Warnings naming the bones whose tails or scale the file cannot carry (module doc), for the
+    bones' world matrices ``world`` (F, N, 4, 4)."""
+    heads, tails = skeleton.rest_heads, skeleton.rest_tails
+    leaves = np.array([not len(skeleton.children(i)) for i in range(len(skeleton))], dtype=bool)
+    end_sites = np.where(leaves[:, None], tails - heads, np.nan)
+    read = joint_tails(skeleton.parents, heads, _offsets(skeleton), end_sites, figure_extent(heads, end_sites))
+    moved = np.flatnonzero(np.linalg.norm(read - tails, axis=1) > TAIL_TOLERANCE)
+    axes = np.linalg.norm(world[..., :3, :3], axis=-2)
+    scaled = np.flatnonzero(np.abs(axes - 1.0).max(axis=(0, 2)) > SCALE_TOLERANCE)
+    warnings = []
+    if len(moved):
+        warnings.append(f"BVH has joints, not tails: the tails of {_bone_list(skeleton, moved)} read back where "
+                        "the joints put them (at the child joint, or the average of several), not where they are")
+    if len(scaled):
+        warnings.append(f"BVH has no scale: {_bone_list(skeleton, scaled)} (scaled or stretched in the pose) "
+                        "read back at their rest size")
+    return warnings
 
 
 def _local_channels(skeleton, rotations, positions):
@@ -116,7 +150,9 @@ def bvh_text(skeleton, poses, frame_time=1.0 / 30.0, scale=100.0, order="ZXY"):
     if not (np.isfinite(scale) and scale > 0 and np.isfinite(frame_time) and frame_time > 0):
         raise ValueError("scale and frame time must be positive numbers")
     names, warnings = _bvh_names(skeleton.names)
-    rotations, positions = _local_channels(skeleton, *_joint_frames(skeleton, poses))
+    world = np.stack([world_matrices(skeleton, pose) for pose in poses])
+    warnings += _losses(skeleton, world)
+    rotations, positions = _local_channels(skeleton, *_joint_frames(world, skeleton))
     if not (np.isfinite(rotations).all() and np.isfinite(positions * scale).all()):
         raise ValueError("the posed joints are not finite (scales multiplied down the hierarchy overflow)")
     offsets = _offsets(skeleton)

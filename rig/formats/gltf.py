@@ -19,7 +19,7 @@ from rig.formats.gltf_export import glb_bytes, node_trs, write_glb
 from rig.formats.gltf_mesh import read_skinned_mesh
 from rig.formats.gltf_nodes import read_nodes
 from rig.formats.gltf_skin import EXTRAS_KEY, RIG_EXTRAS, NodeMap, node_map, read_skin_bones
-from rig.formats.jsonfields import FileFormatError
+from rig.formats.jsonfields import FileFormatError, Reader
 from rig.formats.rigfile import RIG_FORMAT, RIG_VERSION, rig_from_dict
 
 __all__ = ["GltfSource", "read_gltf", "write_glb", "glb_bytes", "node_trs"]
@@ -75,14 +75,17 @@ def _frame_count(duration, fps):
 
 def _rig_dict(file, bones):
     """A posekit.rig dictionary: the skin's bones plus, for files we wrote, the constraints and
-    solver settings kept in the root's extras."""
+    solver settings kept in the root's extras (whose other keys are refused; ``rig_from_dict``
+    checks what they hold)."""
     data = {"format": RIG_FORMAT, "version": RIG_VERSION, "name": "gltf", "bones": bones.bones}
     extras = file.gltf.extras if isinstance(file.gltf.extras, dict) else {}
-    ours = extras.get(EXTRAS_KEY)
-    if isinstance(ours, dict):
-        data.update({k: ours[k] for k in RIG_EXTRAS if k in ours})
-        bone_ik = ours.get("bone_ik", {})
+    if EXTRAS_KEY in extras:
+        ours = Reader(file.path, extras[EXTRAS_KEY], f"extras.{EXTRAS_KEY}.")
+        data.update({k: v for k, v in ((k, ours.get(k, None)) for k in RIG_EXTRAS) if v is not None})
+        bone_ik = ours.child("bone_ik", {})
         for bone in bones.bones:
-            if isinstance(bone_ik, dict) and bone["name"] in bone_ik:
-                bone["ik"] = bone_ik[bone["name"]]
+            if bone["name"] in bone_ik.obj:
+                bone["ik"] = bone_ik.get(bone["name"], None)
+        ours.check_fields(within=False)
+        bone_ik.check_fields(within=False)  # settings of a bone the skin lacks are refused too
     return data

@@ -13,6 +13,7 @@ import numpy as np
 
 from rig.formats.gltf_buffers import is_int
 from rig.formats.gltf_nodes import decompose
+from rig.formats.jsonfields import Reader
 from rig.pose import Pose
 from rig.skeleton import MIN_BONE_LENGTH, roll_from_frame
 from solvers.transforms import compose, normalize
@@ -191,14 +192,16 @@ def _unique_names(nodes, bone_nodes):
 
 
 def _extras(file, nodes, node):
+    """What our exporter kept in a joint node's extras: its bone's length and connected flag
+    (each None when absent); another key there is refused (FileFormatError)."""
     extras = file.gltf.nodes[node].extras
-    ours = extras.get(EXTRAS_KEY) if isinstance(extras, dict) else None
-    if not isinstance(ours, dict):
-        return {}
-    length = ours.get("length")
-    valid_length = isinstance(length, (int, float)) and not isinstance(length, bool) and np.isfinite(length) \
-        and length >= MIN_BONE_LENGTH
-    return {"length": float(length) if valid_length else None, "connected": ours.get("connected")}
+    if not isinstance(extras, dict) or EXTRAS_KEY not in extras:
+        return {"length": None, "connected": None}
+    ours = Reader(file.path, extras[EXTRAS_KEY], f"nodes[{node}].extras.{EXTRAS_KEY}.")
+    length = None if ours.get("length", None) is None else ours.number("length", low=MIN_BONE_LENGTH)
+    connected = None if ours.get("connected", None) is None else ours.boolean("connected")
+    ours.check_fields()
+    return {"length": length, "connected": connected}
 
 
 def _tails(heads, bind, parents, extras):
@@ -214,7 +217,8 @@ def _tails(heads, bind, parents, extras):
     children = np.bincount(parents[child], minlength=count).astype(float)
     mean_offset = np.zeros((count, 3))
     np.add.at(mean_offset, parents[child], offsets)
-    mean_distance = np.bincount(parents[child], np.linalg.norm(offsets, axis=1), minlength=count)
+    # as floats: bincount gives integers when no joint has a parent among the joints
+    mean_distance = np.bincount(parents[child], np.linalg.norm(offsets, axis=1), minlength=count).astype(float)
     mean_offset /= np.maximum(children, 1.0)[:, None]
     mean_distance /= np.maximum(children, 1.0)
     ahead_length = np.linalg.norm(mean_offset, axis=1)

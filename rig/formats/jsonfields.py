@@ -1,4 +1,9 @@
-"""Typed reads from parsed JSON with messages that name the file, the field and what was expected."""
+"""Typed reads from parsed JSON with messages that name the file, the field and what was expected.
+
+Readers are strict: a ``Reader`` notes every key a format asks of its object, and once a file is
+read ``check_fields`` refuses any key none asked for (a misspelt ``chain_lenght`` would
+otherwise read as its default), naming it and the nearest known key."""
+import difflib
 import json
 import math
 
@@ -13,6 +18,16 @@ class FileFormatError(ValueError):
         where = f" field '{field}':" if field else ""
         super().__init__(f"{path}:{where} expected {expected}{detail}")
         self.path, self.field, self.expected = path, field, expected
+
+
+class UnknownFieldError(FileFormatError):
+    """A key no reader of the format asks for. ``str()`` is a one-line message naming the file,
+    the key and the nearest known one."""
+
+    def __init__(self, path, field, near=None):
+        hint = f" (did you mean '{near}'?)" if near else ""
+        ValueError.__init__(self, f"{path}: unknown field '{field}'{hint}")
+        self.path, self.field, self.expected = path, field, "a known field"
 
 
 def _describe(value):
@@ -43,6 +58,31 @@ class Reader:
         self.path, self.obj, self.prefix = path, obj, prefix
         if not isinstance(obj, dict):
             raise FileFormatError(path, prefix.rstrip("."), "an object", obj)
+        self.asked, self.children = set(), []  # for check_fields
+
+    def _take(self, key, default):
+        """The value at ``key``, ``default`` when missing; a default of None: the key is required."""
+        self.asked.add(key)
+        return self.obj.get(key, default) if default is not None else self.required(key)
+
+    def names(self):
+        """The keys of an object that maps names (of bones...) to values: each is a known key."""
+        self.asked.update(self.obj)
+        return list(self.obj)
+
+    def check_fields(self, within=True):
+        """Refuse (UnknownFieldError) the first key of this object, or (``within``) of any object
+        read through it, that no read asked for, with the asked key nearest it."""
+        pending = [self]
+        while pending:
+            reader = pending.pop()
+            if not reader.asked.issuperset(reader.obj):  # one set operation per object: large rigs load fast
+                key = next(key for key in reader.obj if key not in reader.asked)  # the file's first
+                near = difflib.get_close_matches(key, sorted(reader.asked), n=1)
+                shown = key if len(key) <= 40 else key[:37] + "..."  # a message stays one short line
+                raise UnknownFieldError(reader.path, reader.name(shown), near[0] if near else None)
+            if within:
+                pending += reversed(reader.children)
 
     def name(self, key):
         return f"{self.prefix}{key}"
@@ -51,15 +91,17 @@ class Reader:
         raise FileFormatError(self.path, self.name(key), expected, got)
 
     def get(self, key, default):
+        self.asked.add(key)
         return self.obj.get(key, default)
 
     def required(self, key):
+        self.asked.add(key)
         if key not in self.obj:
             self.fail(key, "a value (the field is missing)")
         return self.obj[key]
 
     def string(self, key, default=None, choices=None, optional=False):
-        value = self.obj.get(key, default) if (default is not None or optional) else self.required(key)
+        value = self.get(key, default) if (default is not None or optional) else self.required(key)
         if value is None and optional:
             return None
         if not isinstance(value, str) or (choices and value not in choices):
@@ -69,7 +111,7 @@ class Reader:
         return value
 
     def number(self, key, default=None, low=-math.inf, high=math.inf):
-        value = self.obj.get(key, default) if default is not None else self.required(key)
+        value = self._take(key, default)
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
             self.fail(key, "a finite number", value)
         if not low <= value <= high:
@@ -77,13 +119,13 @@ class Reader:
         return float(value)
 
     def integer(self, key, default=None, low=-math.inf, high=math.inf):
-        value = self.obj.get(key, default) if default is not None else self.required(key)
+        value = self._take(key, default)
         if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
             self.fail(key, f"an integer in [{low}, {high}]", value)
         return value
 
     def boolean(self, key, default=None):
-        value = self.obj.get(key, default) if default is not None else self.required(key)
+        value = self._take(key, default)
         if not isinstance(value, bool):
             self.fail(key, "true or false", value)
         return value
@@ -91,7 +133,7 @@ class Reader:
     def vector(self, key, size, default=None, kind="number", bound=math.inf):
         """A list of ``size`` booleans, or of numbers of magnitude at most ``bound``. Checked with
         plain builtins: a rig reads two of these per bone, and 100,000-bone rigs must load quickly."""
-        value = self.obj.get(key, default) if default is not None else self.required(key)
+        value = self._take(key, default)
         if isinstance(value, (list, tuple)) and len(value) == size:
             if kind == "bool" and all(type(v) is bool for v in value):
                 return tuple(value)
@@ -106,14 +148,18 @@ class Reader:
         self.fail(key, f"a list of {size} {numbers if kind == 'number' else 'booleans'}", value)
 
     def items(self, key, default=None):
-        value = self.obj.get(key, default) if default is not None else self.required(key)
+        value = self._take(key, default)
         if not isinstance(value, list):
             self.fail(key, "a list", value)
-        return [Reader(self.path, item, f"{self.name(key)}[{i}].") for i, item in enumerate(value)]
+        items = [Reader(self.path, item, f"{self.name(key)}[{i}].") for i, item in enumerate(value)]
+        self.children += items
+        return items
 
     def child(self, key, default=None):
-        value = self.obj.get(key, default) if default is not None else self.required(key)
-        return Reader(self.path, value, f"{self.name(key)}.")
+        value = self._take(key, default)
+        child = Reader(self.path, value, f"{self.name(key)}.")
+        self.children.append(child)
+        return child
 
 
 # Integers with more digits than this are read as floats: a 400-digit literal becomes inf (and is

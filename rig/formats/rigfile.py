@@ -14,12 +14,13 @@ from rig.constraints import RANGES, BoneIKSettings, CopyRotationConstraint, IKCo
     REFERENCE_AXES, SOLVE_MODES, SOLVER_TYPES, SolverSettings
 from rig.formats.jsonfields import FileFormatError, Reader, check_header, load_json, save_json_atomic
 from rig.pose import Pose
-from rig.ranges import MAX_COORDINATE, MAX_SCALE
+from rig.ranges import MAX_COORDINATE, MAX_QUATERNION, MAX_SCALE
 from rig.rig import Rig
 from rig.skeleton import MIN_BONE_LENGTH, Skeleton
 
 RIG_FORMAT, RIG_VERSION = "posekit.rig", 1
 POSE_FORMAT, POSE_VERSION = "posekit.pose", 1
+UNITS, UP = "metres", "+Y"  # a rig file's conventions, written out for people and other tools
 UNIT_TOLERANCE = 1e-12  # a quaternion this close to unit length is one, to rounding
 
 
@@ -144,6 +145,8 @@ def _read_solver(r):
 def rig_from_dict(data, path="<rig>"):
     root = Reader(path, data)
     check_header(root, RIG_FORMAT, RIG_VERSION)
+    root.string("units", UNITS, (UNITS,))  # what rig_to_dict writes: the conventions, fixed
+    root.string("up", UP, (UP,))
     bones = root.items("bones")
     if not bones:
         root.fail("bones", "at least one bone", [])
@@ -168,7 +171,9 @@ def rig_from_dict(data, path="<rig>"):
     parent_idx = [index[parents[n]] if parents[n] is not None else -1 for n in names]
     skeleton = Skeleton.from_bones(names, parent_idx, heads, tails, rolls, connected)
     ik, copy_rot = _read_constraints(root, set(names))
-    return Rig(root.string("name", "rig"), skeleton, ik, copy_rot, bone_ik, _read_solver(root))
+    rig = Rig(root.string("name", "rig"), skeleton, ik, copy_rot, bone_ik, _read_solver(root))
+    root.check_fields()
+    return rig
 
 
 def _read_constraints(root, names):
@@ -198,12 +203,14 @@ def settings_from_dict(data, names, path="<settings>", prefix=""):
     as a rig file's are (FileFormatError)."""
     root = Reader(path, data, prefix)
     bone_ik = root.child("bone_ik", {})
-    for name in bone_ik.obj:
+    for name in bone_ik.names():
         if name not in names:
             bone_ik.fail(name, "the name of a bone in this rig")
     ik, copy_rotation = _read_constraints(root, names)
-    return RigSettings(ik, copy_rotation, {name: _read_bone_ik_settings(bone_ik.child(name)) for name in bone_ik.obj},
-                       _read_solver(root))
+    settings = RigSettings(ik, copy_rotation, {name: _read_bone_ik_settings(bone_ik.child(name))
+                                               for name in bone_ik.obj}, _read_solver(root))
+    root.check_fields()
+    return settings
 
 
 def load_rig(path):
@@ -232,7 +239,7 @@ def rig_to_dict(rig, exact=False):
             bone["ik"] = _plain(asdict(rig.bone_ik[name]))
         bones.append(bone)
     settings = _constraints_dict(rig)
-    return {"format": RIG_FORMAT, "version": RIG_VERSION, "name": rig.name, "units": "metres", "up": "+Y",
+    return {"format": RIG_FORMAT, "version": RIG_VERSION, "name": rig.name, "units": UNITS, "up": UP,
             "solver": settings.pop("solver"), "bones": bones, **settings}
 
 
@@ -273,16 +280,17 @@ def pose_from_dict(data, skeleton, path="<pose>", prefix=""):
     file the pose is, for messages ("history.undo[0].pose.")."""
     root = Reader(path, data, prefix)
     check_header(root, POSE_FORMAT, POSE_VERSION)
+    root.string("rig", "")  # the name of the rig it was saved from, for people
     bones = root.child("bones")
     pose = Pose.rest(len(skeleton))
     warnings = []
-    for name in bones.obj:
+    for name in bones.names():
         if name not in skeleton.index:
             warnings.append(f"{path}: bone '{name}' is not in the rig; skipped")
             continue
         b = bones.child(name)
         i = skeleton.index[name]
-        rotation = np.array(b.vector("rotation", 4, tuple(pose.rotations[i])))
+        rotation = np.array(b.vector("rotation", 4, tuple(pose.rotations[i]), bound=MAX_QUATERNION))
         norm = np.linalg.norm(rotation)
         if norm < 1e-6:
             b.fail("rotation", "a non-zero quaternion [x, y, z, w]", list(rotation))
@@ -290,6 +298,7 @@ def pose_from_dict(data, skeleton, path="<pose>", prefix=""):
         pose.rotations[i] = rotation if abs(norm - 1.0) <= UNIT_TOLERANCE else rotation / norm
         pose.locations[i] = b.vector("location", 3, tuple(pose.locations[i]), bound=MAX_COORDINATE)
         pose.scales[i] = b.vector("scale", 3, tuple(pose.scales[i]), bound=MAX_SCALE)
+    root.check_fields()
     return pose, warnings
 
 

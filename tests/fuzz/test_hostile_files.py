@@ -95,6 +95,39 @@ def test_poses_out_of_range_are_refused_at_load(capsys, tmp_path, field, value):
     assert not (tmp_path / "o.glb").exists()
 
 
+@pytest.mark.parametrize("output", ["o.glb", "o.bvh"])
+@pytest.mark.parametrize("rotation", [[1e308, 0, 0, 1], [0, 0, 0, -1e308], [1e7, 0, 0, 0]])
+def test_a_pose_rotation_out_of_range_is_refused_naming_the_pose_file(capsys, tmp_path, output, rotation):
+    """Not read as a zero quaternion and then blamed on the output (.glb) or written out (.bvh)."""
+    pose = write(tmp_path, "pose.json", {**POSE, "bones": {"upper_arm.L": {"rotation": rotation}}})
+    status, err = run(capsys, "export", HUMANOID, "--pose", str(pose), "-o", str(tmp_path / output))
+    assert_refused(status, err, pose, "bones.upper_arm.L.rotation", "magnitude at most 1e+06")
+    assert not (tmp_path / output).exists()
+
+
+def test_a_pose_rotation_of_any_sane_scale_is_read_as_its_unit_quaternion(capsys, tmp_path):
+    from rig.formats.rigfile import load_pose, load_rig
+    skeleton = load_rig(HUMANOID).skeleton
+    for rotation in ([0, 0, 0, 1e6], [1e-5, 0, 0, 1e-5]):
+        pose = write(tmp_path, "pose.json", {**POSE, "bones": {"upper_arm.L": {"rotation": rotation}}})
+        q = load_pose(str(pose), skeleton)[0].rotations[skeleton.index["upper_arm.L"]]
+        np.testing.assert_allclose(q, np.array(rotation) / np.linalg.norm(rotation), atol=1e-15)
+
+
+@pytest.mark.parametrize("joints, nodes", [
+    ([0], [{}]),  # the smallest: one joint, no parent among the joints
+    ([0, 1], [{}, {"translation": [1, 0, 0]}]),  # two roots side by side
+])
+def test_a_skin_whose_joints_have_no_parents_among_them_reads(capsys, tmp_path, joints, nodes):
+    path = write(tmp_path, "roots.gltf", {"asset": {"version": "2.0"}, "skins": [{"joints": joints}], "nodes": nodes})
+    status, err = export(capsys, tmp_path, path)
+    assert status == 0, err
+    out = json.loads((tmp_path / "out.json").read_text())
+    assert len(out["bones"]) == len(joints) and all(bone["parent"] is None for bone in out["bones"])
+    for bone in out["bones"]:
+        assert np.linalg.norm(np.subtract(bone["tail"], bone["head"])) > 0.0
+
+
 def test_a_bvh_scale_out_of_range_is_refused_on_the_command_line(capsys, tmp_path):
     with pytest.raises(SystemExit) as exit_info:
         app.main(["export", HUMANOID, "--bvh-scale", "1e300", "-o", str(tmp_path / "o.bvh")])

@@ -150,10 +150,11 @@ def test_mesh_renderer_frees_its_gpu_objects(ctx, character):
     assert mesh_renderer.vbo is None and mesh_renderer.joints is None
 
 
-from tests.shared_data import BLENDER_CYLINDER
+from tests.shared_data import BLENDER_CYLINDER, NEEDS_SHARED
 
 
 @pytest.mark.parametrize("pose_name", ["bind", "file"])
+@NEEDS_SHARED
 def test_blender_exported_cylinder(ctx, renderer, pose_name):
     """The skinned cylinder from Blender's glTF exporter, in its bind pose and bent as its nodes
     hold it (see tests/rig/test_gltf_blender_io.py)."""

@@ -143,3 +143,39 @@ def write_glb(directory, gltf, data, name="arm"):
     path = directory / f"{name}.glb"
     path.write_bytes(glb_bytes(gltf, data))
     return path
+
+
+# A figure like Khronos' "RiggedFigure" (COLLADA-made: a Z-up root node, joints without names) in
+# its own numbers: Y-up armature-space joint heads of a figure facing +Z, mid-stride (left knee
+# forward, right foot back), arms hanging at different angles. (name, parent, head).
+FIGURE_JOINTS = (
+    ("hips", None, (0.0, 0.95, 0.0)), ("spine", "hips", (0.0, 1.15, -0.01)), ("chest", "spine", (0.0, 1.40, -0.02)),
+    ("neck", "chest", (0.0, 1.50, 0.0)), ("head", "neck", (0.0, 1.60, 0.01)),
+    ("upper_arm.L", "chest", (0.15, 1.40, -0.02)), ("forearm.L", "upper_arm.L", (0.30, 1.16, -0.06)),
+    ("hand.L", "forearm.L", (0.45, 0.95, 0.02)),
+    ("upper_arm.R", "chest", (-0.15, 1.40, -0.02)), ("forearm.R", "upper_arm.R", (-0.33, 1.20, 0.02)),
+    ("hand.R", "forearm.R", (-0.40, 0.97, 0.12)),
+    ("thigh.L", "hips", (0.09, 0.90, 0.0)), ("shin.L", "thigh.L", (0.11, 0.50, 0.12)),
+    ("foot.L", "shin.L", (0.11, 0.08, 0.02)), ("toe.L", "foot.L", (0.12, 0.02, 0.14)),
+    ("thigh.R", "hips", (-0.09, 0.90, 0.0)), ("shin.R", "thigh.R", (-0.10, 0.50, -0.05)),
+    ("foot.R", "shin.R", (-0.11, 0.10, -0.18)), ("toe.R", "foot.R", (-0.12, 0.01, -0.08)),
+)
+Z_UP_MATRIX = [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, -1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0]  # Z-up to Y-up
+
+
+def figure_document(turn=0.0, joints=FIGURE_JOINTS):
+    """JSON dict of a figure skin with unnamed joints (read back as ``node_N``) under a "Z_UP"
+    node, ``joints`` turned ``turn`` radians about +Y first; returns (gltf, {joint name: node})."""
+    c, s = np.cos(turn), np.sin(turn)
+    y_up = {name: np.array([c * x + s * z, y, -s * x + c * z]) for name, _, (x, y, z) in joints}
+    z_up = {name: np.array([p[0], -p[2], p[1]]) for name, p in y_up.items()}  # what Z_UP turns into y_up
+    node_of = {name: 2 + k for k, (name, _, _) in enumerate(joints)}  # 0: Z_UP, 1: Armature
+    nodes = [{"name": "Z_UP", "matrix": Z_UP_MATRIX, "children": [1]},
+             {"name": "Armature", "children": [node_of[name] for name, parent, _ in joints if parent is None]}]
+    for name, parent, _ in joints:
+        node = {"translation": (z_up[name] - (z_up[parent] if parent else 0.0)).tolist()}
+        children = [node_of[child] for child, p, _ in joints if p == name]
+        nodes.append(dict(node, children=children) if children else node)
+    gltf = {"asset": {"version": "2.0", "generator": "posekit tests"}, "scene": 0, "scenes": [{"nodes": [0]}],
+            "nodes": nodes, "skins": [{"joints": list(node_of.values())}]}
+    return gltf, node_of

@@ -170,5 +170,15 @@ def test_no_method_twists_a_bone_whose_y_is_locked(solver):
         assert max(_twists(pose.rotations, CASES[index])) <= TWIST_TOLERANCE, index
 
 
+TWO_BONE_HINGES = [i for i, case in enumerate(CASES) if case["family"] == "hinge" and len(case["bones"]) == 2]
+
+
+@pytest.mark.parametrize("index", TWO_BONE_HINGES)
+def test_forced_two_bone_bends_a_hinged_forearm_as_blender_does(index):
+    """The forearm locked in Y and Z: the two-bone solver bends it about its hinge (X) and turns
+    the upper arm onto the target and the pole, where Blender's iterative solver ends."""
+    assert disagreement(CASES[index], "two_bone") <= TOLERANCE
+
+
 def test_every_family_is_there():
     assert {case["family"] for case in CASES} == set(FAMILIES)

@@ -11,7 +11,7 @@ from rig.formats.document import ImportOptions
 from rig.formats.reader import open_rig
 from rig.formats.jsonfields import FileFormatError
 from rig.pose import heads_tails, world_matrices
-from tests.shared_data import CMU_EXCERPT
+from tests.shared_data import CMU_EXCERPT, NEEDS_SHARED
 
 CMU = CMU_EXCERPT
 # Our Y-up axis -> the Z-up file's channel axis and sign (file = turned +90 degrees about X).
@@ -47,6 +47,7 @@ def all_joints(document, frame):
     return np.vstack(heads_tails(skeleton, world_matrices(skeleton, document.clips["motion"][frame])))
 
 
+@NEEDS_SHARED
 def test_a_z_up_file_read_with_up_z_is_the_y_up_figure_in_every_frame(tmp_path):
     text = open(CMU).read()
     path = tmp_path / "zup.bvh"
@@ -64,6 +65,7 @@ def test_a_z_up_file_read_with_up_z_is_the_y_up_figure_in_every_frame(tmp_path):
     assert height(z_up)[1] > 1.2 and abs(height(lying)[1]) < 0.3 and abs(height(lying)[2]) > 1.2
 
 
+@NEEDS_SHARED
 def test_z_up_through_open_rig_options(tmp_path):
     path = tmp_path / "zup.bvh"
     path.write_text(z_up_text(open(CMU).read()))

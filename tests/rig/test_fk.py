@@ -52,18 +52,20 @@ def test_bone_scale_stretches_the_tail():
     np.testing.assert_allclose(tails[0], [0, 2, 0], atol=1e-12)
 
 
-def test_a_stretched_bone_moves_its_child_but_does_not_stretch_it():
-    """Blender's IK stretch: the upper bone at 2x length carries the lower bone's head to its new
-    tail; the lower bone (at right angles, so a compounded scale would shear it) keeps its length
-    and direction, and its own stretch is its own alone."""
+def test_a_scaled_bone_scales_its_child_too():
+    """Blender's Inherit Scale (the default) and glTF: the upper bone at 2x carries the lower
+    bone's head to its new tail and scales it too; a child scale of 1/2 undoes that, as Blender's
+    IK stretch writes its pose bones."""
     skel = two_bone_skeleton()
     pose = Pose.rest(2)
-    pose.scales[:, 1] = [2.0, 1.5]
-    world = world_matrices(skel, pose)
-    heads, tails = heads_tails(skel, world)
+    pose.scales[:] = [[2.0, 2.0, 2.0], [1.0, 1.0, 1.0]]
+    heads, tails = heads_tails(skel, world_matrices(skel, pose))
     np.testing.assert_allclose(heads[1], [0, 2, 0], atol=1e-12)
-    np.testing.assert_allclose(tails[1], [0.75, 2, 0], atol=1e-12)
-    np.testing.assert_allclose(np.linalg.norm(world[1, :3, :3], axis=0), [1.0, 1.5, 1.0], atol=1e-12)
+    np.testing.assert_allclose(tails[1], [1.0, 2, 0], atol=1e-12)
+    pose.scales[1] = 0.5
+    world = world_matrices(skel, pose)
+    np.testing.assert_allclose(heads_tails(skel, world)[1][1], [0.5, 2, 0], atol=1e-12)
+    np.testing.assert_allclose(np.linalg.norm(world[1, :3, :3], axis=0), [1.0, 1.0, 1.0], atol=1e-12)
 
 
 def test_a_zero_scale_parent_gives_finite_children():
@@ -113,10 +115,8 @@ def test_fk_properties_on_the_humanoid(humanoid, data):
     pose.scales = np.array(data.draw(st.lists(st.floats(0.5, 2.0), min_size=3 * n, max_size=3 * n))).reshape(n, 3)
     world = world_matrices(skel, pose)
     local = skel.rest_local @ compose(pose.locations, pose.rotations, pose.scales)
-    for i, p in enumerate(skel.parents):  # the textbook product; the parent's scale moves the head only
-        expected = world[p] @ local[i] if p >= 0 else local[i].copy()
-        if p >= 0:
-            expected[:3, :3] = world[p, :3, :3] / pose.scales[p] @ local[i, :3, :3]
+    for i, p in enumerate(skel.parents):  # the textbook product: scale inherited
+        expected = world[p] @ local[i] if p >= 0 else local[i]
         np.testing.assert_allclose(world[i], expected, atol=1e-12)
 
 

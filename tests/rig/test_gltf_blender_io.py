@@ -18,9 +18,10 @@ from rig.formats.gltf import write_glb
 from rig.pose import Pose, heads_tails, world_matrices
 from solvers.transforms import quat_from_axis_angle, quat_mul, quat_rotate
 from tests.gltf_validator import assert_valid
-from tests.shared_data import BLENDER_CYLINDER
+from tests.shared_data import BLENDER_CYLINDER, NEEDS_SHARED
 
 CYLINDER = BLENDER_CYLINDER
+pytestmark = NEEDS_SHARED
 NAMES = ["Joint_One", "Joint_Two", "Joint_Three", "Joint_Four"]
 
 

@@ -1,6 +1,6 @@
-"""Limited chains through the rig: auto holds every lock and limit, and still reaches targets
-that are reachable by construction (tips of random poses inside the limits); so does forced
-FABRIK on a leg whose thigh is held at its limits."""
+"""Limited chains through the rig: auto and forced two-bone hold every lock and limit, and still
+reach targets that are reachable by construction (tips of random poses inside the limits); so
+does forced FABRIK on a leg whose thigh is held at its limits. A method that misses says so."""
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -54,9 +54,8 @@ def test_a_hinged_forearm_stays_on_its_hinge_and_auto_reaches(solver, angles):
         assert limit_violation((limit,), pose.rotations[bone]) < 1e-6
     miss = np.linalg.norm(heads_tails(rig.skeleton, world)[1][tip] - target)
     assert reports[0].error == pytest.approx(miss, abs=1e-9)
-    # A straight elbow (its range's end) puts the target at full stretch, where a shoulder on its
-    # swing's rim leaves every method up to 1 mm short (0.94 mm, seeded): reach is asked of bent arms.
-    if solver == "auto" and angles[1][0] > 0.0:
+    assert reports[0].converged == (miss <= rig.solver.tolerance)  # a miss says so
+    if solver in ("auto", "two_bone"):
         assert miss < 1e-3 * rig.skeleton.lengths[bones].sum()
 
 
@@ -88,3 +87,22 @@ def test_forced_fabrik_turns_a_thigh_held_at_its_z_limit_to_the_twist_that_reach
     for bone, limit in zip(bones, bone_limits(rig, bones)):
         assert limit_violation((limit,), pose.rotations[bone]) < 1e-6
     assert np.linalg.norm(heads_tails(rig.skeleton, world)[1][tip] - target) < 1e-3 * rig.skeleton.lengths[bones].sum()
+
+
+@pytest.mark.parametrize("solver", ["two_bone", "auto"])
+def test_a_target_the_elbow_cannot_fold_to_is_a_miss_each_report_states(solver):
+    """Nearer the shoulder than the elbow's range lets the arm fold: forced two-bone answers as
+    near as its limits allow and its report says it missed, with the true residual; auto goes on
+    to the iterative methods, which cannot reach it either, and says the same."""
+    rig = hinged_arm()
+    constraint = IKConstraint("forearm.L", chain_count=2, solver=solver, iterations=200)
+    bones = rig.ik_chain(constraint)
+    tip = rig.skeleton.index["forearm.L"]
+    target = rig.skeleton.rest_world[bones[0], :3, 3] + [0.0, 0.0, 0.05]
+    pose, world = Pose.rest(len(rig.skeleton)), rig.skeleton.rest_world.copy()
+    [report], _ = solve_groups(rig, pose, world, [constraint], lambda c, _: IKGoal(c, target))
+    miss = np.linalg.norm(heads_tails(rig.skeleton, world)[1][tip] - target)
+    assert not report.converged and miss > 0.03 and report.error == pytest.approx(miss, abs=1e-9)
+    assert report.solver == "two_bone" if solver == "two_bone" else report.solver.startswith("two_bone+")
+    for bone, limit in zip(bones, bone_limits(rig, bones)):
+        assert limit_violation((limit,), pose.rotations[bone]) < 1e-6

@@ -29,6 +29,20 @@ def test_rebased_chain_matches_one_built_on_that_base_and_leaves_the_original_al
     assert chain.floats == floats
 
 
+def test_a_rebased_chain_shares_what_its_bones_determine_and_rebuilds_what_its_base_does():
+    """What the chain caches may depend on its base and is built again; its shape's caches (the
+    bones alone) are shared, so a solve on a moved chain does not redo them."""
+    chain = straight_chain([0.5, 0.4, 0.3], moved_base(0.4, [0.1, 1.0, 0.2]))
+    built = chain.cached_for_base("plan", lambda: object())
+    chain.floats, chain.root, chain.reach  # noqa: B018 - fill the caches
+    rebased = chain.rebased(moved_base(-1.1, [0.5, -0.3, 2.0]))
+    assert rebased.shape is chain.shape and rebased.shape.floats is chain.shape.floats
+    assert rebased.cached_for_base("plan", lambda: object()) is not built
+    assert chain.cached_for_base("plan", lambda: object()) is built
+    assert rebased.floats[2:] == chain.floats[2:] and rebased.floats[:2] != chain.floats[:2]
+    np.testing.assert_allclose(rebased.root, [0.5, -0.3, 2.0])
+
+
 @pytest.mark.parametrize("base", [np.diag([2.0, 1.0, 1.0, 1.0]), np.diag([-1.0, 1.0, 1.0, 1.0]),
                                   np.full((4, 4), np.nan), np.eye(3)])
 def test_rebased_rejects_a_base_that_is_not_rigid(base):

@@ -6,9 +6,9 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import assume, given, settings, strategies as st
 
-from solvers.chain import chain_pose, straight_chain
+from solvers.chain import chain_pose, straight_chain, stretch_to_reach
 from solvers.one_bone import solve_one_bone
 from solvers.two_bone import solve_two_bone
 
@@ -71,3 +71,20 @@ def test_a_start_of_any_scale_solves_as_the_unit_start(scale):
 def test_settings_that_cannot_be_solved_are_a_value_error_naming_them(call, argument):
     with pytest.raises(ValueError, match=argument):
         call()
+
+
+@SETTINGS
+@given(st.tuples(st.floats(0.0, 1.7e308), st.floats(0.0, 1.7e308)), vector)
+def test_any_finite_stretch_stays_finite_and_shares_as_its_ratio_says(stretch, target):
+    """Stretch amounts up to the float maximum (a soak's 1e300 gave NaN: cubed, they overflow):
+    the result is finite, and as shares are relative, amounts scaled down to at most 1 give the
+    same pose; the iterative solvers' stretch (``stretch_to_reach``) likewise."""
+    result = solve_two_bone(ARM, [[0, 0, 0, 1]] * 2, target, stretch=stretch)
+    assert_finite(result, 2)
+    largest = max(stretch)
+    assume(largest > 1.0)
+    scaled = solve_two_bone(ARM, [[0, 0, 0, 1]] * 2, target, stretch=[s / largest for s in stretch])
+    np.testing.assert_allclose(result.stretch, scaled.stretch, rtol=1e-9)
+    np.testing.assert_allclose(result.rotations, scaled.rotations, atol=1e-9)
+    grown = stretch_to_reach(ARM, [3.0, 0.0, 0.0], stretch)
+    assert np.isfinite(grown.factors).all() and math.isclose(grown.chain.reach, 3.0, rel_tol=1e-3)

@@ -1,6 +1,5 @@
 """The compiled forward kinematics (``solvers.kinematics``): degenerate channels give no NaN that
-was not in the input, a zero parent scale collapses nothing, and the solvers' body agrees with the
-rig's."""
+was not in the input, scale is inherited, and the solvers' body agrees with the rig's."""
 import numpy as np
 from hypothesis import given, settings, strategies as st
 
@@ -8,7 +7,7 @@ from solvers.ccd import _free_tables
 from solvers.chain import Chain, bone_hierarchy
 from solvers.fabrik import Effector, fabrik_plan
 from solvers.fabrik_step import pose
-from solvers.kinematics import BoneTree, pose_matrices, update_world
+from solvers.kinematics import BoneTree, pose_matrices, stretch_scales, update_world
 from solvers.transforms import compose, quat_normalize, quat_to_matrix3
 from solvers.tree import Tree
 
@@ -36,17 +35,25 @@ def test_a_quaternion_of_any_length_turns_as_its_unit_quaternion():
     np.testing.assert_allclose(world[1, :3, 3], [0.0, -1.0, 0.0], atol=1e-15)
 
 
-def test_a_parent_scale_moves_the_childs_head_but_not_its_axes():
-    world = two_bones(np.tile([0.0, 0.0, 0.0, 1.0], (2, 1)), [[1.0, 2.5, 1.0], [1.0, 1.0, 1.0]])
+def test_a_parent_scale_is_inherited_by_the_child():
+    """Blender's default and glTF: the child's head rides on the scaled parent and its frame
+    carries the parent's scale times its own."""
+    world = two_bones(np.tile([0.0, 0.0, 0.0, 1.0], (2, 1)), [[1.0, 2.5, 1.0], [2.0, 1.0, 1.0]])
     np.testing.assert_allclose(world[1, :3, 3], [0.0, 2.5, 0.0])
-    np.testing.assert_allclose(world[1, :3, :3], np.eye(3))
+    np.testing.assert_allclose(world[1, :3, :3], np.diag([2.0, 2.5, 1.0]))
 
 
-def test_a_zero_parent_scale_collapses_nothing():
+def test_a_zero_parent_scale_gives_finite_children():
     world = two_bones(np.tile([0.0, 0.0, 0.0, 1.0], (2, 1)), [[0.0, 0.0, 0.0], [1.0, 1.0, 1.0]])
     assert np.isfinite(world).all()
     np.testing.assert_allclose(world[1, :3, :3], np.zeros((3, 3)))  # the parent's axes are gone: so are its child's
     np.testing.assert_allclose(world[1, :3, 3], [0.0, 0.0, 0.0])
+
+
+def test_stretch_scales_are_each_bones_stretch_over_its_parents():
+    np.testing.assert_allclose(stretch_scales([-1, 0, 1, 0], [2.0, 3.0, 1.0, 0.0]),
+                               np.repeat([[2.0], [1.5], [1.0 / 3.0], [0.0]], 3, axis=1))
+    np.testing.assert_array_equal(stretch_scales([-1, 0], [0.0, 2.0]), [[0.0] * 3, [2.0] * 3])  # no inverse of 0
 
 
 def random_tree(rng, n):
@@ -57,14 +64,13 @@ def random_tree(rng, n):
 
 
 def rig_pose(tree, quats, stretch):
-    """World rotations (unscaled), heads and tails by the rig's ``update_world``, stretch as a Y scale."""
+    """World rotations (unscaled), heads and tails by the rig's ``update_world``, the whole stretch
+    per bone written as inherited scales."""
     hierarchy = bone_hierarchy(tree.base, tree.parents, tree.offsets, tree.rest_rotations)
-    scales = np.ones((len(tree), 3))
-    scales[:, 1] = stretch
     frames = np.empty((len(tree), 4, 4))
-    update_world(hierarchy.rest_local, hierarchy.parents, hierarchy.bones, hierarchy.locations, quats, scales, frames)
-    world = frames[:, :3, :3].copy()
-    world[:, :, 1] /= stretch[:, None]
+    update_world(hierarchy.rest_local, hierarchy.parents, hierarchy.bones, hierarchy.locations, quats,
+                 stretch_scales(tree.parents, stretch), frames)
+    world = frames[:, :3, :3] / stretch[:, None, None]
     heads = frames[:, :3, 3]
     return world, heads, heads + frames[:, :3, 1] * tree.lengths[:, None]
 
@@ -73,7 +79,7 @@ def rig_pose(tree, quats, stretch):
 @given(st.integers(1, 8), st.integers(0, 2 ** 32 - 1))
 def test_the_solvers_forward_kinematics_agrees_with_the_rigs_on_random_trees_with_stretch(n, seed):
     """``pose_bones`` (through ``pose_matrices``) gives the rig's world rotations, heads and tails;
-    a stretched bone moves its children's heads along its Y but does not scale their frames."""
+    a stretched bone moves its children's heads by its stretch and its frame stays rigid."""
     rng = np.random.default_rng(seed)
     tree = random_tree(rng, n)
     quats = quat_normalize(rng.normal(size=(n, 4)))

@@ -7,8 +7,8 @@ from hypothesis import assume, given, settings, strategies as st
 from solvers.chain import chain_points, straight_chain
 from solvers.goals import BoneDofs, JointRotationGoal, PositionGoal, RotationGoal
 from solvers.limits import LOCK_TOLERANCE, Hinge, SwingTwistLimit, limit_violation, swing_twist_angles
-from solvers.methods import METHODS
-from solvers.problem import Freedoms, Problem, Settings, solve
+from solvers.methods import METHODS, solve
+from solvers.problem import Freedoms, Problem, Settings
 from solvers.transforms import quat_from_rotvec
 from solvers.tree import Tree
 

@@ -13,7 +13,7 @@ from ui.animation import Animation, choose_frame
 from ui.auto_setup import apply_auto_setup
 from ui.autosave import STATE_DIR_ENV
 from ui.state import AppState
-from tests.shared_data import CMU_EXCERPT
+from tests.shared_data import CMU_EXCERPT, NEEDS_SHARED
 
 BVH = CMU_EXCERPT
 
@@ -111,6 +111,7 @@ def test_screenshot_of_a_clip_frame(clip_driver):
     assert_matches_golden(clip_driver.app.read_rgb(), "app_clip_frame")
 
 
+@NEEDS_SHARED
 def test_a_wrong_choice_leaves_the_pose_and_says_why():
     state = open_state(BVH)
     pose = state.pose.copy()
@@ -124,6 +125,7 @@ def test_a_json_rig_has_no_animation():
     assert open_state("assets/humanoid.json").animation is None
 
 
+@NEEDS_SHARED
 def test_a_frame_after_automatic_ik_set_up_keeps_the_frames_joints():
     """Handles added by the set-up snap onto the frame's hands and feet, so the solve leaves it."""
     state = open_state(BVH)
@@ -138,8 +140,18 @@ def test_a_frame_after_automatic_ik_set_up_keeps_the_frames_joints():
     np.testing.assert_allclose(joints(skeleton, state.world[:count]), expected, atol=1e-4)
 
 
+@NEEDS_SHARED
 def test_animation_lists_only_clips_with_frames():
     document = open_rig(BVH)
     document.clips["empty"] = []
     animation = Animation.of(document)
     assert list(animation.clips) == ["motion"] and animation.frame_count() == 4
+
+
+def test_the_timeline_gives_a_clips_length_in_seconds(animated):
+    """A 38-frame glTF clip read "38 frames, 0.000 s": the time of the frame shown (frame 0), not
+    how long the clip plays."""
+    animation = Animation.of(open_rig(animated))
+    assert animation.summary(CLIP, 0) == f"{FRAMES} frames, {FRAMES / 30:.3f} s; frame 0 at 0.000 s"
+    animation.clips["long"], animation.frame_times["long"] = [animation.clips[CLIP][0]] * 38, 1 / 30
+    assert animation.summary("long", 37) == "38 frames, 1.267 s; frame 37 at 1.233 s"

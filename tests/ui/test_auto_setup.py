@@ -1,4 +1,6 @@
 """Automatic IK set-up in the app: a BVH opened without IK gets hand/foot handles that drag."""
+import json
+
 import numpy as np
 import pytest
 
@@ -6,7 +8,8 @@ from tests.ui.conftest import Driver, humanoid_state, start_app
 from tests.ui.test_editing import drag_hand
 from ui.auto_setup import apply_auto_setup, choose_limb_end, should_offer, show_auto_setup
 from ui.autosave import STATE_DIR_ENV
-from tests.shared_data import CMU_EXCERPT
+from tests.rig.gltf_builder import figure_document
+from tests.shared_data import CMU_EXCERPT, NEEDS_SHARED
 
 BVH = CMU_EXCERPT
 
@@ -26,6 +29,7 @@ def hand_tip(state):
     return state.world[hand, :3, 3].copy()
 
 
+@NEEDS_SHARED
 def test_set_up_then_dragging_the_hand_handle_moves_the_hand_and_undo_takes_it_back(bvh_driver):
     state = bvh_driver.state
     old_rig, joints_before = state.rig, state.world[:, :3, 3].copy()
@@ -57,6 +61,7 @@ def test_nothing_is_offered_for_a_rig_that_has_its_ik():
     assert not should_offer(state) and not show_auto_setup(state)
 
 
+@NEEDS_SHARED
 def test_fixing_the_recognised_limbs_changes_what_is_set_up(bvh_driver):
     """The panel's "Fix limbs" combos: a limb ending at another bone, or no limb at all."""
     state = bvh_driver.state
@@ -94,3 +99,24 @@ def test_set_up_on_a_skinned_file_draws_the_mesh_through_set_up_undo_and_redo(po
     for keys in (["ctrl"], ["ctrl"], ["ctrl", "shift"], ["ctrl", "shift"]):  # undo twice, redo twice
         driver.key("Z", keys)
         assert np.isfinite(state.mesh.skinned_positions(state.world)).all()
+
+
+def test_a_figure_with_unnamed_joints_is_set_up_and_its_guess_fixed(posekit_window, tmp_path, monkeypatch):
+    """RiggedFigure-like: joints node_N, mid-stride. The set-up finds all four limbs by geometry
+    and says so; the "Fix limbs" choice works on the guess as on a named one."""
+    monkeypatch.setenv(STATE_DIR_ENV, str(tmp_path / "state"))
+    gltf, node_of = figure_document()
+    path = tmp_path / "figure.gltf"
+    path.write_text(json.dumps(gltf))
+    start_app(posekit_window, humanoid_state())
+    assert posekit_window.editor.load_rig(str(path))
+    state = posekit_window.state
+    node = {name: f"node_{n}" for name, n in node_of.items()}
+    assert should_offer(state)
+    choose_limb_end(state, "arm.R", node["forearm.R"])  # a wrong end on purpose: the elbow
+    assert state.auto_setup.report.roles["arm.R"] == [node["chest"], node["upper_arm.R"], node["forearm.R"]]
+    choose_limb_end(state, "arm.R", node["hand.R"])  # and back
+    assert apply_auto_setup(state)
+    assert state.message == "IK set up for arm.L, arm.R, leg.L, leg.R: found arms (node_7 by geometry, node_10 " \
+                            "chosen), legs (node_13, node_17) by geometry, spine, head (facing +Z from the feet)"
+    assert {c.bone for c in state.rig.ik} == {node[b] for b in ("forearm.L", "forearm.R", "shin.L", "shin.R")}

@@ -15,7 +15,7 @@ from hypothesis import assume, given, settings, strategies as st
 from app import start_autosave
 from rig.constraints import BoneIKSettings
 from rig.formats.rigfile import rig_to_dict
-from tests.shared_data import CMU_EXCERPT
+from tests.shared_data import CMU_EXCERPT, NEEDS_SHARED
 from tests.ui.conftest import Driver, fail_on_id_conflicts, humanoid_state, start_app
 from tests.ui.test_editing import drag_hand
 from ui.autosave import AUTOSAVE_DELAY_S, STATE_DIR_ENV, recovery_path
@@ -145,6 +145,7 @@ def test_a_skinned_glb_session_comes_back_whole_after_a_crash(launch, tmp_path):
         list(state.pose.locations[state.rig.skeleton.index["hand_ik.L"]])
 
 
+@NEEDS_SHARED
 def test_a_bvh_session_keeps_its_clip_and_chosen_frame(launch):
     driver = open_file(launch(), CMU_EXCERPT)
     clips = driver.state.animation.clips

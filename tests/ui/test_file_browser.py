@@ -2,12 +2,11 @@
 filtering, walking folders, opening a rig, saving a pose (new name, overwrite asked both ways),
 an unreadable folder, and Escape."""
 import os
-import shutil
 
 import pytest
 
 from rig.formats.rigfile import load_pose
-from tests.shared_data import CMU_EXCERPT
+from tests.rig.test_bvh import SMALL as WALK_BVH
 from tests.ui.conftest import Driver, humanoid_state, start_app
 from ui import widgets
 from ui.autosave import STATE_DIR_ENV
@@ -22,7 +21,7 @@ def folder(tmp_path):
         (tmp_path / name).mkdir()
     for name in RIG_FILES + ["d.txt", ".secret.json"]:
         (tmp_path / name).write_text("x")
-    shutil.copy(CMU_EXCERPT, tmp_path / "rigs" / "walk.bvh")
+    (tmp_path / "rigs" / "walk.bvh").write_text(WALK_BVH)  # a real BVH, made here: no ../shared needed
     return tmp_path
 
 
@@ -159,3 +158,31 @@ def test_escape_cancels_and_nothing_changes(driver, folder, typing):
     driver.key("O", ["ctrl", "shift"])
     driver.frames(1)
     assert browser(driver).folder == str(folder)  # the next dialog starts where this one was
+
+
+def ask(driver, key, mods):
+    """Open a file question by its shortcut; the name field it shows."""
+    driver.key(key, mods)
+    driver.frames(1)
+    return widgets.find("##name").value
+
+
+def cancel(driver):
+    driver.key("ESCAPE")
+    driver.frames(1)
+
+
+def test_opening_prefills_only_a_file_the_folder_shown_holds(driver, folder, monkeypatch):
+    """Open pose offered "pose.json" where there was none, and Open rig the rig's name in the
+    folder the last dialog left off in."""
+    assert ask(driver, "O", ["ctrl", "shift"]) == "humanoid.json"  # the rig's own folder holds it
+    driver.set_value("##folder", str(folder / "rigs"))
+    cancel(driver)
+    assert ask(driver, "O", ["ctrl", "shift"]) == ""  # starts where the last one left off, which lacks it
+    assert browser(driver).folder == str(folder / "rigs")
+    cancel(driver)
+    monkeypatch.chdir(folder)  # where the default pose file, pose.json, would be: it is not
+    driver.app.editor.files.folder = ""
+    assert ask(driver, "O", ["ctrl"]) == "" and browser(driver).folder == str(folder)
+    cancel(driver)
+    assert ask(driver, "S", ["ctrl", "shift"]) == "pose.json"  # saving offers a name to write

@@ -7,7 +7,7 @@ import pytest
 from tests.rig.test_bvh_options import z_up_text
 from tests.ui.conftest import Driver, humanoid_state, start_app
 from ui.autosave import STATE_DIR_ENV
-from tests.shared_data import CMU_EXCERPT
+from tests.shared_data import CMU_EXCERPT, NEEDS_SHARED
 
 BVH = CMU_EXCERPT
 
@@ -40,6 +40,7 @@ def height(state, top="Head", bottom="LeftFoot"):
     return world[index[top], :3, 3] - world[index[bottom], :3, 3]
 
 
+@NEEDS_SHARED
 def test_clicking_set_up_ik_adds_the_handles_as_one_undo_step(bvh_app):
     driver = open_file(bvh_app, BVH)
     state = driver.state
@@ -55,6 +56,7 @@ def test_clicking_set_up_ik_adds_the_handles_as_one_undo_step(bvh_app):
     assert state.rig is old_rig and not state.history.can_undo()
 
 
+@NEEDS_SHARED
 def test_open_recent_reopens_the_clicked_file(bvh_app, tmp_path):
     older, newer = tmp_path / "older.bvh", tmp_path / "newer.bvh"
     for path in (older, newer):
@@ -70,6 +72,7 @@ def test_open_recent_reopens_the_clicked_file(bvh_app, tmp_path):
     assert bvh_app.state.message.startswith(f"Opened {newer}")
 
 
+@NEEDS_SHARED
 def test_bvh_import_menu_reopens_a_z_up_file_standing_and_in_given_units(bvh_app, tmp_path):
     path = tmp_path / "zup.bvh"
     path.write_text(z_up_text(open(BVH).read()))
@@ -98,6 +101,7 @@ def test_skin_menu_reads_another_skin_of_the_open_file(bvh_app, tmp_path):
     assert bvh_app.editor.import_options.gltf_skin == 0  # the choice is for this file only
 
 
+@NEEDS_SHARED
 def test_fix_limbs_combo_moves_where_a_limb_ends(bvh_app):
     driver = open_file(bvh_app, BVH)
     driver.click_item("Fix limbs")  # opens the tree node under the set-up button

@@ -6,7 +6,9 @@ import pytest
 from imgui_bundle import imgui
 from pyglet.window import key, mouse
 
+from rig.pose import heads_tails
 from ui.layout import OUTLINER
+from ui.navigation import VIEW_MARGIN, handle_corners
 from ui.state import DEFAULT_INSETS
 
 from .conftest import SIZE, plane_point_under
@@ -81,6 +83,29 @@ def test_numpad_views_as_blender(driver, symbol, ctrl, yaw, pitch):
     np.testing.assert_allclose(eye_direction, sign * np.array(looking_from[axis], float), atol=1e-12)
 
 
+CTRL = key.MOD_CTRL
+
+
+@pytest.mark.parametrize("without_num_lock, digit, mods", [
+    (key.NUM_END, key.NUM_1, 0), (key.NUM_END, key.NUM_1, CTRL), (key.NUM_NEXT, key.NUM_3, 0),
+    (key.NUM_NEXT, key.NUM_3, CTRL), (key.NUM_HOME, key.NUM_7, 0), (key.NUM_HOME, key.NUM_7, CTRL),
+    (key.NUM_BEGIN, key.NUM_5, 0), (key.NUM_DELETE, key.NUM_DECIMAL, 0)])
+def test_numpad_keys_do_the_same_with_num_lock_off(driver, without_num_lock, digit, mods):
+    """With Num Lock off pyglet names Numpad 1 NUM_END, Numpad 7 NUM_HOME, ...; in Blender the
+    numpad's views work either way."""
+    state = driver.state
+    driver.click(*driver.pixel_along("shin.L", 0.5))  # numpad . frames the selection
+    state.camera.orbit(37, -12)
+    state.camera.zoom(-3)
+    before = copy.deepcopy(state.camera)
+    driver.key(digit, mods)
+    expected, state.camera = state.camera, copy.deepcopy(before)
+    driver.key(without_num_lock, mods)
+    assert_same_camera(state.camera, expected)
+    with pytest.raises(AssertionError):
+        assert_same_camera(state.camera, before)  # the key did something
+
+
 def test_numpad_5_toggles_projection_keeping_the_size_on_screen(driver):
     state = driver.state
     target_px = lambda: state.camera.world_to_window(np.array([state.camera.target, state.camera.target
@@ -145,8 +170,17 @@ def test_home_and_f_frame_clear_of_the_panels(driver, symbol):
     driver.key(symbol)
     assert_clear_of_panels(state)
     lo, hi = free_box(state)
-    pixels = bone_pixels(state)
+    pixels = drawn_pixels(state)
     np.testing.assert_allclose((pixels.min(axis=0) + pixels.max(axis=0)) / 2, (lo + hi) / 2, atol=3.0)
+
+
+def drawn_pixels(state):
+    """Window pixels bounding what the rig draws: bones' heads and tails, handles' cubes."""
+    targets, poles = state.rig.handle_bones()
+    bones = [i for i, name in enumerate(state.rig.skeleton.names) if name not in targets | poles]
+    heads, tails = heads_tails(state.rig.skeleton, state.world)
+    corners, _ = handle_corners(state, sorted(targets | poles))
+    return state.camera.world_to_window(np.vstack([heads[bones], tails[bones], corners]), *SIZE)
 
 
 def test_a_middle_drag_on_the_panel_does_not_orbit(driver):
@@ -269,3 +303,20 @@ def test_a_panel_floating_over_most_of_the_viewport_frames_into_the_whole_of_it(
     float_the_outliner_over(driver, left + 40, top + 40, right - 40, bottom - 40)
     driver.key(key.F)
     np.testing.assert_allclose(selection_centre_px(state), ((left + right) / 2, (top + bottom) / 2), atol=3.0)
+
+
+@pytest.mark.parametrize("handle", ["hand_ik.L", "elbow_pole.R"])
+@pytest.mark.parametrize("symbol", [key.F, key.NUM_DECIMAL])
+def test_f_frames_a_selected_handle_with_blenders_margin(driver, handle, symbol):
+    """A handle's drawn cube (or diamond) used to be left out: framing its bone's two ends put
+    the cube over the viewport's edges."""
+    state = driver.state
+    driver.click(*driver.pixel_of(handle))
+    assert state.view.selected == {handle}
+    driver.key(symbol)
+    corners, _ = handle_corners(state, [handle])
+    pixels = state.camera.world_to_window(corners, *SIZE)
+    lo, hi = free_box(state)
+    room = (hi - lo) * (1.0 - 1.0 / VIEW_MARGIN) / 2.0 * 0.8  # most of Blender's margin on each side
+    assert (pixels > lo + room).all() and (pixels < hi - room).all(), (lo + room, hi - room, pixels)
+    assert np.ptp(pixels[:, 1]) > 0.3 * (hi - lo)[1]  # framed, not left a dot

@@ -10,7 +10,7 @@ from rig.pose import heads_tails, world_matrices
 from tests.ui.conftest import Driver, humanoid_state, start_app
 from ui.autosave import STATE_DIR_ENV
 from ui.recent import MAX_RECENT, RecentFiles
-from tests.shared_data import CMU_EXCERPT
+from tests.shared_data import CMU_EXCERPT, NEEDS_SHARED
 
 BVH = CMU_EXCERPT
 GLB = "assets/humanoid_skinned.glb"
@@ -51,7 +51,7 @@ def assert_shows(app, path):
     assert np.all((pixels >= 0) & (pixels <= [app.window.width, app.window.height]))
 
 
-@pytest.mark.parametrize("path", [BVH, GLB])
+@pytest.mark.parametrize("path", [pytest.param(BVH, marks=NEEDS_SHARED), GLB])
 def test_open_rig_through_the_file_dialog_replaces_the_scene(app, path):
     driver, path = Driver(app), os.path.abspath(path)  # the dialog answers with whole paths
     app.state.history.commit(app.state)
@@ -70,6 +70,7 @@ def test_a_broken_file_leaves_the_scene_and_says_why(app, tmp_path):
     assert RecentFiles().paths == []
 
 
+@NEEDS_SHARED
 def test_a_dropped_file_opens(app):
     app.window.dispatch_event("on_file_drop", 10, 10, [BVH, GLB])  # queued, as the OS's events are
     app.window.dispatch_events()
@@ -77,6 +78,7 @@ def test_a_dropped_file_opens(app):
     assert_shows(app, BVH)
 
 
+@NEEDS_SHARED
 def test_recent_list_keeps_the_last_five_newest_first_and_persists(app, tmp_path):
     copies = []
     for k in range(MAX_RECENT + 1):

@@ -6,6 +6,7 @@ from pyglet.window import key
 
 from ui import widgets
 from ui.pacing import SETTLE_S, FramePacer
+from ui.status import MESSAGE_SECONDS
 
 
 class Clock:
@@ -32,7 +33,8 @@ class Window:
 
 
 def idle_app():
-    return SimpleNamespace(window=Window(), state=SimpleNamespace(drag=None, solve_pending=False),
+    return SimpleNamespace(window=Window(), state=SimpleNamespace(drag=None, solve_pending=False, message="", error="",
+                                                                  message_shown_at=None, message_lasts=False), warmup=None,
                            editor=SimpleNamespace(autosaver=None, recovery=None, unsaved=None, quit_requested=False),
                            imgui_context=SimpleNamespace(input_events_queue=[]))
 
@@ -111,3 +113,16 @@ def test_text_typed_faster_than_the_frames_keeps_it_drawing_until_imgui_has_take
     assert frames > 1
     assert widgets.find("##name").value.endswith("abcdefghij")
     pacer.release()
+
+
+def test_an_idle_window_wakes_when_a_status_message_is_due_to_clear():
+    """The frame that clears an info message must come though nothing else moves."""
+    clock = Clock()
+    app = idle_app()
+    pacer = FramePacer(app, clock)
+    frames(pacer, clock, 1.0)
+    app.state.message, app.state.message_shown_at = "Pose copied", clock.now
+    assert frames(pacer, clock, MESSAGE_SECONDS - 0.1) == 0
+    assert frames(pacer, clock, 0.2) > 0
+    app.state.message = ""  # what that frame's status bar does
+    assert frames(pacer, clock, 10.0) == 0

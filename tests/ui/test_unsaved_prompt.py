@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from rig.formats.rigfile import load_pose, load_rig
-from tests.shared_data import CMU_EXCERPT
+from tests.shared_data import CMU_EXCERPT, NEEDS_SHARED
 from tests.ui.conftest import Driver, humanoid_state
 from tests.ui.test_editing import drag_hand
 from ui import DEFAULT_RIG
@@ -72,6 +72,7 @@ def test_undoing_back_to_the_saved_pose_leaves_nothing_to_ask(driver, closes):
     assert closes == [True]
 
 
+@NEEDS_SHARED
 def test_opening_another_rig_asks_first_and_cancel_keeps_the_scene(driver):
     drag_hand(driver)
     rig = driver.app.state.rig
@@ -87,6 +88,7 @@ def test_opening_another_rig_asks_first_and_cancel_keeps_the_scene(driver):
     assert driver.app.state.rig is not rig and driver.app.state.rig_path == CMU_EXCERPT
 
 
+@NEEDS_SHARED
 def test_file_new_asks_first_then_starts_over_on_the_default_rig(driver):
     assert driver.app.editor.load_rig(CMU_EXCERPT)
     driver = Driver(driver.app)

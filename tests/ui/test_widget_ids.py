@@ -5,7 +5,7 @@ import pytest
 from imgui_bundle import imgui
 
 import ui.window
-from tests.shared_data import CMU_EXCERPT
+from tests.shared_data import CMU_EXCERPT, NEEDS_SHARED
 from tests.ui.conftest import Driver, humanoid_state, start_app
 from ui import widgets
 from ui.autosave import STATE_DIR_ENV
@@ -100,6 +100,7 @@ def test_every_tab_of_the_properties_has_distinct_ids(driver, tab, sections, exp
     assert hover_the_panel_through(driver) == shown
 
 
+@NEEDS_SHARED
 def test_the_auto_ik_set_up_and_animation_sections_have_distinct_ids(posekit_window, tmp_path, monkeypatch):
     monkeypatch.setenv(STATE_DIR_ENV, str(tmp_path / "state"))
     start_app(posekit_window, humanoid_state())

@@ -23,7 +23,7 @@ from rig.autorig import auto_rig
 from rig.formats.reader import open_rig
 from rig.formats.rigfile import load_pose
 from rig.pose import heads_tails, world_matrices
-from tests.shared_data import CMU_EXCERPT
+from tests.shared_data import CMU_EXCERPT, NEEDS_SHARED
 
 SIZE = (960, 600)  # wide enough that the docked panels leave the hands in the open
 GLB = os.path.abspath("assets/humanoid_skinned.glb")
@@ -330,6 +330,7 @@ def quit_and_answer(app, answer):
     app.key(answer)
 
 
+@NEEDS_SHARED
 def test_open_a_bvh_set_up_ik_drag_undo_redo_rotate_save_and_quit(real_app, tmp_path):
     app = real_app()  # the default rig; the BVH file comes through File > Open rig...
     open_through_the_menu(app, CMU_EXCERPT)
