@@ -26,8 +26,8 @@ import numpy as np
 from solvers import scalar as sc
 from solvers.chain import SolveResult
 # dls_plan is re-exported so callers plan and solve through this one module.
-from solvers.dls_plan import DISTANCE, MAX_STRETCH, POSITION, ROTATION, TURN_EULER_Y, TURN_OWN_AXIS, DlsPlan, \
-    dls_plan  # noqa: F401
+from solvers.dls_plan import DISTANCE, MAX_STRETCH, POSITION, ROTATION, TURN_EULER_Y, TURN_OWN_AXIS, UNFOLD, \
+    DlsPlan, dls_plan  # noqa: F401
 from solvers.iterate import iterate
 from solvers.transforms import EPS
 from solvers.tree import tree_pose_rows
@@ -243,6 +243,23 @@ def _column_values(plan, state):
                     + [state.stretch[j] for j, _ in plan.rows.stretch_columns])
 
 
+def _unfold(plan, state):
+    """The DOF change (columns,) that bends a straight chain once: every moving bone turns by
+    ``UNFOLD`` about the bend axis (X or Z) its bounds leave the most room on, toward its roomier
+    side (+ on a tie), so a one-sided hinge bends the way it can; about Y where neither has room."""
+    values = _column_values(plan, state)
+    room_up, room_down = plan.column_high - values, values - plan.column_low
+    room = np.maximum(room_up, room_down)
+    delta = np.zeros(len(values))
+    for columns in plan.unfold:
+        bend = [c for c in columns.bend if room[c] > 0]
+        chosen = bend or [c for c in columns.twist if room[c] > 0]
+        if chosen:
+            c = max(chosen, key=room.__getitem__)
+            delta[c] = UNFOLD if room_up[c] >= room_down[c] else -UNFOLD
+    return delta
+
+
 def _apply(plan, state, delta, damping, unfolded):
     """The state after changing the DOFs by ``delta`` (columns,), limits and stretch bounds held."""
     change = delta.tolist()
@@ -280,7 +297,7 @@ def _step(plan, selective, base_damping):
         if not state.unfolded and (pull <= STALLED_PULL or turn_pull <= STRAIGHT_PULL and _pulls_inward(plan, state)):
             # Goals pulling straight along a straight chain: no turn moves it that way to first
             # order, so bend it once so the Jacobian can act.
-            return _apply(plan, state, plan.unfold, state.damping, True)
+            return _apply(plan, state, _unfold(plan, state), state.damping, True)
         cost = _cost(plan, state.errors)
         factor = state.damping
         first = None

@@ -188,6 +188,18 @@ def test_limited_straight_chain_bends_as_far_as_its_limits_allow(selective):
     assert result.errors[0] == pytest.approx(0.7434, abs=1e-4) and not result.converged
 
 
+@pytest.mark.parametrize("selective", SELECTIVE)
+def test_straight_hinge_chain_unfolds_the_way_its_limits_allow(selective):
+    """One-sided hinges (knees: X in [-2, 0]) straight, the target on their line inside reach: the
+    unfold bends them toward the side they can turn (a bend to + was cut to 0 and left them straight)."""
+    tree = chain_tree(CHAINS[4])
+    knee = BoneDofs(lock=(False, True, True), use_limit=(True, False, False), limit_min=(-2.0, 0.0, 0.0),
+                    limit_max=(0.0, 0.0, 0.0))
+    result = solve_dls(dls_plan(tree, [PositionGoal(3, (0.0, 0.75, 0.0))], [knee] * 4), rest(4), selective=selective)
+    assert_within(knee, result)
+    assert result.errors[0] < 0.2  # 0.75 straight
+
+
 def test_start_pose_outside_its_limits_is_pulled_inside():
     tree = chain_tree([1.0, 1.0])
     dofs = [None, BoneDofs(use_limit=(True, False, False), limit_min=(-0.5, -np.pi, -np.pi),
