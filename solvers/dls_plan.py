@@ -19,7 +19,7 @@ MAX_STRETCH = 10.0
 # Euler bones keep their Y angle within this (radians): at +-pi/2 X and Z would mix.
 EULER_Y_BOUND = np.pi / 2 - 1e-3
 # Bend (radians) given once to every moving bone when the goals pull exactly along a straight
-# chain, where the Jacobian has nothing to offer.
+# chain, where the Jacobian has nothing to offer (``solvers.dls._unfold`` picks axis and side).
 UNFOLD = 1e-2
 
 # Goal kinds.
@@ -68,6 +68,13 @@ class BoneRow(NamedTuple):
     high: tuple
 
 
+class UnfoldColumns(NamedTuple):
+    """A moving bone's columns an unfold may turn: ``bend`` (X, Z: they bend a chain laid along Y)
+    and ``twist`` (Y, tried only where no bend column has room)."""
+    bend: tuple
+    twist: tuple
+
+
 class PlanRows(NamedTuple):
     """The plan on plain floats, for the solver's per-bone and per-goal loops: ``goals`` (a
     ``GoalRow`` each), ``column_axes`` (a ``ColumnAxis`` per rotation column), ``stretch_columns``
@@ -87,7 +94,8 @@ class DlsPlan:
     Columns are the rotation DOFs (``columns``: (bone, axis) pairs, (c, 2) ints) then the stretch
     DOFs (``rows.stretch_columns``). ``scale`` (metres) is the longest path from a fixed head to a goal's point.
     ``weights`` (rows, columns) is row_scale times column_scale; ``blocks`` (goals, rows) sums
-    each goal's rows. ``rows`` holds what the iterations read on plain floats. ``start_stretch``
+    each goal's rows. ``unfold`` holds an ``UnfoldColumns`` per moving bone: the columns an
+    unfold may turn. ``rows`` holds what the iterations read on plain floats. ``start_stretch``
     (n floats) is the stretch every solve starts from and keeps where it is fixed, ``aims`` the
     chains every solve starts laid straight (``_laid_straight``); stretch columns serve the other
     goals beyond reach.
@@ -108,7 +116,7 @@ class DlsPlan:
     low: np.ndarray
     high: np.ndarray
     limited: np.ndarray
-    unfold: np.ndarray
+    unfold: tuple
     rows: "PlanRows"
     start_stretch: tuple
     aims: tuple
@@ -287,10 +295,8 @@ def dls_plan(tree: Tree, goals, dofs=None):
     column_low = np.array([bounds[j][0][axis] for j, axis in columns] + [1.0] * len(stretch_bones))
     column_high = np.array([bounds[j][1][axis] for j, axis in columns] + [MAX_STRETCH] * len(stretch_bones))
     index = {column: c for c, column in enumerate(columns)}
-    # Unfolding bends every moving bone about its first free axis of X, Z, Y.
-    unfold = np.zeros(len(column_scale))
-    for j in moving:
-        unfold[next(index[j, axis] for axis in (0, 2, 1) if (j, axis) in index)] = UNFOLD
+    unfold = tuple(UnfoldColumns(tuple(index[j, axis] for axis in (0, 2) if (j, axis) in index),
+                                 (index[j, 1],) if (j, 1) in index else ()) for j in moving)
     euler = [j for j in moving if dofs[j].euler]
     goal_rows = tuple(
         GoalRow(kind, int(goal.bone), getattr(goal, "use_tail", False), getattr(goal, "target", None),
