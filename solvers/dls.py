@@ -29,7 +29,7 @@ import numpy as np
 from solvers import scalar as sc
 from solvers.chain import SolveResult
 # dls_plan is re-exported so callers plan and solve through this one module.
-from solvers.dls_plan import DISTANCE, MAX_STRETCH, POSITION, ROTATION, TURN_FRAME_AXIS, TURN_OWN_AXIS, \
+from solvers.dls_plan import DISTANCE, MAX_STRETCH, POSITION, ROTATION, TURN_FRAME_AXIS, TURN_OWN_AXIS, UNFOLD, \
     DlsPlan, dls_plan  # noqa: F401
 from solvers.iterate import iterate
 from solvers.limits import clamp_swing_twist, on_bound, split_swing_twist
@@ -234,24 +234,58 @@ def _direction(plan, jacobian, residual, damping, selective):
     return total * (SDLS_MAX_ANGLE / largest) if largest > SDLS_MAX_ANGLE else total
 
 
-def _bounded_direction(plan, state, jacobian, residual, damping, selective):
-    """The DOF change (columns,) of one step that respects limits and stretch bounds: DOFs the
-    step would carry past a limit (``_held_columns``) stop there and the others solve again for
-    what is left (as Blender's IK solver does), so one blocked DOF does not spoil the whole step."""
+class BoundedChange(NamedTuple):
+    """One step's DOF ``change`` (columns,) and whether a bound ``cut`` it."""
+    change: np.ndarray
+    cut: bool
+
+
+def _bounded_direction(plan, state, jacobian, residual, damping, selective, shrink=1.0):
+    """A ``BoundedChange``: one step, ``shrink`` times the least-squares one, that respects limits
+    and stretch bounds: DOFs the step would carry past a limit (``_held_columns``) stop there and
+    the others solve again for what is left (as Blender's IK solver does), so one blocked DOF does
+    not spoil the whole step. Bounds cut the shrunk step itself: a full step cut at a bound and
+    then shrunk need not lead downhill, where a small step cut at a bound does."""
     if not plan.bounded:
-        return _direction(plan, jacobian, residual, damping, selective) * plan.column_scale
+        return BoundedChange(_direction(plan, jacobian, residual, damping, selective) * (plan.column_scale * shrink),
+                             False)
     delta = np.zeros(jacobian.shape[1])
     free = np.ones(len(delta), dtype=bool)
     while free.any():
         trial = delta.copy()
-        trial[free] = _direction(plan, jacobian[:, free], residual, damping, selective) * plan.column_scale[free]
+        trial[free] = _direction(plan, jacobian[:, free], residual, damping, selective) * \
+            (plan.column_scale[free] * shrink)
         over, stopped = _held_columns(plan, state, trial)
         over &= free
         if not over.any():
-            return trial
+            return BoundedChange(trial, not free.all())
         delta[over] = stopped[over]
-        residual = residual - jacobian[:, over] @ (delta[over] / plan.column_scale[over])
+        residual = residual - jacobian[:, over] @ (delta[over] / (plan.column_scale[over] * shrink))
         free &= ~over
+    return BoundedChange(delta, True)
+
+
+def _column_values(plan, state):
+    """Each column's DOF value (columns,): swing-twist coordinates, then stretch. Free bones'
+    columns are unbounded, so their (unused) coordinates never matter beside their bounds."""
+    return np.array([state.angles[j][axis] for j, axis, *_ in plan.rows.column_axes]
+                    + [state.stretch[j] for j, _ in plan.rows.stretch_columns])
+
+
+def _unfold(plan, state):
+    """The DOF change (columns,) that bends a straight chain once: every moving bone turns by
+    ``UNFOLD`` about the bend axis (X or Z) its bounds leave the most room on, toward its roomier
+    side (+ on a tie), so a one-sided hinge bends the way it can; about Y where neither has room."""
+    values = _column_values(plan, state)
+    room_up, room_down = plan.column_high - values, values - plan.column_low
+    room = np.maximum(room_up, room_down)
+    delta = np.zeros(len(values))
+    for columns in plan.unfold:
+        bend = [c for c in columns.bend if room[c] > 0]
+        chosen = bend or [c for c in columns.twist if room[c] > 0]
+        if chosen:
+            c = max(chosen, key=room.__getitem__)
+            delta[c] = UNFOLD if room_up[c] >= room_down[c] else -UNFOLD
     return delta
 
 
@@ -328,17 +362,22 @@ def _step(plan, selective, base_damping):
         if not state.unfolded and (pull <= STALLED_PULL or turn_pull <= STRAIGHT_PULL and _pulls_inward(plan, state)):
             # Goals pulling straight along a straight chain: no turn moves it that way to first
             # order, so bend it once so the Jacobian can act.
-            return _apply(plan, state, plan.unfold, state.damping, True)
+            return _apply(plan, state, _unfold(plan, state), state.damping, True)
         cost = _cost(plan, state.errors)
         factor = state.damping
-        direction = None
+        first = None
         for attempt in range(RETRIES + 1):
-            # Only adaptive damping changes the direction; otherwise each retry halves one step.
-            if adaptive or direction is None:
-                damping = base_damping * plan.scale * (factor if adaptive else 1.0)
-                direction = _bounded_direction(plan, state, jacobian, residual, damping, selective)
+            # Adaptive damping changes the step; otherwise each retry halves it, cut at the bounds
+            # afresh where they cut it (a step within them stays within them as it shrinks).
             shrink = 1.0 if adaptive else 0.5 ** attempt
-            candidate = _apply(plan, state, direction * shrink, factor, state.unfolded)
+            if adaptive or first is None or first.cut:
+                damping = base_damping * plan.scale * (factor if adaptive else 1.0)
+                bounded = _bounded_direction(plan, state, jacobian, residual, damping, selective, shrink)
+                first = bounded if first is None else first
+                change = bounded.change
+            else:
+                change = first.change * shrink
+            candidate = _apply(plan, state, change, factor, state.unfolded)
             if _cost(plan, candidate.errors) < cost:
                 return candidate._replace(damping=max(factor / 2.0, low_factor))
             factor = min(factor * 4.0, high_factor) if adaptive else factor

@@ -18,7 +18,7 @@ from solvers.tree import Tree
 # Longest a stretchy bone may grow, as a multiple of its rest length.
 MAX_STRETCH = 10.0
 # Bend (radians) given once to every moving bone when the goals pull exactly along a straight
-# chain, where the Jacobian has nothing to offer.
+# chain, where the Jacobian has nothing to offer (``solvers.dls._unfold`` picks axis and side).
 UNFOLD = 1e-2
 
 # Goal kinds.
@@ -68,6 +68,13 @@ class BoneRow(NamedTuple):
     box: tuple
 
 
+class UnfoldColumns(NamedTuple):
+    """A moving bone's columns an unfold may turn: ``bend`` (X, Z: they bend a chain laid along Y)
+    and ``twist`` (Y, tried only where no bend column has room)."""
+    bend: tuple
+    twist: tuple
+
+
 class PlanRows(NamedTuple):
     """The plan on plain floats, for the solver's per-bone and per-goal loops: ``goals`` (a
     ``GoalRow`` each), ``column_axes`` (a ``ColumnAxis`` per rotation column), ``stretch_columns``
@@ -87,7 +94,9 @@ class DlsPlan:
     Columns are the rotation DOFs (``columns``: (bone, axis) pairs, (c, 2) ints) then the stretch
     DOFs (``rows.stretch_columns``). ``scale`` (metres) is the longest path from a fixed head to a goal's point.
     ``weights`` (rows, columns) is row_scale times column_scale; ``blocks`` (goals, rows) sums
-    each goal's rows. ``rows`` holds what the iterations read on plain floats. ``start_stretch``
+    each goal's rows. ``unfold`` holds an ``UnfoldColumns`` per moving bone: the columns an
+    unfold may turn, with room between ``column_low`` and ``column_high`` (columns,: each axis's
+    limits, [1, ``MAX_STRETCH``] for stretch). ``rows`` holds what the iterations read on plain floats. ``start_stretch``
     (n floats) is the stretch every solve starts from and keeps where it is fixed, ``aims`` the
     chains every solve starts laid straight (``_laid_straight``); stretch columns serve the other
     goals beyond reach.
@@ -103,7 +112,9 @@ class DlsPlan:
     free_bones: np.ndarray
     held_bones: np.ndarray
     bounded: bool
-    unfold: np.ndarray
+    column_low: np.ndarray
+    column_high: np.ndarray
+    unfold: tuple
     rows: "PlanRows"
     start_stretch: tuple
     aims: tuple
@@ -241,6 +252,14 @@ def _box(bone):
             tuple(hi if on else np.inf for hi, on in zip(bone.limit_max, exact)))
 
 
+def _axis_bound(bone, axis, side):
+    """A bone's lower (``side`` -1) or upper (+1) limit on one axis's angle, infinite when none
+    limits it: where an unfold has room (the swing coordinate is that angle when it turns alone)."""
+    if bone.use_limit[axis] and not bone.lock[axis]:
+        return bone.limit_min[axis] if side < 0 else bone.limit_max[axis]
+    return side * np.inf
+
+
 def _goal_kind(g, goal, n):
     kind = {PositionGoal: POSITION, DistanceGoal: DISTANCE, RotationGoal: ROTATION,
             JointRotationGoal: JOINT}.get(type(goal))
@@ -296,10 +315,10 @@ def dls_plan(tree: Tree, goals, dofs=None):
                        for start, count in zip(starts, counts)])
 
     index = {column: c for c, column in enumerate(columns)}
-    # Unfolding bends every moving bone about its first free axis of X, Z, Y.
-    unfold = np.zeros(len(column_scale))
-    for j in moving:
-        unfold[next(index[j, axis] for axis in (0, 2, 1) if (j, axis) in index)] = UNFOLD
+    column_low = np.array([_axis_bound(dofs[j], axis, -1) for j, axis in columns] + [1.0] * len(stretch_bones))
+    column_high = np.array([_axis_bound(dofs[j], axis, 1) for j, axis in columns] + [MAX_STRETCH] * len(stretch_bones))
+    unfold = tuple(UnfoldColumns(tuple(index[j, axis] for axis in (0, 2) if (j, axis) in index),
+                                 (index[j, 1],) if (j, 1) in index else ()) for j in moving)
     held = [j for j in moving if dofs[j].held]
     goal_rows = tuple(
         GoalRow(kind, int(goal.bone), getattr(goal, "use_tail", False), getattr(goal, "target", None),
@@ -320,5 +339,5 @@ def dls_plan(tree: Tree, goals, dofs=None):
         column_scale=column_scale, row_scale=row_scale,
         weights=row_scale[:, None] * column_scale[None, :], blocks=blocks,
         free_bones=np.array([j for j in moving if not dofs[j].held], dtype=int), held_bones=np.array(held, dtype=int),
-        bounded=bool(stretch_bones) or any(row.box is not None for row in rows.bones), unfold=unfold, rows=rows,
-        start_stretch=straight.stretch, aims=straight.aims)
+        bounded=bool(stretch_bones) or any(row.box is not None for row in rows.bones), column_low=column_low,
+        column_high=column_high, unfold=unfold, rows=rows, start_stretch=straight.stretch, aims=straight.aims)

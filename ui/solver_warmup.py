@@ -1,10 +1,14 @@
 """The solvers' kernels compiled (or loaded from their cache) in a background thread as the window
 opens, so a compile never lands in a drag: after an edit to the solvers one takes 35-45 s. The
 status bar says so while it runs, and says when it is done."""
+import sys
 import threading
 
 from solvers.methods import warm_all
 
+# While it runs the interpreter switches threads this often (seconds): at Python's default 5 ms the
+# compile starved the window's event loop, and a shortcut pressed meanwhile was never seen.
+SWITCH_INTERVAL_S = 0.0005
 COMPILING = "Compiling solvers…"
 READY = "Solvers ready"
 
@@ -28,11 +32,14 @@ class SolverWarmup:
         self.thread.start()
 
     def _run(self):
+        interval = sys.getswitchinterval()
+        sys.setswitchinterval(SWITCH_INTERVAL_S)
         try:
             self.warm()
         except Exception as error:  # noqa: BLE001 - the first solve compiles then; say why
             self.failure = f"Compiling solvers failed ({error}); the first solve compiles them"
         finally:
+            sys.setswitchinterval(interval)
             self.finished.set()
 
     @property

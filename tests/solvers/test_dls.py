@@ -5,7 +5,7 @@ from hypothesis import assume, given, settings, strategies as st
 from solvers.chain import straight_chain, stretch_to_reach
 from solvers.dls import MAX_STRETCH, dls_plan, solve_dls
 from solvers.goals import BoneDofs, DistanceGoal, JointRotationGoal, PositionGoal, RotationGoal
-from solvers.limits import swing_twist_angles
+from solvers.limits import SwingTwistLimit, limit_violation, swing_twist_angles
 from solvers.transforms import euler_xyz_from_quat, matrix3_to_quat, quat_angle, quat_from_axis_angle, \
     quat_from_euler_xyz, quat_normalize, quat_to_matrix3, swing_twist
 from solvers.tree import Tree, tree_pose
@@ -186,6 +186,39 @@ def test_limits_hold_and_are_reported(direction, fraction, bound, selective):
         assert at_limit.tolist() == on_limit
     if not result.converged:
         assert result.at_limit.any()
+
+
+def assert_within(dofs, result):
+    limit = SwingTwistLimit(dofs.limit_min, dofs.limit_max, dofs.lock, dofs.use_limit)
+    assert all(limit_violation((limit,), q) <= 1e-7 for q in result.rotations)  # limit_violation's acos: 3e-8
+
+
+@pytest.mark.parametrize("selective", SELECTIVE)
+def test_limited_straight_chain_bends_as_far_as_its_limits_allow(selective):
+    """A target 10.6 degrees off a straight chain's line, at half its length: the limits keep the
+    chain from folding that far, so the best pose bends toward the target as far as they allow (the
+    upper Z limit on the outer bones, where the swing's ellipse holds X as well: 0.7434 m short).
+    SDLS once stalled 0.756 m short with no limit reached: a step cut at a limit and then halved
+    led uphill."""
+    tree = chain_tree(CHAINS[4])
+    limits = BoneDofs(use_limit=(True, True, True), limit_min=(-0.25, -0.125, -0.25), limit_max=(0.25, 0.125, 0.25 / 3))
+    target = np.array([-0.046875, 0.25, 0.0]) / np.linalg.norm([-0.046875, 0.25, 0.0]) * 0.5 * tree.lengths.sum()
+    result = solve_dls(dls_plan(tree, [PositionGoal(3, target)], [limits] * 4), rest(4), selective=selective)
+    assert_within(limits, result)
+    np.testing.assert_array_equal(result.at_limit[1:], [[True, False, True]] * 3)
+    assert result.errors[0] == pytest.approx(0.7434, abs=1e-4) and not result.converged
+
+
+@pytest.mark.parametrize("selective", SELECTIVE)
+def test_straight_hinge_chain_unfolds_the_way_its_limits_allow(selective):
+    """One-sided hinges (knees: X in [-2, 0]) straight, the target on their line inside reach: the
+    unfold bends them toward the side they can turn (a bend to + was cut to 0 and left them straight)."""
+    tree = chain_tree(CHAINS[4])
+    knee = BoneDofs(lock=(False, True, True), use_limit=(True, False, False), limit_min=(-2.0, 0.0, 0.0),
+                    limit_max=(0.0, 0.0, 0.0))
+    result = solve_dls(dls_plan(tree, [PositionGoal(3, (0.0, 0.75, 0.0))], [knee] * 4), rest(4), selective=selective)
+    assert_within(knee, result)
+    assert result.errors[0] < 0.2  # 0.75 straight
 
 
 def test_start_pose_outside_its_limits_is_pulled_inside():

@@ -1,9 +1,12 @@
 """The solvers compile in the background as the window opens: the status bar says so while they
 do and says when they are ready, and an idle window still draws that once."""
+import sys
 import threading
 
+import pytest
+
 from ui.pacing import FramePacer
-from ui.solver_warmup import COMPILING, READY, SolverWarmup
+from ui.solver_warmup import COMPILING, READY, SWITCH_INTERVAL_S, SolverWarmup
 from ui.status import MESSAGE_SECONDS, expire_message
 
 from .conftest import humanoid_state
@@ -72,3 +75,15 @@ def test_a_failed_warmup_is_reported_not_raised():
     warmup.thread.join(10)
     warmup.show(state)
     assert "no compiler" in state.error and state.message == state.error
+
+
+def test_the_warmup_shares_the_interpreter_finely_and_gives_it_back():
+    """A compile in the background must not starve the window's thread (a key pressed meanwhile was
+    lost: tests/xvfb's File > Open shortcut); the interpreter's setting comes back afterwards."""
+    before = sys.getswitchinterval()
+    seen = []
+    warmup = SolverWarmup(warm=lambda: seen.append(sys.getswitchinterval()))
+    warmup.start(humanoid_state())
+    warmup.thread.join(10)
+    assert seen == [pytest.approx(SWITCH_INTERVAL_S)] and SWITCH_INTERVAL_S < before
+    assert sys.getswitchinterval() == before
