@@ -2,15 +2,16 @@
 (reachable by construction) are solved from rest through the rig, as ``app.py solve`` does (200
 iterations, original-pose mode), for each method; a solve succeeds when its tip ends within 1e-3
 of the chain's reach. Also counts results that break a lock or limit by more than 1e-6 rad, and
-silent misses: tips short of that whose report says the goal was met.
+silent misses: tips short of that whose report says the goal was met. Poses inside the limits are
+drawn as Blender's IK angles (``solvers.limits.swing_twist_angles``: X, Z swing, Y twist).
 
 Chains: the robot arm (to the gripper's head, 3 bones; and with its gripper hinged too, 4
-hinges); six one-sided hinges; six bones with swing and twist limits; the humanoid with human
-limits (elbows and knees one-sided hinges; shoulders, hips, wrists and spine limited per axis; the
-right side's mirrored from the left's) on each limb (2 and 3 bones) and the head-to-pelvis spine
-(5 bones); the humanoid's arm with only its forearm limited (a one-sided hinge, the upper arm
-free), and with Euler limits on both bones (the forearm not a hinge). "two_bone" runs on the
-two-bone chains only.
+hinges); six one-sided hinges; six bones with swing and twist limits; six swing joints (Y locked,
+swing limited); the humanoid with human limits (elbows and knees one-sided hinges; shoulders,
+hips, wrists and spine limited per axis; the right side's mirrored from the left's) on each limb
+(2 and 3 bones) and the head-to-pelvis spine (5 bones); the humanoid's arm with only its forearm
+limited (a one-sided hinge, the upper arm free), and with swing-twist limits on both bones (the
+forearm not a hinge). "two_bone" runs on the two-bone chains only.
 Usage: python bench/bench_limits.py [poses per chain] [methods, comma-separated]
 """
 import json
@@ -29,8 +30,7 @@ from rig.ik import IKGoal  # noqa: E402
 from rig.ik_plan import bone_limits  # noqa: E402
 from rig.pose import Pose, heads_tails, world_matrices  # noqa: E402
 from rig.scripted_solve import solve_case  # noqa: E402
-from solvers.limits import limit_violation  # noqa: E402
-from solvers.transforms import quat_from_euler_xyz  # noqa: E402
+from solvers.limits import limit_violation, rotation_within  # noqa: E402
 
 ASSETS = Path(__file__).resolve().parents[1] / "assets"
 METHODS = tuple(sys.argv[2].split(",")) if len(sys.argv) > 2 else ("auto", "two_bone", "fabrik", "ccd", "dls")
@@ -62,7 +62,7 @@ HUMAN_LIMITS = {
 
 
 def mirrored(settings):
-    """``settings`` for the other side: the rig mirrors across X, which maps a bone's Euler angles
+    """``settings`` for the other side: the rig mirrors across X, which maps a bone's IK angles
     (x, y, z) to (x, -y, -z), so the Y and Z ranges flip."""
     low, high = settings.limit_min, settings.limit_max
     return replace(settings, limit_min=(low[0], -high[1], -high[2]), limit_max=(high[0], -low[1], -low[2]))
@@ -86,8 +86,8 @@ def hinged_forearm():
     return rig
 
 
-def euler_arm():
-    """The humanoid with Euler limits on its left upper arm (``HUMAN_LIMITS``') and forearm (a
+def limited_arm():
+    """The humanoid with swing-twist limits on its left upper arm (``HUMAN_LIMITS``') and forearm (a
     bend about X with a little give about Y and Z: not a hinge)."""
     rig = load_rig(str(ASSETS / "humanoid.json"))
     rig.bone_ik["upper_arm.L"] = HUMAN_LIMITS["upper_arm"]
@@ -121,6 +121,15 @@ def swing_twist_chain(count=6, length=0.2, swing=0.3, twist=0.5):
     return rig_from_dict({"format": "posekit.rig", "version": 1, "name": "swing_twist", "bones": bones})
 
 
+def swing_chain(count=6, length=0.2, swing=0.6):
+    """Swing joints: Y locked (no twist about the bone), X and Z held within ``swing`` rad."""
+    bones = [{"name": f"b{i}", "parent": f"b{i - 1}" if i else None, "head": [0.0, i * length, 0.0],
+              "tail": [0.0, (i + 1) * length, 0.0], "connected": i > 0,
+              "ik": {"lock": [False, True, False], "use_limit": [True, False, True], "limit_min": [-swing, -PI, -swing],
+                     "limit_max": [swing, PI, swing]}} for i in range(count)]
+    return rig_from_dict({"format": "posekit.rig", "version": 1, "name": "swing", "bones": bones})
+
+
 def chains():
     """(name, rig, IKConstraint) for every chain the bench solves."""
     arm = load_rig(str(ASSETS / "robot_arm.json"))
@@ -128,9 +137,10 @@ def chains():
     cases = [("robot arm", arm, IKConstraint("gripper", chain_count=3, use_tail=False)),
              ("robot arm (4 hinges)", hinged_robot_arm(), IKConstraint("gripper", chain_count=4)),
              ("hinged forearm (2)", hinged_forearm(), IKConstraint("forearm.L", chain_count=2)),
-             ("Euler-limited arm (2)", euler_arm(), IKConstraint("forearm.L", chain_count=2)),
+             ("limited arm (2)", limited_arm(), IKConstraint("forearm.L", chain_count=2)),
              ("6 one-sided hinges", hinge_chain(), IKConstraint("b5", chain_count=6)),
-             ("6 swing 0.3 twist 0.5", swing_twist_chain(), IKConstraint("b5", chain_count=6))]
+             ("6 swing 0.3 twist 0.5", swing_twist_chain(), IKConstraint("b5", chain_count=6)),
+             ("6 lock Y swing 0.6", swing_chain(), IKConstraint("b5", chain_count=6))]
     for side in ("L", "R"):
         cases += [(f"human arm.{side} (2)", human, IKConstraint(f"forearm.{side}", chain_count=2)),
                   (f"human arm.{side} (3)", human, IKConstraint(f"hand.{side}", chain_count=3)),
@@ -141,12 +151,11 @@ def chains():
 
 def random_pose_inside(rig, bones, rng):
     pose = Pose.rest(len(rig.skeleton))
-    for bone in bones:
+    for bone, limit in zip(bones, bone_limits(rig, bones) or [None] * len(bones)):
         settings = rig.ik_settings(rig.skeleton.names[bone])
         low = np.where(settings.use_limit, settings.limit_min, -PI)
         high = np.where(settings.use_limit, settings.limit_max, PI)
-        angles = np.where(settings.lock, 0.0, rng.uniform(low, high))
-        pose.rotations[bone] = quat_from_euler_xyz(angles)
+        pose.rotations[bone] = rotation_within(limit, np.where(settings.lock, 0.0, rng.uniform(low, high)))
     return pose
 
 

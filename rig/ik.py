@@ -15,17 +15,18 @@ from typing import NamedTuple
 import numpy as np
 
 from rig.constraints import IKConstraint
-from rig.ik_plan import group_plan
+from rig.ik_plan import bone_limits, group_plan
 from rig.lone_limb import LIMB, solve_lone_limb
 from rig.pose import bone_rows, identity_rotations, update_world
 from rig.solver_views import chain_arrays, tree_arrays
 from solvers.chain import SolveResult
 from solvers.goals import DistanceGoal, JointRotationGoal, PositionGoal, RotationGoal
 from solvers.kinematics import stretch_scales
+from solvers.limits import rotation_within
 from solvers.methods import METHODS, solve
 from solvers.problem import Problem, Settings
 from solvers.progress import summed_by_unit
-from solvers.transforms import matrix3_to_quat, quat_from_euler_xyz, quat_slerp
+from solvers.transforms import matrix3_to_quat, quat_slerp
 
 
 @dataclass
@@ -250,14 +251,17 @@ RESTART_SEED = 20261124  # fixed: the same problem always gets the same starts
 
 def _restart_poses(rig, bones):
     """Seeded starts inside the bones' limits for a limited chain whose methods stalled in a
-    local minimum (limits make them): Euler angles drawn within each axis's range, locked axes 0."""
+    local minimum (limits make them): Blender's IK angles (``solvers.limits.swing_twist_angles``)
+    drawn within each axis's range, locked axes 0, held inside the swing's ellipse."""
     rng = np.random.default_rng(RESTART_SEED)
     settings = [rig.ik_settings(rig.skeleton.names[b]) for b in bones]
     low = np.array([np.where(s.use_limit, s.limit_min, -np.pi) for s in settings])
     high = np.array([np.where(s.use_limit, s.limit_max, np.pi) for s in settings])
     locked = np.array([s.lock for s in settings])
+    limits = bone_limits(rig, bones) or (None,) * len(bones)
     for _ in range(RESTARTS):
-        yield quat_from_euler_xyz(np.where(locked, 0.0, rng.uniform(low, high)))
+        angles = np.where(locked, 0.0, rng.uniform(low, high))
+        yield np.array([rotation_within(limit, a) for limit, a in zip(limits, angles)])
 
 
 def _out_of_reach(rig, pose, world, goals, bones, features):

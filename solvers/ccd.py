@@ -30,7 +30,7 @@ locked hinges before it keep their place. A hinged root cannot aim; it can only 
 round its axis. The joints past it then aim at the target's point on that orbit (the target
 turned about the axis to the tip's side, as far as the hinge's range lets the root turn it
 back), sharing the distance from the next joint, which aims, and the root's turn finishes the
-move: from rest, one or two sweeps. Where other limits keep the root from aiming (a cone, Euler
+move: from rest, one or two sweeps. Where other limits keep the root from aiming (a cone, swing-twist
 limits, a hinge at the end of its range), the tip can end at the right distance but off to the
 side, where moving it on that sphere crawls or stalls; sharing then ends, for classic sweeps
 from there on, at the first sweep that does not bring the tip closer, or whose root could not

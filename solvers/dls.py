@@ -7,10 +7,13 @@ and takes the damped least-squares step toward the minimum of sum(weight * error
 DOFs, for each bone that moves some goal:
 - a free bone (no lock, no limit) turns about its own current X, Y and Z axes, increments
   composed onto its rotation: no gimbal lock;
-- a bone with a lock or a limit moves the Euler XYZ angles of its pose rotation (those of
-  ``solvers.limits.EulerLimit``), so a locked angle stays exactly as it was and a limit clamps
-  exactly, after every step. Its Y angle stays within ``dls_plan.EULER_Y_BOUND`` of 0, where
-  Euler angles are unique;
+- a bone with a lock or a limit moves the swing-twist coordinates of its pose rotation, as
+  Blender's IK segments do (``solvers.limits.SwingTwistLimit``): ``exp(u X + w Z) * twist(t)``,
+  the swing's rotation vector (u, 0, w) in the frame it turns in and the twist t about its own
+  +Y. A locked axis has no column, so it stays exactly at 0 (lock Y: a swing joint, never a
+  twist); a coordinate a limit bounds exactly (the twist, a swing about one axis) stops on it,
+  and a swing in two axes that the clamp holds stops where the clamp puts it, while the other
+  DOFs solve again for what is left (as Blender's IK does);
 - a bone with ``BoneDofs.stretch`` > 0 also scales (uniformly, as Blender's IK stretch: its length
   and its children's offsets), within [1, ``MAX_STRETCH``], for goals beyond the unstretched reach
   of their bones.
@@ -26,10 +29,10 @@ import numpy as np
 from solvers import scalar as sc
 from solvers.chain import SolveResult
 # dls_plan is re-exported so callers plan and solve through this one module.
-from solvers.dls_plan import DISTANCE, MAX_STRETCH, POSITION, ROTATION, TURN_EULER_Y, TURN_OWN_AXIS, UNFOLD, \
+from solvers.dls_plan import DISTANCE, MAX_STRETCH, POSITION, ROTATION, TURN_FRAME_AXIS, TURN_OWN_AXIS, UNFOLD, \
     DlsPlan, dls_plan  # noqa: F401
 from solvers.iterate import iterate
-from solvers.tolerances import AT_LIMIT
+from solvers.limits import clamp_swing_twist, on_bound, split_swing_twist
 from solvers.transforms import EPS
 from solvers.tree import tree_pose_rows
 
@@ -47,8 +50,8 @@ IDENTITY = (0.0, 0.0, 0.0, 1.0)
 
 class _State(NamedTuple):
     """One iterate, on plain floats (a handful of bones and goals: numpy calls would cost more
-    than the arithmetic): per bone its pose rotation (quaternion), Euler angles (meaningful for
-    Euler bones), stretch, the frame it turns in and its world rotation (matrices as rows), head
+    than the arithmetic): per bone its pose rotation (quaternion), swing-twist coordinates (u, t,
+    w) (meaningful for held bones), stretch, the frame it turns in and its world rotation (matrices as rows), head
     and tail; per goal its residual (what to add to reach it, unweighted), its map (rows of 3,
     or None for the identity) from the world motion of its point (positions, distances) or the
     world turn of its bone (rotations) to the residual's change, and its error; the damping
@@ -125,6 +128,32 @@ def _log_jacobian_inverse(rotvec):
             (0.5 * y + xz, yz - 0.5 * x, 1.0 - c * (x * x + y * y)))
 
 
+def _swing_turn(rotvec, axis):
+    """How exp(rotvec) turns (an angular velocity, 3 floats) as rotvec moves along ``axis`` (0, 1
+    or 2): the left Jacobian of SO(3), J e = e + a (v x e) + b (v x (v x e))."""
+    angle = sc.length(rotvec)
+    if angle < 1e-4:
+        a, b = 0.5 - angle * angle / 24.0, 1.0 / 6.0 - angle * angle / 120.0
+    else:
+        a, b = (1.0 - math.cos(angle)) / angle ** 2, (angle - math.sin(angle)) / angle ** 3
+    e = (float(axis == 0), float(axis == 1), float(axis == 2))
+    across = sc.cross(rotvec, e)
+    return sc.add(sc.add(e, sc.scale(across, a)), sc.scale(sc.cross(rotvec, across), b))
+
+
+def _held_rotation(coordinates):
+    """The pose rotation (4 floats) of swing-twist ``coordinates`` (u, t, w)."""
+    u, t, w = coordinates
+    return sc.qmul(sc.qfrom_rotvec((u, 0.0, w)), sc.qaxis_angle((0.0, 1.0, 0.0), t))
+
+
+def _coordinates(q):
+    """The swing-twist coordinates (u, t, w) of a pose rotation ``q``."""
+    swing, twist = split_swing_twist(q)
+    u, _, w = sc.qto_rotvec(swing)
+    return u, twist, w
+
+
 def _cost(plan, errors):
     """sqrt(sum(weight * error**2)), angles counted at the plan's scale: what DLS minimises."""
     return math.sqrt(sum((s * e) ** 2 for s, e in zip(plan.rows.goal_scale, errors)))
@@ -152,13 +181,13 @@ def _jacobian(plan, state):
     for column, (j, axis, turn, moved) in enumerate(plan.rows.column_axes):
         if turn == TURN_OWN_AXIS:
             turn_axis = sc.column(state.world[j], axis)
-        elif turn == TURN_EULER_Y:
-            # Euler XYZ (R = Rz Ry Rx): Z turns about the frame's Z, Y about the frame after Z, X
-            # about the bone's own X.
-            z = state.angles[j][2]
-            turn_axis = sc.mvec(state.before[j], (-math.sin(z), math.cos(z), 0.0))
+        elif turn == TURN_FRAME_AXIS:
+            turn_axis = sc.column(state.before[j], axis)
         else:
-            turn_axis = sc.column(state.before[j], 2)
+            # A swing coordinate turns the bone by the left Jacobian of exp at (u, 0, w), in the
+            # frame it turns in.
+            u, _, w = state.angles[j]
+            turn_axis = sc.mvec(state.before[j], _swing_turn((u, 0.0, w), axis))
         for g in moved:
             point = points[g]
             put(column, g, turn_axis if point is None else sc.cross(turn_axis, sc.sub(point, heads[j])))
@@ -213,33 +242,32 @@ class BoundedChange(NamedTuple):
 
 def _bounded_direction(plan, state, jacobian, residual, damping, selective, shrink=1.0):
     """A ``BoundedChange``: one step, ``shrink`` times the least-squares one, that respects limits
-    and stretch bounds: a DOF the step would carry past its bound stops there and the others solve
-    again for what is left (as Blender's IK solver does), so one blocked DOF does not spoil the
-    whole step. Bounds cut the shrunk step itself: a full step cut at a bound and then shrunk need
-    not lead downhill, where a small step cut at a bound does."""
+    and stretch bounds: DOFs the step would carry past a limit (``_held_columns``) stop there and
+    the others solve again for what is left (as Blender's IK solver does), so one blocked DOF does
+    not spoil the whole step. Bounds cut the shrunk step itself: a full step cut at a bound and
+    then shrunk need not lead downhill, where a small step cut at a bound does."""
     if not plan.bounded:
         return BoundedChange(_direction(plan, jacobian, residual, damping, selective) * (plan.column_scale * shrink),
                              False)
-    values = _column_values(plan, state)
-    delta = np.zeros(len(values))
-    free = np.ones(len(values), dtype=bool)
+    delta = np.zeros(jacobian.shape[1])
+    free = np.ones(len(delta), dtype=bool)
     while free.any():
         trial = delta.copy()
         trial[free] = _direction(plan, jacobian[:, free], residual, damping, selective) * \
             (plan.column_scale[free] * shrink)
-        moved = values + trial
-        over = free & ((moved < plan.column_low) | (moved > plan.column_high))
+        over, stopped = _held_columns(plan, state, trial)
+        over &= free
         if not over.any():
             return BoundedChange(trial, not free.all())
-        delta[over] = np.clip(moved[over], plan.column_low[over], plan.column_high[over]) - values[over]
+        delta[over] = stopped[over]
         residual = residual - jacobian[:, over] @ (delta[over] / (plan.column_scale[over] * shrink))
         free &= ~over
     return BoundedChange(delta, True)
 
 
 def _column_values(plan, state):
-    """Each column's DOF value (columns,): Euler angles, then stretch. Free bones' columns are
-    unbounded, so their (unused) angles never matter beside their bounds."""
+    """Each column's DOF value (columns,): swing-twist coordinates, then stretch. Free bones'
+    columns are unbounded, so their (unused) coordinates never matter beside their bounds."""
     return np.array([state.angles[j][axis] for j, axis, *_ in plan.rows.column_axes]
                     + [state.stretch[j] for j, _ in plan.rows.stretch_columns])
 
@@ -261,15 +289,51 @@ def _unfold(plan, state):
     return delta
 
 
+def _held_columns(plan, state, delta):
+    """Which columns the change ``delta`` (columns,) carries past a limit or stretch bound, and
+    for those the change that stops them on it: a coordinate's bound, or for a swing that only
+    the clamp holds, the clamped rotation's coordinates (both swing columns, as Blender's
+    ellipse clamp locks both)."""
+    over = np.zeros(len(delta), dtype=bool)
+    stopped = np.zeros(len(delta))
+    change = delta.tolist()
+    for j, _, columns, limit, box in plan.rows.bones:
+        if box is None:
+            continue
+        coordinates = state.angles[j]
+        moved = [a + (change[c] if c >= 0 else 0.0) for a, c in zip(coordinates, columns)]
+        found = [sc.clip(a, lo, hi) for a, lo, hi in zip(moved, *box)]
+        if limit is not None:
+            clamped, held = clamp_swing_twist(limit, _held_rotation(found))
+            if held[0] or held[2]:
+                swing = _coordinates(clamped)
+                found[0], found[2] = swing[0], swing[2]
+        for axis, c in enumerate(columns):
+            if c >= 0 and found[axis] != moved[axis]:
+                over[c], stopped[c] = True, found[axis] - coordinates[axis]
+    count = len(plan.rows.column_axes)
+    for s, (j, _) in enumerate(plan.rows.stretch_columns):
+        grown = state.stretch[j] + change[count + s]
+        if not 1.0 <= grown <= MAX_STRETCH:
+            over[count + s], stopped[count + s] = True, sc.clip(grown, 1.0, MAX_STRETCH) - state.stretch[j]
+    return over, stopped
+
+
 def _apply(plan, state, delta, damping, unfolded):
     """The state after changing the DOFs by ``delta`` (columns,), limits and stretch bounds held."""
     change = delta.tolist()
     quats, angles, stretch = list(state.quats), list(state.angles), list(state.stretch)
-    for j, euler, columns, low, high in plan.rows.bones:
+    for j, held, columns, limit, box in plan.rows.bones:
         turn = [change[c] if c >= 0 else 0.0 for c in columns]
-        if euler:
-            angles[j] = tuple(sc.clip(a + t, lo, hi) for a, t, lo, hi in zip(angles[j], turn, low, high))
-            quats[j] = sc.qfrom_euler_xyz(angles[j])
+        if held:
+            angles[j] = tuple(a + t for a, t in zip(angles[j], turn))
+            if box is not None:
+                angles[j] = tuple(sc.clip(a, lo, hi) for a, lo, hi in zip(angles[j], *box))
+            quats[j] = _held_rotation(angles[j])
+            if limit is not None:
+                quats[j], clamped = clamp_swing_twist(limit, quats[j])
+                if clamped[0] or clamped[1] or clamped[2]:
+                    angles[j] = _coordinates(quats[j])
         else:
             q = sc.qmul(quats[j], sc.qfrom_rotvec(turn))
             norm = math.sqrt(sc.qdot(q, q))
@@ -323,9 +387,9 @@ def _step(plan, selective, base_damping):
 
 
 def _start(plan, rotations):
-    """The first state: the given pose at the plan's start stretch, limited Euler angles pulled
-    inside their limits.
-    Only Euler bones get angles (the others' are never read)."""
+    """The first state: the given pose at the plan's start stretch, held bones' rotations pulled
+    onto their locks and inside their limits, the plan's aims laid straight. Only held bones get
+    coordinates (the others' are never read)."""
     quats, angles = [], []
     for q in rotations.tolist():
         norm = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]
@@ -335,12 +399,17 @@ def _start(plan, rotations):
             q = [x / norm for x in q] if norm > EPS else IDENTITY
         quats.append(tuple(q))
         angles.append((0.0, 0.0, 0.0))
-    for j, euler, _, low, high in plan.rows.bones:
-        if euler:
-            found = sc.qto_euler_xyz(quats[j])
-            angles[j] = tuple(sc.clip(a, lo, hi) for a, lo, hi in zip(found, low, high))
-            if angles[j] != found:
-                quats[j] = sc.qfrom_euler_xyz(angles[j])
+    for j, held, columns, limit, box in plan.rows.bones:
+        if held:
+            found = _coordinates(quats[j])
+            angles[j] = tuple(a if c >= 0 else 0.0 for a, c in zip(found, columns))
+            if box is not None:
+                angles[j] = tuple(sc.clip(a, lo, hi) for a, lo, hi in zip(angles[j], *box))
+            if limit is not None:
+                quats[j], _ = clamp_swing_twist(limit, _held_rotation(angles[j]))
+                angles[j] = _coordinates(quats[j])
+            elif angles[j] != found:
+                quats[j] = _held_rotation(angles[j])
     stretch = list(plan.start_stretch)
     for aim in plan.aims:
         _lay_straight(plan, aim, quats, stretch)
@@ -369,7 +438,7 @@ STRAIGHT_PULL = 1e-3
 def _pulls_inward(plan, state):
     """Whether a position goal pulls its tail back along its bone where a bend could shorten the
     chain (the bone and its parent both move; a lone bone's length is its reach)."""
-    moving = set(plan.free_bones.tolist()) | set(plan.euler_bones.tolist())
+    moving = set(plan.free_bones.tolist()) | set(plan.held_bones.tolist())
     parents = plan.tree.parents
     return any(kind == POSITION and use_tail and len(kept) == 3 and b in moving and parents[b] in moving
                and sc.dot(state.residuals[g], sc.column(state.world[b], 1)) < 0
@@ -387,7 +456,7 @@ def solve_dls(plan: DlsPlan, rotations, max_iterations=100, tolerance=1e-3, damp
     step that does not lower the cost is retried with more damping, a step that does lets it relax);
     ``selective`` steps as SDLS, where it softens Buss & Kim's selective damping. ``result.errors``
     (k,) per goal: metres for positions and distances, radians for rotations; ``converged`` when every
-    error is within ``tolerance``. ``result.at_limit`` (n, 3) marks Euler angles that sit on a limit.
+    error is within ``tolerance``. ``result.at_limit`` (n, 3) marks axes that sit on a limit.
     Bones that move no goal keep their rotations bit for bit. Non-finite rotations leave the pose
     unchanged (errors inf, not converged). The same input gives the same bits. Raises ValueError for a
     bad ``damping`` or shape.
@@ -400,16 +469,17 @@ def solve_dls(plan: DlsPlan, rotations, max_iterations=100, tolerance=1e-3, damp
         raise ValueError(f"rotations must be ({n}, 4), one per bone, got {rotations.shape}")
     if not np.isfinite(rotations).all():
         return SolveResult(rotations.copy(), 0, np.full(len(plan.goals), np.inf), False)
-    moving = np.concatenate([plan.free_bones, plan.euler_bones])
+    moving = np.concatenate([plan.free_bones, plan.held_bones])
 
     def finish(state):
         result = rotations.copy()
         result[moving] = np.array(state.quats)[moving]
         at_limit = np.zeros((n, 3), dtype=bool)
-        euler = plan.euler_bones
-        angles = np.array(state.angles)[euler]
-        at_limit[euler] = plan.limited[euler] & ((angles <= plan.low[euler] + AT_LIMIT) |
-                                                 (angles >= plan.high[euler] - AT_LIMIT))
+        for j, _, _, limit, box in plan.rows.bones:
+            if limit is not None:
+                at_limit[j] = clamp_swing_twist(limit, state.quats[j])[1]
+            elif box is not None:
+                at_limit[j] = [on_bound(a, lo, hi) for a, lo, hi in zip(state.angles[j], *box)]
         return result, np.array(state.stretch), at_limit
 
     return iterate(_start(plan, rotations), _step(plan, selective, damping), lambda state: state.errors,

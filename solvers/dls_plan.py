@@ -12,21 +12,21 @@ import numpy as np
 from solvers import scalar as sc
 from solvers.chain import grown_factors
 from solvers.goals import BoneDofs, DistanceGoal, JointRotationGoal, PositionGoal, RotationGoal
+from solvers.limits import SwingTwistLimit
 from solvers.tree import Tree
 
 # Longest a stretchy bone may grow, as a multiple of its rest length.
 MAX_STRETCH = 10.0
-# Euler bones keep their Y angle within this (radians): at +-pi/2 X and Z would mix.
-EULER_Y_BOUND = np.pi / 2 - 1e-3
 # Bend (radians) given once to every moving bone when the goals pull exactly along a straight
 # chain, where the Jacobian has nothing to offer (``solvers.dls._unfold`` picks axis and side).
 UNFOLD = 1e-2
 
 # Goal kinds.
 POSITION, DISTANCE, ROTATION, JOINT = range(4)
-# How a rotation column turns its bone (``solvers.dls._jacobian``): about the bone's own axis (a
-# free bone's, or an Euler bone's X), or as an Euler bone's Y or Z angle.
-TURN_OWN_AXIS, TURN_EULER_Y, TURN_EULER_Z = range(3)
+# How a rotation column turns its bone (``solvers.dls._jacobian``, ``_turn_kind``): about the
+# bone's own axis (a free bone's, and a held bone's twist), along a swing coordinate of a held
+# bone, or about its frame's axis (a swing coordinate whose fellow is locked).
+TURN_OWN_AXIS, TURN_SWING, TURN_FRAME_AXIS = range(3)
 
 
 class GoalRow(NamedTuple):
@@ -44,7 +44,7 @@ class GoalRow(NamedTuple):
 
 class ColumnAxis(NamedTuple):
     """A rotation column: the ``bone`` and ``axis`` it turns, how (``turn``: TURN_OWN_AXIS,
-    TURN_EULER_Y, TURN_EULER_Z) and the goals it ``moves``."""
+    TURN_SWING, TURN_FRAME_AXIS) and the goals it ``moves``."""
     bone: int
     axis: int
     turn: int
@@ -59,13 +59,13 @@ class StretchColumn(NamedTuple):
 
 
 class BoneRow(NamedTuple):
-    """A moving bone: whether it moves by ``euler`` angles, its column per axis (-1: locked), and
-    its angles' ``low`` and ``high`` bounds."""
+    """A moving bone: whether it is ``held`` (moves in swing-twist coordinates), its column per
+    axis (-1: locked), its ``clamp_row`` (``_clamp_row``) and ``box`` (``_box``)."""
     bone: int
-    euler: bool
+    held: bool
     columns: tuple
-    low: tuple
-    high: tuple
+    clamp_row: tuple
+    box: tuple
 
 
 class UnfoldColumns(NamedTuple):
@@ -95,7 +95,8 @@ class DlsPlan:
     DOFs (``rows.stretch_columns``). ``scale`` (metres) is the longest path from a fixed head to a goal's point.
     ``weights`` (rows, columns) is row_scale times column_scale; ``blocks`` (goals, rows) sums
     each goal's rows. ``unfold`` holds an ``UnfoldColumns`` per moving bone: the columns an
-    unfold may turn. ``rows`` holds what the iterations read on plain floats. ``start_stretch``
+    unfold may turn, with room between ``column_low`` and ``column_high`` (columns,: each axis's
+    limits, [1, ``MAX_STRETCH``] for stretch). ``rows`` holds what the iterations read on plain floats. ``start_stretch``
     (n floats) is the stretch every solve starts from and keeps where it is fixed, ``aims`` the
     chains every solve starts laid straight (``_laid_straight``); stretch columns serve the other
     goals beyond reach.
@@ -109,13 +110,10 @@ class DlsPlan:
     weights: np.ndarray
     blocks: np.ndarray
     free_bones: np.ndarray
-    euler_bones: np.ndarray
+    held_bones: np.ndarray
     bounded: bool
     column_low: np.ndarray
     column_high: np.ndarray
-    low: np.ndarray
-    high: np.ndarray
-    limited: np.ndarray
     unfold: tuple
     rows: "PlanRows"
     start_stretch: tuple
@@ -191,7 +189,7 @@ def _laid_straight(tree, kinds, goals, dofs, moved, reaches):
     meet it: the chain laid straight at the target with the stretch that covers the distance
     (``chain.grown_factors``). Left as DOFs, stretch and bend trade off along a whole family of
     least-squares answers (a chain left bent and over-stretched), and a chain nearly straight
-    converges slowly, so free bones start aimed (Euler bones keep their locks and limits and are
+    converges slowly, so free bones start aimed (held bones keep their locks and limits and are
     left to the iterations). ``moved``: per goal the set of bones that move it; ``reaches``: per
     goal ``_reach_along``."""
     stretch, fixed, aims = [1.0] * len(tree), set(), []
@@ -209,7 +207,7 @@ def _laid_straight(tree, kinds, goals, dofs, moved, reaches):
         for j, factor in zip(bones, factors.tolist()):
             stretch[j] = min(factor, MAX_STRETCH)
         fixed.update(bones)
-        if not any(dofs[j].euler for j in bones):
+        if not any(dofs[j].held for j in bones):
             aims.append(StraightAim(tuple(goal.target), tuple((j, reach[j]) for j in bones)))
     return LaidStraight(tuple(stretch), frozenset(fixed), tuple(aims))
 
@@ -224,16 +222,42 @@ def _checked_dofs(n, dofs):
     return tuple(BoneDofs() if d is None else d for d in dofs)
 
 
-def _angle_bounds(bone):
-    """A bone's lower and upper bound and whether a limit is in use, per Euler axis (3-tuples)."""
-    limited = tuple(use and not lock for use, lock in zip(bone.use_limit, bone.lock))
-    low = [lo if on else -np.inf for lo, on in zip(bone.limit_min, limited)]
-    high = [hi if on else np.inf for hi, on in zip(bone.limit_max, limited)]
-    # Euler bones turn Y only inside (-pi/2, pi/2), where their angles are those euler_xyz_from_quat
-    # (and EulerLimit) reads back from the rotation, short of the gimbal lock at the ends.
-    if bone.euler and not bone.lock[1]:
-        low[1], high[1] = max(low[1], -EULER_Y_BOUND), min(high[1], EULER_Y_BOUND)
-    return tuple(low), tuple(high), limited
+def _clamp_row(bone):
+    """The encoded ``SwingTwistLimit`` row of a bone whose swing only the clamp holds (X and Z
+    both free, one limited: the swing's coordinates have no bounds of their own), else None."""
+    limited = [use and not lock for use, lock in zip(bone.use_limit, bone.lock)]
+    if not (limited[0] or limited[2]) or bone.lock[0] or bone.lock[2]:
+        return None
+    return tuple(SwingTwistLimit(bone.limit_min, bone.limit_max, bone.lock, bone.use_limit).encoded()[1])
+
+
+def _turn_kind(bone, axis):
+    """How a rotation column turns its bone (``solvers.dls._jacobian``): TURN_OWN_AXIS for free
+    bones and a held bone's twist, TURN_SWING along a swing coordinate, TURN_FRAME_AXIS about the
+    frame's axis (a swing coordinate whose fellow is locked: the swing is a turn about that axis alone)."""
+    if not bone.held or axis == 1:
+        return TURN_OWN_AXIS
+    return TURN_FRAME_AXIS if bone.lock[2 - axis] else TURN_SWING
+
+
+def _box(bone):
+    """The bounds (low, high: 3-tuples) a limited bone's swing-twist coordinates (u, t, w) keep
+    exactly, or None when it limits nothing: the twist's always, a swing angle's when the other
+    swing axis is locked (then u, or w, is the angle); a swing ``_clamp_row`` holds is unbounded."""
+    limited = [use and not lock for use, lock in zip(bone.use_limit, bone.lock)]
+    if not any(limited):
+        return None
+    exact = [limited[0] and bone.lock[2], limited[1], limited[2] and bone.lock[0]]
+    return (tuple(lo if on else -np.inf for lo, on in zip(bone.limit_min, exact)),
+            tuple(hi if on else np.inf for hi, on in zip(bone.limit_max, exact)))
+
+
+def _axis_bound(bone, axis, side):
+    """A bone's lower (``side`` -1) or upper (+1) limit on one axis's angle, infinite when none
+    limits it: where an unfold has room (the swing coordinate is that angle when it turns alone)."""
+    if bone.use_limit[axis] and not bone.lock[axis]:
+        return bone.limit_min[axis] if side < 0 else bone.limit_max[axis]
+    return side * np.inf
 
 
 def _goal_kind(g, goal, n):
@@ -290,34 +314,30 @@ def dls_plan(tree: Tree, goals, dofs=None):
     blocks = np.array([[1.0 if start <= row < start + count else 0.0 for row in range(len(row_scale))]
                        for start, count in zip(starts, counts)])
 
-    bounds = [_angle_bounds(d) for d in dofs]
-    low, high, limited = (np.array(part).reshape(n, 3) for part in zip(*bounds))
-    column_low = np.array([bounds[j][0][axis] for j, axis in columns] + [1.0] * len(stretch_bones))
-    column_high = np.array([bounds[j][1][axis] for j, axis in columns] + [MAX_STRETCH] * len(stretch_bones))
     index = {column: c for c, column in enumerate(columns)}
+    column_low = np.array([_axis_bound(dofs[j], axis, -1) for j, axis in columns] + [1.0] * len(stretch_bones))
+    column_high = np.array([_axis_bound(dofs[j], axis, 1) for j, axis in columns] + [MAX_STRETCH] * len(stretch_bones))
     unfold = tuple(UnfoldColumns(tuple(index[j, axis] for axis in (0, 2) if (j, axis) in index),
                                  (index[j, 1],) if (j, 1) in index else ()) for j in moving)
-    euler = [j for j in moving if dofs[j].euler]
+    held = [j for j in moving if dofs[j].held]
     goal_rows = tuple(
         GoalRow(kind, int(goal.bone), getattr(goal, "use_tail", False), getattr(goal, "target", None),
                 _goal_matrix(kind, goal),
                 tuple(i for i in range(3) if kind not in (ROTATION, POSITION) or not goal.lock_axes[i]), start)
         for kind, goal, start in zip(kinds, goals, starts))
-    turns = (TURN_OWN_AXIS, TURN_EULER_Y, TURN_EULER_Z)  # an Euler bone's, by axis
     rows = PlanRows(
         goals=goal_rows,
-        column_axes=tuple(ColumnAxis(j, axis, turns[axis] if dofs[j].euler else TURN_OWN_AXIS,
+        column_axes=tuple(ColumnAxis(j, axis, _turn_kind(dofs[j], axis),
                                      tuple(g for g, r in enumerate(rotating) if j in r)) for j, axis in columns),
         stretch_columns=tuple(StretchColumn(j, tuple((g, r[j]) for g, r in enumerate(stretching)
                                                      if any(r.get(j, ())))) for j in stretch_bones),
-        bones=tuple(BoneRow(j, dofs[j].euler, tuple(index.get((j, axis), -1) for axis in range(3)), *bounds[j][:2])
-                    for j in moving),
+        bones=tuple(BoneRow(j, dofs[j].held, tuple(index.get((j, axis), -1) for axis in range(3)),
+                            _clamp_row(dofs[j]), _box(dofs[j])) for j in moving),
         goal_scale=tuple(goal_scale))
     return DlsPlan(
         tree=tree, goals=goals, scale=scale, columns=np.array(columns, dtype=int).reshape(-1, 2),
         column_scale=column_scale, row_scale=row_scale,
         weights=row_scale[:, None] * column_scale[None, :], blocks=blocks,
-        free_bones=np.array([j for j in moving if not dofs[j].euler], dtype=int), euler_bones=np.array(euler, dtype=int),
-        bounded=bool(np.isfinite(column_low).any() or np.isfinite(column_high).any()), column_low=column_low,
-        column_high=column_high, low=low, high=high, limited=limited, unfold=unfold, rows=rows,
-        start_stretch=straight.stretch, aims=straight.aims)
+        free_bones=np.array([j for j in moving if not dofs[j].held], dtype=int), held_bones=np.array(held, dtype=int),
+        bounded=bool(stretch_bones) or any(row.box is not None for row in rows.bones), column_low=column_low,
+        column_high=column_high, unfold=unfold, rows=rows, start_stretch=straight.stretch, aims=straight.aims)

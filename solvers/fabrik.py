@@ -11,9 +11,9 @@ turns a bone only as its limited child allows from the child's frame; a hinged c
 bones first spins about its effector's tail so the wanted bend lies on the side the hinge allows.
 The forward pass works in rotations, root first: a hinge turns by its best angle about its axis,
 other limits clamp the bone's best turn, trying spins of the line below about the effector's tail,
-least first, for one they allow or else clamp least (the swivel of a limb); a turn that Euler
-limits still hold becomes the best their box allows (the clamp alone kept the twist of the free
-turn), and each limited bone also aims the effector's tail as the backward pass left it below. The heads below follow those
+least first, for one they allow or else clamp least (the swivel of a limb); a turn that
+swing-twist limits still hold becomes the best they allow (the clamp alone kept the twist of the
+free turn), and each limited bone also aims the effector's tail as the backward pass left it below. The heads below follow those
 rotations, so every iterate is a valid pose with exact bone lengths. A free chain (no limits, no
 rotation goal) ends with each bone turned by one shortest arc from its start rotation, however
 many the iterations took, and an out-of-reach target lays it straight in one step.

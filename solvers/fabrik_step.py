@@ -20,7 +20,7 @@ from numba import njit
 
 from solvers import scalar as sc
 from solvers.kinematics import BoneTree, pose_bones, rotation_matrices
-from solvers.limits import EULER, HINGE, best_euler_angles, best_hinge_angle, clamp_encoded, on_bound, violation_of
+from solvers.limits import HINGE, SWING_TWIST, best_hinge_angle, best_within_limits, clamp_encoded, violation_of
 from solvers.rotation_fit import arc, best_rotation, vector_row
 
 # Spins of a limb about the line to its target a clamped turn tries, least first (every 30
@@ -298,8 +298,8 @@ def _turn_within_limits(t, j, frame, before, vectors, directions, weights, swive
     carries), a turn the limits would clamp first spins about that axis (which leaves the tail
     where it is) to the first angle of ``SWIVELS`` the limits allow, else the one they clamp
     least: the roll of the bones below is free, and a limb reaches with its bend in a plane its
-    top joint allows. A turn an EulerLimit still holds then becomes the best within its box
-    (``_best_within_euler``)."""
+    top joint allows. A turn a SwingTwistLimit still holds then becomes the best it allows
+    (``_best_within_swing_twist``)."""
     no_spin = ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0))
     row = _sole_limit(t, j, HINGE)
     if row >= 0:
@@ -325,8 +325,8 @@ def _turn_within_limits(t, j, frame, before, vectors, directions, weights, swive
     if (held[0] or held[1] or held[2]) and swivels:
         q, held, angle = _swivelled(t, j, before, wanted, swivel, q, held, sc.quat_from_matrix3(rotation))
     spin = axis_turn(swivel, angle)
-    if (held[0] or held[1] or held[2]) and _sole_limit(t, j, EULER) >= 0:
-        q, held = _best_within_euler(t, j, q, held, before, vectors, directions, weights, spin)
+    if (held[0] or held[1] or held[2]) and _sole_limit(t, j, SWING_TWIST) >= 0:
+        q, held = _best_within_swing_twist(t, j, q, held, before, vectors, directions, weights, spin)
     return sc.qmatrix(q), held, angle != 0.0, spin
 
 
@@ -360,23 +360,20 @@ def _swivelled(t, j, before, wanted, swivel, q, held, unclamped):
 
 
 @njit(cache=True)
-def _best_within_euler(t, j, q, held, before, vectors, directions, weights, spin):
-    """Bone ``j``'s pose rotation within its EulerLimit that best turns its links onto
+def _best_within_swing_twist(t, j, q, held, before, vectors, directions, weights, spin):
+    """Bone ``j``'s pose rotation within its SwingTwistLimit that best turns its links onto
     ``directions`` spun by ``spin`` (world), from ``q``, the clamp of its best free turn, which
-    held ``held``; the axes still held are those left on a bound. The clamp keeps the other
-    angles the free turn had, though with one axis held others may serve the links better: a
-    thigh held at its Z limit otherwise keeps its twist, and its knee never comes round."""
+    held ``held`` (``limits.best_within_limits``); the axes still held are those left on a bound."""
     m = len(weights)
     unit = np.empty((m, 3))
     spun = np.empty((m, 3))
     for i in range(m):
         put_vector(unit, i, sc.normalize(vector_row(vectors, i)))
         put_vector(spun, i, sc.mvec(spin, vector_row(directions, i)))
-    p = t.limit_parameters[t.limit_start[j]]
-    angles = best_euler_angles(p, sc.qto_euler_xyz(q), before, unit, spun, weights)
-    q, _ = _clamped(t, j, sc.qmatrix(sc.qfrom_euler_xyz(angles)))
-    at_bound = (on_bound(angles[0], p[0], p[3]), on_bound(angles[1], p[1], p[4]), on_bound(angles[2], p[2], p[5]))
-    return q, (held[0] and at_bound[0], held[1] and at_bound[1], held[2] and at_bound[2])
+    start, stop = t.limit_start[j], t.limit_start[j + 1]
+    q = best_within_limits(t.limit_kind, t.limit_parameters, start, stop, q, before, unit, spun, weights)
+    _, bound = clamp_encoded(t.limit_kind, t.limit_parameters, start, stop, q)  # an allowed q: its axes on a bound
+    return q, (held[0] and bound[0], held[1] and bound[1], held[2] and bound[2])
 
 
 @njit(cache=True)

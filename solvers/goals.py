@@ -143,12 +143,13 @@ class JointRotationGoal:
 class BoneDofs:
     """One bone's freedom, field for field Blender's bone IK panel (``rig.constraints.BoneIKSettings``).
 
-    Per local axis X, Y, Z: ``lock`` keeps the axis's angle as it is; ``stiffness`` in [0, 1]
-    slows the axis (its step is weighted by 1 - stiffness; above ``MAX_STIFFNESS`` acts as that);
-    ``use_limit`` holds the angle in [``limit_min``, ``limit_max``] (radians, within [-pi, pi]).
-    Angles are the Euler XYZ angles of the pose rotation (``solvers.transforms.euler_xyz_from_quat``,
-    as ``solvers.limits.EulerLimit``). ``stretch`` in [0, 1]: how readily the bone lengthens along
-    its Y axis (0: never).
+    Per local axis X, Y, Z, as Blender's IK means them (``solvers.limits.SwingTwistLimit``): the
+    pose rotation is a swing of the bone's +Y (X and Z) after a twist about it (Y). ``lock`` pins
+    the axis at 0 (Y locked: the bone never twists; X and Z locked: it only twists);
+    ``stiffness`` in [0, 1] slows the axis (its step is weighted by 1 - stiffness; above
+    ``MAX_STIFFNESS`` acts as that); ``use_limit`` holds the axis's angle
+    (``solvers.limits.swing_twist_angles``) in [``limit_min``, ``limit_max``] (radians, within
+    [-pi, pi]). ``stretch`` in [0, 1]: how readily the bone lengthens along its Y axis (0: never).
     """
     lock: tuple = (False, False, False)
     stiffness: tuple = (0.0, 0.0, 0.0)
@@ -174,6 +175,6 @@ class BoneDofs:
             raise ValueError(f"stretch must lie in [0, 1], got {self.stretch!r}")
 
     @property
-    def euler(self):
-        """Whether the bone's rotation needs Euler angles (a lock or a limit) rather than free turns."""
+    def held(self):
+        """Whether a lock or a limit holds the bone's rotation (rather than it turning freely)."""
         return any(self.lock) or any(self.use_limit)

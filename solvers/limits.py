@@ -19,14 +19,21 @@ from solvers.tolerances import AT_LIMIT
 from solvers.transforms import normalize
 
 # Kinds of limit as compiled kernels read them (``encode_limits``); each row's parameters:
-# HINGE axis (3), min, max; CONE max; TWIST min, max; EULER low (3), high (3) with locks at 0.
-HINGE, CONE, TWIST, EULER = range(4)
+# HINGE axis (3), min, max; CONE max; TWIST min, max; SWING_TWIST low (3), high (3) with locks at
+# 0, then 1.0 when the swing's X and Z are both limited (Blender's ellipse) else 0.0.
+HINGE, CONE, TWIST, SWING_TWIST = range(4)
 PARAMETERS = 9
 X_AXIS, Y_AXIS, Z_AXIS = (1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0)
 IDENTITY = (X_AXIS, Y_AXIS, Z_AXIS)
-# Rounds of one-axis turns ``best_euler_angles`` takes; each brings it nearer the best within the
-# box, and a limited limb's solve repeats them every iteration.
-EULER_SWEEPS = 6
+# Rounds of one-axis turns ``best_within_limits`` takes; each brings it nearer the best its limits
+# allow, and a limited limb's solve repeats them every iteration.
+SWEEPS = 6
+# Radians a locked axis may stray from 0 in any solver's answer: the clamps and the DLS columns
+# write exact zeros, so only rounding counts.
+LOCK_TOLERANCE = 1e-12
+# Below this a swing-ellipse semi-axis (sin of half an angle) counts as zero: the swing is held in
+# a box (Blender's EllipseClamp does the same).
+FLAT_ELLIPSE = 1e-9
 
 
 def _check_range(low, high, what):
@@ -80,21 +87,31 @@ class Twist:
 
 
 @dataclass(frozen=True)
-class EulerLimit:
-    """Blender's per-bone IK limits: Euler XYZ angles (radians, see ``quat_from_euler_xyz``) held
-    within ``min`` (3,) and ``max`` (3,); ``lock`` (3,) booleans pin an axis at 0."""
+class SwingTwistLimit:
+    """Blender's per-bone IK locks and limits (the bone IK panel's X, Y, Z), on the swing-twist
+    split of the pose rotation (``swing_twist_angles``): X and Z hold the swing, Y the twist about
+    the bone's own +Y. Angles (radians) within ``min`` (3,) and ``max`` (3,); ``lock`` (3,)
+    booleans pin an axis at 0 (lock Y: a swing joint that never twists); ``use_limit`` (3,) says
+    which axes ``min`` and ``max`` hold. With X and Z both limited (ranges about 0) the swing keeps
+    inside Blender's ellipse as well (``clamp_swing_twist``)."""
     min: tuple = (-np.pi, -np.pi, -np.pi)
     max: tuple = (np.pi, np.pi, np.pi)
     lock: tuple = (False, False, False)
+    use_limit: tuple = (True, True, True)
 
     def __post_init__(self):
         for axis in range(3):
-            _check_range(self.min[axis], self.max[axis], "an Euler limit axis")
+            _check_range(self.min[axis], self.max[axis], "a swing-twist limit axis")
 
     def encoded(self):
-        low = tuple(0.0 if locked else float(a) for locked, a in zip(self.lock, self.min))
-        high = tuple(0.0 if locked else float(a) for locked, a in zip(self.lock, self.max))
-        return EULER, low + high
+        free = [not locked and used for locked, used in zip(self.lock, self.use_limit)]
+        low = tuple(0.0 if locked else float(a) if used else -np.pi
+                    for locked, used, a in zip(self.lock, self.use_limit, self.min))
+        high = tuple(0.0 if locked else float(a) if used else np.pi
+                     for locked, used, a in zip(self.lock, self.use_limit, self.max))
+        # Blender's ellipse is centred on the rest pose: ranges that leave it out take the box alone.
+        ellipse = all(free[k] and low[k] <= 0.0 <= high[k] for k in (0, 2))
+        return SWING_TWIST, low + high + (float(ellipse),)
 
 
 def validate_limits(count, limits):
@@ -109,8 +126,8 @@ def validate_limits(count, limits):
     for i, entry in enumerate(limits):
         entry = () if entry is None else entry if isinstance(entry, tuple) else (entry,)
         for limit in entry:
-            if not isinstance(limit, (Hinge, Cone, Twist, EulerLimit)):
-                raise ValueError(f"bone {i}: {limit!r} is not a Hinge, Cone, Twist or EulerLimit")
+            if not isinstance(limit, (Hinge, Cone, Twist, SwingTwistLimit)):
+                raise ValueError(f"bone {i}: {limit!r} is not a Hinge, Cone, Twist or SwingTwistLimit")
         normalised.append(entry)
     return tuple(normalised) if any(normalised) else None
 
@@ -131,10 +148,17 @@ def clamp_rotation(bone_limits, q):
     return np.array(clamped), np.array(held)
 
 
+def rotation_within(limit, angles):
+    """The pose rotation (4,) of Blender's IK ``angles`` (x, y, z) (``from_swing_twist_angles``),
+    clamped by one ``limit`` (None: as it is): how seeded starts and test poses inside limits are
+    drawn."""
+    q = np.array(from_swing_twist_angles(tuple(map(float, angles))))
+    return q if limit is None else clamp_rotation((limit,), q)[0]
+
+
 def limit_violation(bone_limits, q):
     """How far (radians) the rotation ``q`` (4,) lies outside one bone's limits (a tuple): the
-    angle its clamp would turn it by; 0 when the limits allow it. (Euler angles cannot tell: a
-    hinge about Y past 90 degrees reads as X = Z = 180 degrees in Euler XYZ.)"""
+    angle its clamp would turn it by; 0 when the limits allow it."""
     clamped, _ = clamp_rotation(bone_limits, q)
     dot = abs(float(np.dot(clamped, q) / (np.linalg.norm(clamped) * np.linalg.norm(q))))
     return 2.0 * float(np.arccos(min(dot, 1.0)))
@@ -186,21 +210,84 @@ def holds(angle, low, high):
 
 
 @register_jitable
-def _gimbal_split(c, s, low_x, high_x, low_z, high_z):
-    """At gimbal lock only the sum ``x + s * z`` (s = +-1) of Euler X and Z sets the rotation:
-    angles (x, z) within their ranges whose sum is the one nearest ``c`` (mod 2 pi) they can
-    make, z nearest 0, and whether that sum is more than ``AT_LIMIT`` from ``c`` (the ranges
-    held it)."""
-    low = low_x + min(s * low_z, s * high_z)
-    high = high_x + max(s * low_z, s * high_z)
-    wanted = low + (c - low) % (2.0 * math.pi)
-    made = wanted
-    if wanted > high:
-        made = high if wanted - high <= low + 2.0 * math.pi - wanted else low
-    z = sc.clip(0.0, low_z, high_z)
-    x = sc.clip(made - s * z, low_x, high_x)
-    z = sc.clip(s * (made - x), low_z, high_z)
-    return x, z, abs(_wrapped(made - wanted)) > AT_LIMIT
+def split_swing_twist(q):
+    """The decomposition every lock and limit is stated in (Blender's IK_QSegment): a pose
+    rotation ``q`` (4-tuple, xyzw) as ``swing * twist``, the twist about the bone's own +Y. Returns
+    the swing (4-tuple, (sx, 0, sz, sw) with sw >= 0) and the twist angle (radians, in [-pi, pi])."""
+    swing, twist = _split_twist(q, (0.0, 1.0, 0.0))
+    sign = 1.0 if swing[3] >= 0.0 else -1.0
+    return ((sign * swing[0], 0.0, sign * swing[2], sign * swing[3]),
+            _wrapped(2.0 * math.atan2(twist[1], twist[3])))
+
+
+@register_jitable
+def swing_twist_angles(q):
+    """Blender's IK angles (x, y, z) of a pose rotation ``q`` (``split_swing_twist``): y the twist,
+    x = 2 asin(sx) and z = 2 asin(sz) of the swing (for a swing about X alone, or Z alone, its angle)."""
+    swing, twist = split_swing_twist(q)
+    return (2.0 * math.asin(sc.clip(swing[0], -1.0, 1.0)), twist, 2.0 * math.asin(sc.clip(swing[2], -1.0, 1.0)))
+
+
+@register_jitable
+def from_swing_twist_parts(sx, sz, twist):
+    """The rotation (4-tuple) with swing components ``sx``, ``sz`` (sin of half the per-axis swing
+    angles; scaled back onto the unit sphere when their squares sum past 1) and ``twist`` radians
+    about +Y: ``swing_twist_angles``'s inverse."""
+    size = sx * sx + sz * sz
+    if size > 1.0:
+        sx, sz, size = sx / math.sqrt(size), sz / math.sqrt(size), 1.0
+    return sc.qmul((sx, 0.0, sz, math.sqrt(1.0 - size)), sc.qaxis_angle((0.0, 1.0, 0.0), twist))
+
+
+@register_jitable
+def from_swing_twist_angles(angles):
+    """The rotation (4-tuple) of Blender's IK angles (x, y, z) (``swing_twist_angles``)."""
+    return from_swing_twist_parts(math.sin(0.5 * angles[0]), math.sin(0.5 * angles[2]), angles[1])
+
+
+@register_jitable
+def _ellipse_scale(x, z, p):
+    """How far to scale the swing components (x, z) toward 0 to bring them onto Blender's ellipse
+    (IK_QSegment's EllipseClamp: semi-axes the sines of the half limits on the side each lies);
+    1 when inside it or when a semi-axis is flat (then the box alone holds the swing)."""
+    ax = math.sin(0.5 * p[3]) if x > 0.0 else -math.sin(0.5 * p[0])
+    az = math.sin(0.5 * p[5]) if z > 0.0 else -math.sin(0.5 * p[2])
+    if ax <= FLAT_ELLIPSE or az <= FLAT_ELLIPSE:
+        return 1.0
+    size = (x / ax) ** 2 + (z / az) ** 2
+    return 1.0 / math.sqrt(size) if size > 1.0 else 1.0
+
+
+@register_jitable
+def clamp_swing_twist(p, q):
+    """A SWING_TWIST row ``p`` applied to ``q`` (4-tuple): the twist held in [p[1], p[4]], the
+    swing's components sx, sz in [sin(p[0]/2), sin(p[3]/2)] and [sin(p[2]/2), sin(p[5]/2)] (inside
+    the ellipse first, when p[6]); the rotation (``q`` untouched when allowed) and the held axes."""
+    swing, angle = split_swing_twist(q)
+    sx, sz = swing[0], swing[2]
+    x, z = sx, sz
+    if p[6] != 0.0:
+        shrink = _ellipse_scale(x, z, p)
+        x, z = x * shrink, z * shrink
+    x = sc.clip(x, math.sin(0.5 * p[0]), math.sin(0.5 * p[3]))
+    z = sc.clip(z, math.sin(0.5 * p[2]), math.sin(0.5 * p[5]))
+    if x * x + z * z > 1.0:  # ranges past a half-turn swing: Z keeps its range, X takes what is left
+        room = math.sqrt(max(1.0 - z * z, 0.0))
+        if max(math.sin(0.5 * p[0]), -room) <= min(math.sin(0.5 * p[3]), room):
+            x = sc.clip(x, max(math.sin(0.5 * p[0]), -room), min(math.sin(0.5 * p[3]), room))
+        else:
+            z = math.copysign(math.sqrt(max(1.0 - x * x, 0.0)), z)
+    clamped = sc.clip(angle, p[1], p[4])
+    # Held: an angle on its bound give or take AT_LIMIT (``holds``), the swing on the ellipse's rim
+    # or moved off a half turn; so an allowed ``q`` gets its at-limit verdict from here as well.
+    rim = p[6] != 0.0 and _ellipse_scale(sx * (1.0 + AT_LIMIT), sz * (1.0 + AT_LIMIT), p) < 1.0
+    angle_x, angle_z = 2.0 * math.asin(sc.clip(sx, -1.0, 1.0)), 2.0 * math.asin(sc.clip(sz, -1.0, 1.0))
+    held = (holds(angle_x, p[0], p[3]) or (rim and p[0] < p[3]) or abs(x - sx) > AT_LIMIT,
+            holds(angle, p[1], p[4]),
+            holds(angle_z, p[2], p[5]) or (rim and p[2] < p[5]) or abs(z - sz) > AT_LIMIT)
+    if x != sx or clamped != angle or z != sz:
+        q = from_swing_twist_parts(x, z, clamped)
+    return q, held
 
 
 @register_jitable
@@ -241,17 +328,8 @@ def clamp_encoded(kinds, parameters, start, stop, q):
             if clamped != angle:
                 q = sc.qmul(swing, sc.qaxis_angle((0.0, 1.0, 0.0), clamped))
         else:
-            angles, locked = sc.qto_euler_xyz_locked(q)
-            clamped = (sc.clip(angles[0], p[0], p[3]), sc.clip(angles[1], p[1], p[4]), sc.clip(angles[2], p[2], p[5]))
-            if locked and abs(clamped[1] - angles[1]) <= AT_LIMIT:  # at gimbal lock, and the limit keeps it there
-                x, z, moved = _gimbal_split(angles[0], -1.0 if angles[1] > 0.0 else 1.0, p[0], p[3], p[2], p[5])
-                clamped = (x, clamped[1], z)
-                hx, hy, hz = hx or moved, hy or holds(angles[1], p[1], p[4]), hz or moved
-            else:
-                hx, hy, hz = hx or holds(angles[0], p[0], p[3]), hy or holds(angles[1], p[1], p[4]), \
-                    hz or holds(angles[2], p[2], p[5])
-            if clamped[0] != angles[0] or clamped[1] != angles[1] or clamped[2] != angles[2]:
-                q = sc.qfrom_euler_xyz(clamped)
+            q, held = clamp_swing_twist(p, q)
+            hx, hy, hz = hx or held[0], hy or held[1], hz or held[2]
     return q, (hx, hy, hz)
 
 
@@ -282,9 +360,9 @@ def best_hinge_angle(axis, low, high, vectors, directions, weights):
 
 
 @register_jitable
-def _best_axis_angle(axis, low, high, inner, outer, vectors, directions, weights):
-    """The angle in [low, high] about ``axis`` that best turns ``vectors`` (m, 3), first turned
-    by ``inner``, onto world ``directions`` (m, 3) seen from ``outer`` (the frame it turns in)."""
+def _best_axis_angle(axis, inner, outer, vectors, directions, weights):
+    """The angle about ``axis`` that best turns ``vectors`` (m, 3), first turned by ``inner``,
+    onto world ``directions`` (m, 3) seen from ``outer`` (the frame it turns in)."""
     turned = np.empty(vectors.shape)
     seen = np.empty(directions.shape)
     outer_t = sc.transpose(outer)
@@ -293,29 +371,45 @@ def _best_axis_angle(axis, low, high, inner, outer, vectors, directions, weights
         d = sc.mvec(outer_t, (directions[i, 0], directions[i, 1], directions[i, 2]))
         turned[i, 0], turned[i, 1], turned[i, 2] = v
         seen[i, 0], seen[i, 1], seen[i, 2] = d
-    return best_hinge_angle(axis, low, high, turned, seen, weights)[0]
+    return best_hinge_angle(axis, -math.pi, math.pi, turned, seen, weights)[0]
 
 
 @register_jitable
-def best_euler_angles(p, angles, before, vectors, directions, weights):
-    """Euler XYZ ``angles`` within the encoded EULER limit ``p`` that best turn ``vectors``
-    (m, 3, unit, local) onto world ``directions`` (m, 3) in the frame ``before``, by turns of one
-    axis at a time from ``angles`` (``EULER_SWEEPS`` rounds): with the others fixed, an axis turns
-    the vectors as a hinge does (``best_hinge_angle``). Y stays within [-pi/2, pi/2], where Euler
-    angles read back as set."""
-    x, y, z = angles
-    low_y, high_y = max(p[1], -0.5 * math.pi), min(p[4], 0.5 * math.pi)
-    for _ in range(EULER_SWEEPS):
-        rz, ry = _axis_matrix(Z_AXIS, z), _axis_matrix(Y_AXIS, y)
-        x = _best_axis_angle(X_AXIS, p[0], p[3], IDENTITY, sc.mmul(before, sc.mmul(rz, ry)), vectors, directions,
-                             weights)
-        rx = _axis_matrix(X_AXIS, x)
-        y = _best_axis_angle(Y_AXIS, low_y, high_y, rx, sc.mmul(before, rz), vectors, directions, weights)
-        ry = _axis_matrix(Y_AXIS, y)
-        z = _best_axis_angle(Z_AXIS, p[2], p[5], sc.mmul(ry, rx), before, vectors, directions, weights)
-    return x, y, z
+def served(q, before, vectors, directions, weights):
+    """How well pose rotation ``q`` in the frame ``before`` turns ``vectors`` (m, 3, local) onto
+    world ``directions`` (m, 3): the weighted sum of their dot products a best turn maximises."""
+    frame = sc.mmul(before, sc.qmatrix(q))
+    total = 0.0
+    for i in range(len(weights)):
+        v = sc.mvec(frame, (vectors[i, 0], vectors[i, 1], vectors[i, 2]))
+        total += weights[i] * sc.dot(v, (directions[i, 0], directions[i, 1], directions[i, 2]))
+    return total
 
 
 @register_jitable
-def _axis_matrix(axis, angle):
-    return sc.qmatrix(sc.qaxis_angle(axis, angle))
+def best_within_limits(kinds, parameters, start, stop, q, before, vectors, directions, weights):
+    """A pose rotation within the limits in rows ``start:stop`` that turns ``vectors`` (m, 3, unit,
+    local) onto world ``directions`` (m, 3) in the frame ``before`` no worse than ``q`` (allowed)
+    does: ``SWEEPS`` rounds of one-axis turns, about the frame's X and Z (swing) and the bone's own
+    Y (twist), each the best turn about its axis, clamped, and kept when it serves the links better
+    (``served``). The clamp of a free turn keeps that turn's other parts, though with one held
+    others may serve better: a thigh held at its Z limit would keep its twist, and its knee never
+    come round."""
+    best = served(q, before, vectors, directions, weights)
+    for _ in range(SWEEPS):
+        start_of_round = best
+        for axis in (X_AXIS, Z_AXIS, Y_AXIS):
+            own = axis[1] == 1.0
+            if own:
+                angle = _best_axis_angle(axis, IDENTITY, sc.mmul(before, sc.qmatrix(q)), vectors, directions, weights)
+            else:
+                angle = _best_axis_angle(axis, sc.qmatrix(q), before, vectors, directions, weights)
+            turn = sc.qaxis_angle(axis, angle)
+            trial, _ = clamp_encoded(kinds, parameters, start, stop,
+                                     sc.qnormalize(sc.qmul(q, turn) if own else sc.qmul(turn, q)))
+            score = served(trial, before, vectors, directions, weights)
+            if score > best:
+                q, best = trial, score
+        if best == start_of_round:  # no turn served better: none will next round either
+            break
+    return q

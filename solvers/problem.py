@@ -17,21 +17,23 @@ import numpy as np
 
 from solvers.chain import Chain
 from solvers.goals import JointRotationGoal, PositionGoal, RotationGoal
-from solvers.limits import EulerLimit, Hinge
+from solvers.limits import Hinge, SwingTwistLimit, limit_violation
+
+REST = np.array([0.0, 0.0, 0.0, 1.0])
 
 
 def _joint_limit(dofs):
     """The geometric methods' limit for one bone's ``BoneDofs`` (None: free): a bone with two axes
-    locked is a Hinge about the third (the same rotations as its Euler limits, but the solvers
+    locked is a Hinge about the third (the rotations its swing-twist limit allows, but the solvers
     then turn it about that axis directly rather than clamp a turn onto it)."""
-    if dofs is None or not dofs.euler:
+    if dofs is None or not dofs.held:
         return None
     low = [lo if on else -np.pi for lo, on in zip(dofs.limit_min, dofs.use_limit)]
     high = [hi if on else np.pi for hi, on in zip(dofs.limit_max, dofs.use_limit)]
     if sum(dofs.lock) == 2:
         axis = dofs.lock.index(False)
         return Hinge(tuple(float(a == axis) for a in range(3)), low[axis], high[axis])
-    return EulerLimit(tuple(low), tuple(high), tuple(dofs.lock))
+    return SwingTwistLimit(tuple(low), tuple(high), tuple(dofs.lock), tuple(dofs.use_limit))
 
 
 @dataclass(frozen=True)
@@ -39,14 +41,18 @@ class Freedoms:
     """Every bone's freedom, checked and derived once (a rig keeps it per constraint group):
     ``dofs`` (n,) ``BoneDofs`` or None for a free bone; derived from them, ``limits`` (n,) the
     geometric methods' joint limits (``solvers.limits``; None when no bone has a lock or limit),
-    ``stretch`` (n,) IK stretch amounts and ``stiffness`` (n, 3), each None when all zero."""
+    ``stretch`` (n,) IK stretch amounts and ``stiffness`` (n, 3), each None when all zero;
+    ``rest_allowed`` (n,) whether each bone's limits allow its rest pose (a start left alone)."""
     dofs: tuple
     limits: tuple = field(init=False)
     stretch: np.ndarray = field(init=False)
     stiffness: np.ndarray = field(init=False)
+    rest_allowed: tuple = field(init=False)
 
     def __post_init__(self):
         limits = tuple(_joint_limit(d) for d in self.dofs)
+        object.__setattr__(self, "rest_allowed", tuple(limit is None or limit_violation((limit,), REST) == 0.0
+                                                       for limit in limits))
         stretch = np.array([d.stretch if d else 0.0 for d in self.dofs])
         stiffness = np.array([d.stiffness if d else (0.0, 0.0, 0.0) for d in self.dofs])
         object.__setattr__(self, "limits", limits if any(limits) else None)

@@ -86,6 +86,19 @@ def _pole_faced(problem, start, reach):
                      (first,) if first is not None else ())
 
 
+def _within_limits(problem, start):
+    """The start pose with each bone held by its locks and limits, as Blender's IK segments take
+    it (a bone with Y locked starts untwisted), so a bone the solve leaves alone ends allowed too."""
+    if problem.freedoms.limits is None:
+        return start
+    start = np.array(start, dtype=float)
+    for i, (limit, rest_allowed) in enumerate(zip(problem.freedoms.limits, problem.freedoms.rest_allowed)):
+        # The clamp runs on Python floats: a bone starting at an allowed rest pose skips it.
+        if limit is not None and not (rest_allowed and start[i, 3] == 1.0):
+            start[i] = clamp_rotation((limit,), start[i])[0]
+    return start
+
+
 def _clamped(problem, result, reach, tolerance):
     """A one-bone answer clamped to the bone's locks and limits, its aim measured again (an
     angle)."""
@@ -112,15 +125,15 @@ def _unmoved(problem, start):
 
 def _on_chain(solve_tip, analytic=False, clamped=False):
     """A chain method's runner: ``solve_tip(problem, goals, start, settings)`` reaches for the
-    chain's tip goals (``_tip_goals``); an iterative (not ``analytic``) one starts fresh facing the
-    pole; a ``clamped`` one's answer is clamped to the bones' locks and limits afterwards."""
+    chain's tip goals (``_tip_goals``); an iterative (not ``analytic``) one starts fresh within the
+    bones' limits, facing the pole; a ``clamped`` one's answer is clamped to the bones' locks and limits afterwards."""
 
     def run(problem, start, settings, fresh):
         reach, turn = _tip_goals(problem)
         if reach is None:
             return _unmoved(problem, start)
         if fresh and not analytic:
-            start = _pole_faced(problem, start, reach)
+            start = _pole_faced(problem, _within_limits(problem, start), reach)
         result = solve_tip(problem, (reach, turn), start, settings)
         if clamped and problem.freedoms.limits is not None:
             result = _clamped(problem, result, reach, settings.tolerance)
@@ -178,6 +191,7 @@ def _fabrik_tree(problem, start, settings):
     if not effectors:  # rotation-only goals: nothing for FABRIK to reach for
         return SolveResult(np.array(start, dtype=float), 0, np.full(len(problem.goals), np.inf), False)
     plan = fabrik_plan(problem.bones, effectors, problem.freedoms.limits)
+    start = _within_limits(problem, start)
     result = solve_fabrik(plan, start, np.array([g.target for _, g in reaches]), np.array(rotations),
                           settings.iterations, settings.tolerance)
     native = iter(result.errors[len(reaches):])  # rotation angles, in effector order

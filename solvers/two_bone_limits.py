@@ -9,7 +9,7 @@ left to place it there within the limits:
   the two, that put the tip at that distance (exact: the distance is a sinusoid in the angle);
   outside its range it takes the angle in range nearest that distance. A free middle joint keeps
   the free answer's bend. One with other limits keeps it where they allow it, else bends about
-  one of its Euler axes that may turn alone (as a hinge), else takes a bend turned about the
+  one of its swing-twist axes that may turn alone (as a hinge), else takes a bend turned about the
   upper bone's line (the tip's distance does not change), in ``PLANES`` steps, twisted about its
   own axis into its limits. When the first bone cannot follow a bend, the next is tried (a free
   middle joint tries the turned bends too).
@@ -29,7 +29,7 @@ from numba import njit
 
 from solvers import inputs, scalar as sc
 from solvers.chain import SolveResult
-from solvers.limits import EulerLimit, Hinge, clamp_encoded, encode_limits, violation_of
+from solvers.limits import Hinge, SwingTwistLimit, clamp_encoded, encode_limits, violation_of
 from solvers.two_bone import solve_two_bone
 
 ROLL_STEPS = 72  # a 5 degree scan: an allowed range of rolls narrower than that may be missed
@@ -152,14 +152,14 @@ def _bends(limit, free_r1, mid1, lower, distance):
 
 def _limited_bends(limit, free_r1, turned, mid1, lower, distance):
     """Bends within a middle joint's limits other than a hinge: the free bend where they allow
-    it; a bend about each Euler axis that may turn alone (as a hinge); each ``turned`` bend
+    it; a bend about each swing-twist axis that may turn alone (as a hinge); each ``turned`` bend
     twisted about its own axis into the limits where a twist can (the nearest allowed twist);
     last, the free bend clamped (its distance lost)."""
     clamped = _clamped(limit, free_r1)[0]
     exact = violation_of(clamped, free_r1) <= ALLOWED
     if exact:
         yield clamped, True
-    if isinstance(limit, EulerLimit):
+    if isinstance(limit, SwingTwistLimit):
         for hinge in _axis_hinges(limit):
             yield from (bend for bend in _hinge_bends(hinge, mid1, lower, distance, 0.0) if bend[1])
     encoded = _encoded(limit)
@@ -173,9 +173,10 @@ def _limited_bends(limit, free_r1, turned, mid1, lower, distance):
 
 
 def _axis_hinges(limit):
-    """The Euler limit's axes that may turn alone (the others' ranges hold 0), as hinges, the
-    widest range first."""
-    low, high = limit.encoded()[1][:3], limit.encoded()[1][3:]
+    """The swing-twist limit's axes that may turn alone (the others' ranges hold 0), as hinges,
+    the widest range first: a turn about X (or Z, or Y) alone has that angle on its axis and 0 on
+    the others (``limits.swing_twist_angles``)."""
+    low, high = limit.encoded()[1][:3], limit.encoded()[1][3:6]
     hinges = [Hinge(tuple(float(k == axis) for k in range(3)), low[axis], high[axis]) for axis in range(3)
               if high[axis] > low[axis] and all(low[k] <= 0.0 <= high[k] for k in range(3) if k != axis)]
     return sorted(hinges, key=lambda hinge: hinge.min_angle - hinge.max_angle)
@@ -204,9 +205,13 @@ def solve_two_bone_limited(chain, rotations, target, limits, pole=None, pole_ang
 
     free_tip = tip(r1_free)
     line = sc.normalize(sc.qrotate(r0_free, free_tip))  # the root-to-target line, first bone's rest frame
+    # The end rotation in the frame the first bone turns in; a pole holds the roll itself.
+    end_goal = None if end_rotation is None or pole is not None else sc.qmul(
+        sc.qconj(sc.qmul(base_q, rest_rotations[0])), sc.qnormalize(tuple(np.asarray(end_rotation, float).tolist())))
     nearest = None
     for r1, exact in _bends(middle_limit, r1_free, mid1, lower, sc.length(free_tip)):
-        r0 = preferred = sc.qmul(r0_free, sc.qbetween(sc.normalize(tip(r1)), sc.normalize(free_tip)))
+        r0 = preferred = _end_rolled(sc.qmul(r0_free, sc.qbetween(sc.normalize(tip(r1)), sc.normalize(free_tip))),
+                                     r1, rest1, line, end_goal, end_weight)
         outside = 0.0
         if root_limit is not None:
             roll, outside = _allowed_roll(*_encoded(root_limit), r0, line, ROLL_STEPS)
@@ -217,6 +222,7 @@ def solve_two_bone_limited(chain, rotations, target, limits, pole=None, pole_ang
         if exact and outside <= NEAR_ALLOWED:
             break
     _, r0, r1, preferred, exact = nearest
+    r1 = _end_twisted(r0, r1, rest1, middle_limit, end_goal, end_weight)
     (r0, held0), (r1, held1) = _clamped(root_limit, r0), _clamped(middle_limit, r1)
     # A bone the limits turned off its free answer is held: by the axes that forbade that answer.
     held0 = held0 if preferred is None else _clamped(root_limit, preferred)[1]
@@ -231,6 +237,31 @@ def solve_two_bone_limited(chain, rotations, target, limits, pole=None, pole_ang
         errors.append(2.0 * math.acos(min(abs(sc.qdot(end, goal)), 1.0)))
     return SolveResult(np.array((r0, r1)), 1, np.array(errors), errors[0] <= tolerance, scales,
                        np.array((held0, held1)))
+
+
+def _end_rolled(r0, r1, rest1, line, end_goal, weight):
+    """``r0`` rolled about ``line`` (the tip stays) to point the end bone's Y toward
+    ``end_goal``'s (None: as it is), by ``weight``, as the free solve rolls for an end rotation:
+    a bend the limits chose rolls the end bone off the free answer's."""
+    if end_goal is None:
+        return r0
+    end_y, goal_y = sc.qrotate(sc.qmul(r0, sc.qmul(rest1, r1)), Y), sc.qrotate(end_goal, Y)
+    end_dir = sc.sub(end_y, sc.scale(line, sc.dot(end_y, line)))
+    goal_dir = sc.sub(goal_y, sc.scale(line, sc.dot(goal_y, line)))
+    if sc.length(end_dir) <= 1e-9 or sc.length(goal_dir) <= 1e-9:
+        return r0
+    return sc.qmul(sc.qaxis_angle(line, sc.signed_angle(end_dir, goal_dir, line) * weight), r0)
+
+
+def _end_twisted(r0, r1, rest1, limit, end_goal, weight):
+    """``r1`` twisted about its own Y toward ``end_goal`` by ``weight`` (the tip stays), as far as
+    its limits allow a twist that leaves its Y where it is."""
+    if end_goal is None:
+        return r1
+    local = sc.qnormalize(sc.qmul(sc.qconj(sc.qmul(r0, sc.qmul(rest1, r1))), end_goal))
+    twisted = sc.qmul(r1, sc.qaxis_angle(Y, weight * 2.0 * math.atan2(local[1], local[3])))
+    allowed = _clamped(limit, twisted)[0]
+    return allowed if sc.length(sc.sub(sc.qrotate(allowed, Y), sc.qrotate(r1, Y))) <= ALLOWED else r1
 
 
 def _encoded(limit):

@@ -292,7 +292,8 @@ def bone_ik_panel(state):
     fields = {}
     changed, fields["lock"] = _per_axis("Lock", settings.lock, widgets.checkbox)
     not_honoured_marker(dropped, "locks")
-    help_marker("A locked axis never rotates under IK.")
+    help_marker("A locked axis never rotates under IK, as in Blender: Y is the twist about the bone's own axis\n"
+                "(lock Y: the bone swings but never twists), X and Z its swing.")
     hit, fields["stiffness"] = _per_axis("Stiffness", settings.stiffness,
                                          lambda axis, v: widgets.slider_float(axis, v, *RANGES["stiffness"], "%.2f", CLAMP))
     changed |= hit
@@ -306,7 +307,8 @@ def bone_ik_panel(state):
     changed |= hit
     hit, fields["limit_max"] = _per_axis("Max", settings.limit_max, _degrees_slider)
     changed |= hit
-    help_marker("Per-axis rotation range in degrees (Euler XYZ) where Limit is on; every solver holds it.")
+    help_marker("Per-axis range in degrees where Limit is on, as Blender's IK reads it: Y bounds the twist about\n"
+                "the bone's own axis, X and Z its swing (with both, within an ellipse); every solver holds it.")
     hit, fields["stretch"] = widgets.slider_float("IK stretch", settings.stretch, *RANGES["stretch"], flags=CLAMP)
     changed |= hit
     not_honoured_marker(dropped, "stretch")

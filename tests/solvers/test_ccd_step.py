@@ -5,12 +5,12 @@ import numpy as np
 from solvers.ccd import solve_ccd_chain
 from solvers.ccd_step import ccd_sweep
 from solvers.chain import straight_chain
-from solvers.limits import Cone, EulerLimit, Hinge, Twist
+from solvers.limits import Cone, Hinge, SwingTwistLimit, Twist
 
 
 def test_one_compiled_sweep_serves_every_solve_from_any_arrays():
     chain = straight_chain([0.3, 0.25, 0.2])
-    limits = [Hinge((1.0, 0.0, 0.0), 0.0, 1.2), (Cone(0.4), Twist(-0.3, 0.3)), EulerLimit((-1, -1, -1), (1, 1, 1))]
+    limits = [Hinge((1.0, 0.0, 0.0), 0.0, 1.2), (Cone(0.4), Twist(-0.3, 0.3)), SwingTwistLimit((-1, -1, -1), (1, 1, 1))]
     strided = np.tile([0.0, 0.0, 0.0, 1.0, 9.0], (3, 1))[:, :4]  # a non-contiguous view
     fortran = np.asfortranarray(np.tile([0.0, 0.0, 0.0, 1.0], (3, 1)))
     read_only = np.tile([0.0, 0.0, 0.0, 1.0], (3, 1))

@@ -4,7 +4,7 @@ from hypothesis import assume, given, settings, strategies as st
 
 from solvers.chain import chain_points, straight_chain
 from solvers.fabrik import Effector, fabrik_plan, solve_fabrik, solve_fabrik_chain
-from solvers.limits import Cone, EulerLimit, Hinge, Twist, clamp_rotation
+from solvers.limits import Cone, Hinge, SwingTwistLimit, Twist, clamp_rotation, from_swing_twist_angles
 from solvers.transforms import (quat_angle, quat_conjugate, quat_from_axis_angle, quat_from_euler_xyz, quat_mul,
                                 swing_twist)
 from solvers.tree import Tree, tree_pose
@@ -76,9 +76,9 @@ def test_cone_and_twist_limits_hold():
 
 
 def test_limit_clamps_by_hand():
-    q, held = clamp_rotation((EulerLimit(min=(-0.1, -1, -1), max=(0.1, 1, 1), lock=(False, False, True)),),
-                             quat_from_euler_xyz([0.5, 0.2, 0.3]))
-    np.testing.assert_allclose(q, quat_from_euler_xyz([0.1, 0.2, 0.0]), atol=1e-12)
+    q, held = clamp_rotation((SwingTwistLimit(min=(-0.1, -1, -1), max=(0.1, 1, 1), lock=(False, False, True)),),
+                             from_swing_twist_angles((0.5, 0.2, 0.3)))
+    np.testing.assert_allclose(q, from_swing_twist_angles((0.1, 0.2, 0.0)), atol=1e-12)
     assert held.tolist() == [True, False, True]
     with pytest.raises(ValueError):
         Hinge((0.0, 0.0, 0.0), 0.0, 1.0)

@@ -1,6 +1,6 @@
 """The compiled FABRIK step's parts: the limit clamp gives rotations its limits allow, Horn's
-best-fit rotation agrees with the SVD's, the best turn within Euler limits is a hinge's best angle
-where only one axis may turn, and one compiled specialisation serves chains and trees whatever
+best-fit rotation agrees with the SVD's, the best turn within swing-twist limits stays inside them
+and serves its links no worse than where it started, and one compiled specialisation serves chains and trees whatever
 arrays the caller hands in."""
 import numpy as np
 import pytest
@@ -9,10 +9,10 @@ from hypothesis import assume, given, settings, strategies as st
 from solvers.chain import straight_chain
 from solvers.fabrik import Effector, fabrik_plan, solve_fabrik, solve_fabrik_chain
 from solvers.fabrik_loop import fabrik_solve
-from solvers.limits import Cone, EulerLimit, Hinge, Twist, best_euler_angles, best_hinge_angle, clamp_rotation
+from solvers.limits import (SWING_TWIST, Cone, Hinge, SwingTwistLimit, Twist, best_hinge_angle, best_within_limits,
+                            clamp_rotation, swing_twist_angles)
 from solvers.rotation_fit import best_rotation
-from solvers.tolerances import GIMBAL
-from solvers.transforms import euler_xyz_from_quat, quat_from_euler_xyz, quat_to_matrix3, swing_twist
+from solvers.transforms import quat_to_matrix3, swing_twist
 from solvers.tree import Tree
 
 SETTINGS = settings(max_examples=60, derandomize=True, deadline=None)
@@ -22,12 +22,11 @@ angles = st.floats(-3.0, 3.0)
 vectors3 = st.tuples(unit, unit, unit)
 
 
-def euler_limit(lows, spans, lock):
-    """An EulerLimit within what a bone allows: angles in [-pi, pi], Y in [-pi/2, pi/2] (where
-    Euler angles read back as set)."""
-    bounds = ((-np.pi, np.pi), (-np.pi / 2, np.pi / 2), (-np.pi, np.pi))
-    low = [float(np.clip(a, *b)) for a, b in zip(lows, bounds)]
-    return EulerLimit(tuple(low), tuple(float(np.clip(a + s, *b)) for a, s, b in zip(low, spans, bounds)), lock)
+def swing_twist_limit(lows, spans, lock, use):
+    """A SwingTwistLimit within what a bone allows: angles in [-pi, pi]."""
+    low = [float(np.clip(a, -np.pi, np.pi)) for a in lows]
+    return SwingTwistLimit(tuple(low), tuple(float(np.clip(a + s, -np.pi, np.pi)) for a, s in zip(low, spans)), lock,
+                           use)
 
 
 one_limit = st.one_of(
@@ -35,7 +34,8 @@ one_limit = st.one_of(
               angles, angles),
     st.builds(Cone, st.floats(0.0, 3.1)),
     st.builds(lambda a, b: Twist(min(a, b), max(a, b)), angles, angles),
-    st.builds(euler_limit, st.lists(angles, min_size=3, max_size=3), st.lists(st.floats(0.0, 3.0), min_size=3, max_size=3),
+    st.builds(swing_twist_limit, st.lists(angles, min_size=3, max_size=3),
+              st.lists(st.floats(0.0, 3.0), min_size=3, max_size=3), st.tuples(st.booleans(), st.booleans(), st.booleans()),
               st.tuples(st.booleans(), st.booleans(), st.booleans())))
 
 
@@ -56,16 +56,16 @@ def allowed(limit, q, slack=1e-9):
         return float(quat_to_matrix3(q)[1, 1]) >= np.cos(limit.max_angle) - slack
     if isinstance(limit, Twist):
         return limit.min_angle - slack <= twist_angle(q, np.array([0.0, 1.0, 0.0])) <= limit.max_angle + slack
-    _, low_high = limit.encoded()
-    low, high = np.array(low_high[:3]), np.array(low_high[3:])
-    angles = euler_xyz_from_quat(q)
-    if abs(quat_to_matrix3(q)[2, 0]) > 1.0 - GIMBAL:  # only X + s Z sets it (s = -sign Y; Z reads 0)
-        s = -np.sign(angles[1])
-        reach = low[0] + min(s * low[2], s * high[2]), high[0] + max(s * low[2], s * high[2])
-        past = (angles[0] - reach[0]) % (2.0 * np.pi)
-        return bool(low[1] - slack <= angles[1] <= high[1] + slack
-                    and (past <= reach[1] - reach[0] + slack or past >= 2.0 * np.pi - slack))
-    return bool(np.all(angles >= low - slack) and np.all(angles <= high + slack))
+    _, row = limit.encoded()
+    swing, _ = swing_twist(q, np.array([0.0, 1.0, 0.0]))
+    swing = swing * np.sign(swing[3] or 1.0)
+    low, high = np.sin(0.5 * np.array(row[:3])), np.sin(0.5 * np.array(row[3:6]))
+    inside = all(low[k] - slack <= swing[k] <= high[k] + slack for k in (0, 2))
+    if row[6]:  # X and Z both limited: Blender's ellipse, semi-axes on the side each component lies
+        semi = [high[k] if swing[k] > 0 else -low[k] for k in (0, 2)]
+        inside &= min(semi) <= 1e-9 or (swing[0] / semi[0]) ** 2 + (swing[2] / semi[1]) ** 2 <= 1.0 + slack
+    twist = twist_angle(q, np.array([0.0, 1.0, 0.0]))
+    return bool(inside and row[1] - slack <= twist <= row[4] + slack)
 
 
 @SETTINGS
@@ -73,9 +73,8 @@ def allowed(limit, q, slack=1e-9):
 def test_a_clamped_rotation_is_one_its_limit_allows(q, limit):
     assume(np.linalg.norm(q) > 0.1)
     q = np.array(q) / np.linalg.norm(q)
-    if not isinstance(limit, EulerLimit):  # a half turn across the twist axis has no twist to hold
-        axis = np.array(limit.axis) if isinstance(limit, Hinge) else np.array([0.0, 1.0, 0.0])
-        assume(float(q[:3] @ axis) ** 2 + q[3] ** 2 > 1e-6)
+    axis = np.array(limit.axis) if isinstance(limit, Hinge) else np.array([0.0, 1.0, 0.0])
+    assume(float(q[:3] @ axis) ** 2 + q[3] ** 2 > 1e-6)  # a half turn across the twist axis has no twist to hold
     clamped, _ = clamp_rotation((limit,), q)
     assert allowed(limit, clamped)
     again, _ = clamp_rotation((limit,), clamped)
@@ -85,7 +84,7 @@ def test_a_clamped_rotation_is_one_its_limit_allows(q, limit):
 
 links_to_turn = st.lists(st.tuples(vectors3, vectors3, st.floats(0.1, 2.0)), min_size=1, max_size=3).filter(
     lambda links: all(np.linalg.norm(v) > 0.1 and np.linalg.norm(d) > 0.1 for v, d, _ in links))
-euler_boxes = st.lists(st.tuples(st.floats(-3.0, 3.0), st.floats(0.0, 3.0)), min_size=3, max_size=3)
+boxes = st.lists(st.tuples(st.floats(-3.0, 3.0), st.floats(0.0, 3.0)), min_size=3, max_size=3)
 
 
 def unit_rows(rows):
@@ -93,48 +92,41 @@ def unit_rows(rows):
     return rows / np.linalg.norm(rows, axis=1, keepdims=True)
 
 
-def served(angles, before, vectors, directions, weights):
-    """How well Euler ``angles`` in the frame ``before`` turn the links: the weighted sum of dot
-    products a best turn maximises."""
-    turned = vectors @ (before @ quat_to_matrix3(quat_from_euler_xyz(np.array(angles)))).T
+def served(q, before, vectors, directions, weights):
+    """How well pose rotation ``q`` in the frame ``before`` turns the links: the weighted sum of
+    dot products a best turn maximises."""
+    turned = vectors @ (before @ quat_to_matrix3(np.asarray(q))).T
     return float(weights @ np.einsum("ij,ij->i", turned, directions))
 
 
 @SETTINGS
-@given(links_to_turn, st.sampled_from([0, 1, 2]), st.floats(-3.0, 3.0), st.floats(0.0, 3.0), quaternions)
-def test_best_turn_within_euler_limits_is_a_hinges_where_one_axis_may_turn(links, axis, low, span, frame):
-    assume(np.linalg.norm(frame) > 0.1)
-    if axis == 1:  # Euler Y reads back within [-pi/2, pi/2] only
-        low, span = max(low, -np.pi / 2), min(span, np.pi / 2 - max(low, -np.pi / 2))
-    span = min(span, np.pi - low)  # bone limits lie within [-pi, pi] (BoneDofs)
-    assume(span >= 0.0)
+@given(links_to_turn, boxes, st.tuples(st.booleans(), st.booleans(), st.booleans()), quaternions, quaternions)
+def test_best_turn_within_limits_stays_inside_and_serves_its_links_no_worse(links, box, lock, start, frame):
+    assume(np.linalg.norm(frame) > 0.1 and np.linalg.norm(start) > 0.1)
     before = quat_to_matrix3(np.array(frame) / np.linalg.norm(frame))
     vectors, directions = unit_rows([v for v, _, _ in links]), unit_rows([d for _, d, _ in links])
     weights = np.array([w for _, _, w in links])
-    p = np.zeros(6)
-    p[axis], p[3 + axis] = low, low + span
-    angles = best_euler_angles(p, (0.0, 0.0, 0.0), before, vectors, directions, weights)
-    expected, _ = best_hinge_angle(tuple(np.eye(3)[axis]), low, low + span, vectors, directions @ before, weights)
-    assert angles[axis] == pytest.approx(expected, abs=1e-9)
-    assert all(angles[k] == 0.0 for k in range(3) if k != axis)
+    limit = swing_twist_limit([a for a, _ in box], [s for _, s in box], lock, (True, True, True))
+    _, row = limit.encoded()
+    nearest = [0.0 if row[k] <= 0.0 <= row[k + 3] else min(abs(np.sin(0.5 * row[k])), abs(np.sin(0.5 * row[k + 3])))
+               for k in (0, 2)]
+    assume(nearest[0] ** 2 + nearest[1] ** 2 < 1.0)  # some unit swing lies within the X and Z ranges
+    begin, _ = clamp_rotation((limit,), np.array(start) / np.linalg.norm(start))
+    q = best_within_limits(np.array([SWING_TWIST]), np.array([row]), 0, 1, tuple(begin), before, vectors, directions,
+                           weights)
+    assert allowed(limit, np.array(q))
+    assert served(q, before, vectors, directions, weights) >= served(begin, before, vectors, directions, weights) - 1e-9
 
 
-@SETTINGS
-@given(links_to_turn, euler_boxes, st.tuples(*[st.floats(0.0, 1.0)] * 3), quaternions)
-def test_best_turn_within_euler_limits_stays_inside_and_serves_its_links_no_worse(links, box, start, frame):
-    assume(np.linalg.norm(frame) > 0.1)
-    before = quat_to_matrix3(np.array(frame) / np.linalg.norm(frame))
-    vectors, directions = unit_rows([v for v, _, _ in links]), unit_rows([d for _, d, _ in links])
-    weights = np.array([w for _, _, w in links])
-    low = np.array([a for a, _ in box])
-    high = np.minimum(low + np.array([s for _, s in box]), np.pi)  # bone limits lie within [-pi, pi] (BoneDofs)
-    low[1], high[1] = np.clip(low[1], -np.pi / 2, np.pi / 2), np.clip(high[1], -np.pi / 2, np.pi / 2)
-    begin = low + np.array(start) * (high - low)
-    angles = np.array(best_euler_angles(np.concatenate([low, high]), tuple(begin), before, vectors, directions,
-                                        weights))
-    assert (angles >= low).all() and (angles <= high).all()
-    assert served(angles, before, vectors, directions, weights) >= served(begin, before, vectors, directions,
-                                                                          weights) - 1e-9
+def test_a_lock_on_y_drops_only_the_twist():
+    """Blender's lock Y with X and Z free is a swing joint: the clamp keeps where the bone points
+    and drops its twist about its own axis."""
+    q = np.array([0.3, 0.5, -0.2, 0.78])
+    q /= np.linalg.norm(q)
+    clamped, held = clamp_rotation((SwingTwistLimit(lock=(False, True, False)),), q)
+    assert held.tolist() == [False, True, False]
+    assert swing_twist_angles(tuple(clamped))[1] == 0.0
+    np.testing.assert_allclose(quat_to_matrix3(clamped)[:, 1], quat_to_matrix3(q)[:, 1], atol=1e-12)
 
 
 def kabsch(vectors, directions, weights):
@@ -171,7 +163,7 @@ def test_links_on_one_line_turn_the_heaviest_by_the_shortest_arc():
 
 def test_one_compiled_step_serves_chains_and_trees_from_any_arrays():
     chain = straight_chain([0.3, 0.25, 0.2])
-    limits = [Hinge((1.0, 0.0, 0.0), 0.0, 1.2), (Cone(0.4), Twist(-0.3, 0.3)), EulerLimit((-1, -1, -1), (1, 1, 1))]
+    limits = [Hinge((1.0, 0.0, 0.0), 0.0, 1.2), (Cone(0.4), Twist(-0.3, 0.3)), SwingTwistLimit((-1, -1, -1), (1, 1, 1))]
     strided = np.tile([0.0, 0.0, 0.0, 1.0, 9.0], (3, 1))[:, :4]  # a non-contiguous view
     solve_fabrik_chain(chain, strided, [0, 0.4, 0.3], limits, target_rotation=[0, 0, 0, 1], max_iterations=3)
     tree = Tree(np.eye(4), [-1, 0, 0], [[0.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 1.0, 0.0]],

@@ -6,9 +6,10 @@ from hypothesis import assume, given, settings, strategies as st
 
 from solvers.chain import chain_points, straight_chain
 from solvers.goals import BoneDofs, JointRotationGoal, PositionGoal, RotationGoal
-from solvers.limits import EulerLimit, Hinge, limit_violation
-from solvers.methods import solve
+from solvers.limits import LOCK_TOLERANCE, Hinge, SwingTwistLimit, limit_violation, swing_twist_angles
+from solvers.methods import METHODS, solve
 from solvers.problem import Freedoms, Problem, Settings
+from solvers.transforms import quat_from_rotvec
 from solvers.tree import Tree
 
 SETTINGS = settings(max_examples=25, deadline=None, derandomize=True)
@@ -63,7 +64,7 @@ def test_freedoms_are_derived_once_from_the_bone_settings():
     per_axis = BoneDofs(use_limit=(True, True, True), limit_min=(-0.5,) * 3, limit_max=(0.5,) * 3, stretch=0.2,
                         stiffness=(0.5, 0.0, 0.0))
     freedoms = Freedoms((hinge, per_axis, None))
-    assert isinstance(freedoms.limits[0], Hinge) and isinstance(freedoms.limits[1], EulerLimit)
+    assert isinstance(freedoms.limits[0], Hinge) and isinstance(freedoms.limits[1], SwingTwistLimit)
     assert freedoms.limits[2] is None
     np.testing.assert_array_equal(freedoms.stretch, [0.0, 0.2, 0.0])
     np.testing.assert_array_equal(freedoms.stiffness[1], [0.5, 0.0, 0.0])
@@ -114,3 +115,26 @@ def test_a_goal_with_a_non_finite_target_is_refused_when_it_is_made():
         PositionGoal(1, (np.nan, 0.0, 0.0))
     with pytest.raises(ValueError, match="pole"):
         PositionGoal(1, (0.0, 0.0, 0.0), pole=(np.inf, 0.0, 0.0))
+
+
+SWING_JOINTS = (BoneDofs(lock=(False, True, False)),
+                BoneDofs(lock=(False, True, False), use_limit=(True, False, True), limit_min=(-0.7, -3, -0.4),
+                         limit_max=(0.5, 3, 0.9)))
+CHAIN_SIZE = {"one_bone": 1, "two_bone": 2}
+
+
+@pytest.mark.parametrize("method", list(METHODS))
+@settings(max_examples=20, deadline=None, derandomize=True)
+@given(direction=directions, fraction=st.floats(0.1, 1.5), limited=st.booleans(),
+       start=st.lists(st.tuples(*[st.floats(-1.0, 1.0)] * 3), min_size=3, max_size=3), turn=st.booleans())
+def test_a_bone_whose_y_is_locked_never_twists(method, direction, fraction, limited, start, turn):
+    """Blender's lock Y: a swing joint, whatever the target (near, far, behind), the start pose
+    (twisted ones included) or a rotation goal that a twist would serve."""
+    n = CHAIN_SIZE.get(method, 3)
+    chain = straight_chain([0.5, 0.4, 0.3][:n])
+    target = reachable(direction, fraction, chain.reach)
+    goals = (PositionGoal(n - 1, target),) + ((RotationGoal(n - 1, (0.0, 0.6, 0.0, 0.8)),) if turn else ())
+    poses = np.array([quat_from_rotvec(np.asarray(v)) for v in start[:n]])
+    result = solve(method, Problem(chain, goals, Freedoms((SWING_JOINTS[limited],) * n)), poses, Settings(100, 1e-4))
+    twists = [abs(swing_twist_angles(tuple(q))[1]) for q in result.rotations]
+    assert max(twists) <= LOCK_TOLERANCE, twists

@@ -1,4 +1,4 @@
-"""Verdicts on floats (held at a limit, converged, reached, at gimbal lock) go through the
+"""Verdicts on floats (held at a limit, on a swing ellipse's rim, converged, reached) go through the
 tolerances of ``solvers.tolerances``, so inputs moved by a few ulps either way give the same
 verdicts: maths libraries (numpy's SIMD paths, libm) differ between machines in the last bits."""
 import math
@@ -12,10 +12,11 @@ from solvers.chain import straight_chain
 from solvers.dls import dls_plan, solve_dls
 from solvers.fabrik import solve_fabrik_chain
 from solvers.goals import BoneDofs, PositionGoal
-from solvers.limits import Cone, EulerLimit, Hinge, Twist, best_hinge_angle, clamp_rotation
+from solvers.limits import Cone, Hinge, SwingTwistLimit, Twist, best_hinge_angle, clamp_rotation, \
+    from_swing_twist_angles
 from solvers.one_bone import solve_one_bone
 from solvers.tolerances import AT_LIMIT
-from solvers.transforms import quat_from_axis_angle, quat_from_euler_xyz
+from solvers.transforms import quat_from_axis_angle
 from solvers.tree import Tree
 from solvers.two_bone import solve_two_bone
 
@@ -39,7 +40,7 @@ def rotation_at(kind, angle):
     """A limit of ``kind`` on [0.1, 0.7] (a cone: up to 0.7) and a rotation at ``angle`` on its axis."""
     x = np.array([1.0, 0.0, 0.0])
     limit = {"hinge": Hinge(tuple(x), 0.1, 0.7), "twist": Twist(0.1, 0.7), "cone": Cone(0.7),
-             "euler": EulerLimit((0.1, -1.0, -1.0), (0.7, 1.0, 1.0))}[kind]
+             "swing_twist": SwingTwistLimit((0.1, -1.0, -1.0), (0.7, 1.0, 1.0))}[kind]
     axis = np.array([0.0, 1.0, 0.0]) if kind == "twist" else x
     return limit, quat_from_axis_angle(axis, float(angle))
 
@@ -51,7 +52,8 @@ def held_at(kind, angle, steps):
 
 
 @pytest.mark.parametrize("kind, bound", [("hinge", 0.1), ("hinge", 0.7), ("twist", 0.1), ("twist", 0.7),
-                                         ("euler", 0.1), ("euler", 0.7), ("cone", 0.7)])
+                                         ("swing_twist", 0.1), ("swing_twist", 0.7),
+                                         ("cone", 0.7)])
 def test_an_angle_on_its_bound_is_held_whichever_side_rounding_puts_it(kind, bound):
     inward = -1.0 if bound == 0.7 else 1.0
     assert verdicts(lambda k: held_at(kind, bound, k)) == {True}
@@ -63,11 +65,12 @@ def test_an_angle_on_its_bound_is_held_whichever_side_rounding_puts_it(kind, bou
 def test_a_lock_holds_only_a_turn_it_undoes():
     """A lock (a range one angle wide) leaves every angle on its bound: it holds the turns it
     takes away, not the rounding a rotation about another axis leaves on it."""
-    lock = EulerLimit((-1.0, 0.0, 0.0), (1.0, 0.0, 0.0), (False, True, True))
+    lock = SwingTwistLimit((-1.0, 0.0, 0.0), (1.0, 0.0, 0.0), (False, True, True))
     for k in STEPS:
-        q = quat_from_euler_xyz(np.array([0.3, float(nudged(0.0, k)), float(nudged(0.0, -k))]))
+        q = np.array(from_swing_twist_angles((0.3, float(nudged(0.0, k)), float(nudged(0.0, -k)))))
         assert not clamp_rotation((lock,), q)[1].any()
-    assert clamp_rotation((lock,), quat_from_euler_xyz(np.array([0.3, 0.2, 0.0])))[1].tolist() == [False, True, False]
+    turned = np.array(from_swing_twist_angles((0.3, 0.2, 0.0)))
+    assert clamp_rotation((lock,), turned)[1].tolist() == [False, True, False]
 
 
 def test_the_best_hinge_angle_is_held_on_its_bound_whichever_side_rounding_puts_it():
@@ -80,18 +83,20 @@ def test_the_best_hinge_angle_is_held_on_its_bound_whichever_side_rounding_puts_
     assert verdicts(held) == {True}
 
 
-@pytest.mark.parametrize("y", [math.pi / 2, -math.pi / 2])
-def test_a_rotation_at_gimbal_lock_reads_and_clamps_the_same_either_side(y):
-    """Euler Y fixed at +-pi/2 (the limit of the issue's property test): rotations there, moved
-    by ulps, read as gimbal lock, and the clamp keeps them (only X -+ Z sets them) unheld."""
-    limit = EulerLimit((-1.0, y, -1.0), (1.0, y, 1.0))
+@pytest.mark.parametrize("t", [0.4, 2.0, -1.2])
+def test_a_swing_on_its_ellipse_rim_is_held_and_kept_whichever_side_rounding_puts_it(t):
+    """X and Z both limited about 0: Blender's ellipse bounds the swing (semi-axes the sines of the
+    half limits). A swing on its rim, moved by ulps, is held in X and Z and kept as it is."""
+    limit = SwingTwistLimit((-0.6, -1.0, -0.4), (0.6, 1.0, 0.4))
+    sx, sz = math.sin(0.3) * math.cos(t), math.sin(0.2) * math.sin(t)
 
     def clamped(k):
-        q = quat_from_euler_xyz(np.array([0.4, float(nudged(y, k)), -0.3]))
+        x, z = float(nudged(sx, k)), float(nudged(sz, -k))
+        q = np.array([x, 0.0, z, math.sqrt(1.0 - x * x - z * z)])
         result, held = clamp_rotation((limit,), q)
-        assert min(np.abs(result - q).max(), np.abs(result + q).max()) < 1e-12
-        return sc.qto_euler_xyz_locked(tuple(q))[1], tuple(held.tolist())
-    assert verdicts(clamped) == {(True, (False, False, False))}
+        assert np.abs(result - q).max() < 1e-12
+        return tuple(held.tolist())
+    assert verdicts(clamped) == {(True, False, True)}
 
 
 ARM = straight_chain([1.0, 1.0])

@@ -7,14 +7,14 @@ import numpy as np
 from hypothesis import assume, given, settings, strategies as st
 
 from solvers.chain import Chain, chain_pose
-from solvers.limits import EulerLimit, Hinge, limit_violation
+from solvers.limits import Hinge, SwingTwistLimit, limit_violation, rotation_within
 from solvers.transforms import quat_from_axis_angle, quat_from_euler_xyz
 from solvers.two_bone_limits import solve_two_bone_limited
 
 SETTINGS = settings(max_examples=200, derandomize=True, deadline=None)
 REST = [[0.0, 0.0, 0.0, 1.0]] * 2
 ELBOW = Hinge((1.0, 0.0, 0.0), 0.0, 2.6)  # the bench's human elbow: one-sided
-SHOULDER = EulerLimit((-1.2, -1.4, -1.5), (1.6, 1.4, 1.0))
+SHOULDER = SwingTwistLimit((-1.2, -1.4, -1.5), (1.6, 1.4, 1.0))
 # An arm whose forearm is bent 0.1 rad about Z at rest: its hinge (X) is not the rest bend's axis.
 ARM = Chain(np.eye(4), [[0.0, 0.0, 0.0], [0.0, 0.3, 0.0]],
             [[0.0, 0.0, 0.0, 1.0], quat_from_axis_angle([0.0, 0.0, 1.0], 0.1)], [0.3, 0.28])
@@ -44,28 +44,29 @@ MARGIN = 1e-3
 @given(st.tuples(angle, angle, angle), st.tuples(*map(inside, SHOULDER.min, SHOULDER.max)), inside(0.0, 2.6),
        st.booleans(), st.booleans(), st.tuples(angle, angle, angle))
 def test_a_hinged_forearm_reaches_every_tip_within_its_limits(free, box, elbow, limited, poled, pole):
-    """Tips of poses inside the limits (free or Euler-limited shoulder, one-sided elbow hinge)
+    """Tips of poses inside the limits (free or swing-twist-limited shoulder, one-sided elbow hinge)
     are reached from rest, with or without a pole, and the answer stays inside the limits."""
     limits = (SHOULDER if limited else None, ELBOW)
     shoulder = box if limited else free
-    target = tip([quat_from_euler_xyz(shoulder), quat_from_axis_angle([1.0, 0.0, 0.0], elbow)])
+    start = rotation_within(SHOULDER, shoulder) if limited else quat_from_euler_xyz(shoulder)
+    target = tip([start, quat_from_axis_angle([1.0, 0.0, 0.0], elbow)])
     result = solve_two_bone_limited(ARM, REST, target, limits, pole if poled else None)
     assert result.converged and np.linalg.norm(tip(result.rotations) - target) <= 1e-6
     assert math.isclose(result.errors[0], np.linalg.norm(tip(result.rotations) - target), abs_tol=1e-12)
     assert_within(limits, result.rotations)
 
 
-FOREARM_BOX = EulerLimit((0.0, -0.3, -0.2), (2.6, 0.3, 0.2))  # a forearm bending about X, a little give in Y, Z
+FOREARM_BOX = SwingTwistLimit((0.0, -0.3, -0.2), (2.6, 0.3, 0.2))  # a forearm bending about X, a little give in Y, Z
 
 
 @SETTINGS
 @given(st.tuples(*map(inside, SHOULDER.min, SHOULDER.max)), st.tuples(*map(inside, FOREARM_BOX.min, FOREARM_BOX.max)),
        st.booleans())
-def test_an_euler_limited_arm_reaches_every_tip_within_its_limits(shoulder, forearm, poled):
-    """Both bones held to Euler boxes (the forearm not a hinge): tips of poses inside them are
+def test_a_swing_twist_limited_arm_reaches_every_tip_within_its_limits(shoulder, forearm, poled):
+    """Both bones held to swing-twist limits (the forearm not a hinge): tips of poses inside them are
     reached, within the limits (the free bend clamped would lose the distance)."""
     limits = (SHOULDER, FOREARM_BOX)
-    target = tip([quat_from_euler_xyz(shoulder), quat_from_euler_xyz(forearm)])
+    target = tip([rotation_within(SHOULDER, shoulder), rotation_within(FOREARM_BOX, forearm)])
     result = solve_two_bone_limited(ARM, REST, target, limits, (0.0, 0.3, 1.0) if poled else None)
     assert result.converged and np.linalg.norm(tip(result.rotations) - target) <= 1e-6
     assert_within(limits, result.rotations)
@@ -98,7 +99,7 @@ def test_a_target_the_hinge_cannot_reach_is_answered_within_it_and_says_so():
 
 def test_a_shoulder_that_cannot_turn_there_leaves_a_plain_miss():
     """A shoulder held to a narrow box cannot point the arm behind it: a miss, in limits."""
-    limits = (EulerLimit((-0.1, -0.1, -0.1), (0.1, 0.1, 0.1)), ELBOW)
+    limits = (SwingTwistLimit((-0.1, -0.1, -0.1), (0.1, 0.1, 0.1)), ELBOW)
     result = solve_two_bone_limited(ARM, REST, [0.0, -0.3, 0.1], limits)
     assert not result.converged and result.errors[0] > 0.1
     assert_within(limits, result.rotations)

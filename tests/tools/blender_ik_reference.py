@@ -15,7 +15,13 @@ constraint settings, each case with one IK constraint solved from the rest pose:
   shows how Blender shares the extra length: by the cube of each bone's stretch);
 - ``hinge``: ``lock_ik_y`` and ``lock_ik_z`` on a forearm (with a pole), and a crane of three
   single-axis bones (a column turning about its Y, two bones bending about X) reaching targets
-  made by random poses of itself.
+  made by random poses of itself;
+- ``lock_y``: ``lock_ik_y`` on all three bones of an arm (swing joints: Blender never twists such
+  a bone about its own Y), reaching the hand of random swing-only poses, with and without
+  ``use_rotation``;
+- ``limited``: arms with ``use_ik_limit_*`` (``LIMITED_ARMS``: swing in Blender's ellipse,
+  limited twist, locks), reaching (with ``use_rotation``) the hand of random poses inside their
+  limits, a third of their limited angles on an end of the range.
 
 Only cases where Blender's answer is unique are kept. Those with a pole are unique by
 construction (the pole fixes the bend plane, the rest bend the side). Each of the others is
@@ -47,11 +53,11 @@ SHOULDER = Vector((0.18, 0.0, 1.45))
 
 class Bone:
     """A bone to build: rest head, tail and roll (degrees), parent index (connected), IK
-    locks (x, y, z) and IK stretch."""
+    locks (x, y, z), IK stretch and IK limits ({axis index: (min, max)} radians)."""
 
-    def __init__(self, name, head, tail, roll=0.0, parent=-1, lock=(False, False, False), stretch=0.0):
+    def __init__(self, name, head, tail, roll=0.0, parent=-1, lock=(False, False, False), stretch=0.0, limits=None):
         self.name, self.head, self.tail, self.roll, self.parent = name, Vector(head), Vector(tail), roll, parent
-        self.lock, self.stretch = tuple(lock), stretch
+        self.lock, self.stretch, self.limits = tuple(lock), stretch, dict(limits or {})
 
 
 def arm(bend, roll, lower_lock=(False, False, False), hand_lock=(False, False, False)):
@@ -99,6 +105,11 @@ def build(bones):
         pose_bone = rig.pose.bones[bone.name]
         pose_bone.lock_ik_x, pose_bone.lock_ik_y, pose_bone.lock_ik_z = bone.lock
         pose_bone.ik_stretch = bone.stretch
+        for axis, (low, high) in bone.limits.items():
+            letter = "xyz"[axis]
+            setattr(pose_bone, f"use_ik_limit_{letter}", True)
+            setattr(pose_bone, f"ik_min_{letter}", low)
+            setattr(pose_bone, f"ik_max_{letter}", high)
         pose_bone.rotation_mode = "XYZ"
     target, pole = bpy.data.objects.new("target", None), bpy.data.objects.new("pole", None)
     bpy.context.scene.collection.objects.link(target)
@@ -123,6 +134,22 @@ def fk(rig, bones, constraint, angles):
     found = tip.tail.copy(), tip.matrix.to_3x3().normalized()
     constraint.mute = False
     set_pose(rig, bones, [(0, 0, 0)] * len(bones))
+    return found
+
+
+def fk_quaternions(rig, bones, constraint, quaternions):
+    """``fk`` for pose rotations given as quaternions (w, x, y, z), the bones left at rest after."""
+    for bone, q in zip(bones, quaternions):
+        pose_bone = rig.pose.bones[bone.name]
+        pose_bone.rotation_mode, pose_bone.rotation_quaternion = "QUATERNION", q
+    constraint.mute = True
+    bpy.context.view_layer.update()
+    tip = rig.pose.bones[bones[-1].name]
+    found = tip.tail.copy(), tip.matrix.to_3x3().normalized()
+    constraint.mute = False
+    for bone in bones:
+        pose_bone = rig.pose.bones[bone.name]
+        pose_bone.rotation_quaternion, pose_bone.rotation_mode = Quaternion(), "XYZ"
     return found
 
 
@@ -156,6 +183,7 @@ def record(family, rig, bones, constraint, target, pole, rng, length, unique=Fal
         return None
     case = {"family": family,
             "bones": [{"name": b.name, "parent": b.parent, "lock": list(b.lock), "stretch": b.stretch,
+                       "limits": {"xyz"[axis]: list(span) for axis, span in b.limits.items()},
                        "rest": rest[b.name], "posed": posed[b.name]} for b in bones],
             "constraint": {"bone": bones[-1].name, "chain_count": constraint.chain_count,
                            "use_tail": constraint.use_tail, "use_stretch": constraint.use_stretch,
@@ -281,10 +309,74 @@ def hinge_cases(rng):
     return cases
 
 
+SWING_JOINT = (False, True, False)  # lock Y: Blender's IK_QSwingSegment, no twist about the bone
+# Locks and limits of the limited arms, per bone: three bones with six axes between them (a
+# shoulder and a wrist that swing in Blender's ellipse and never twist, an elbow bending about X
+# with a limited twist), and two bones with four (a shoulder limited on every axis, an elbow
+# hinged about X): with the hand's rotation taken, each has one answer.
+LIMITED_ARMS = ((((SWING_JOINT, {0: (-0.8, 0.6), 2: (-0.5, 0.7)}), ((False, False, True), {0: (0.0, 2.0), 1: (-0.5, 0.5)}),
+                  (SWING_JOINT, {0: (-0.6, 0.6), 2: (-0.4, 0.5)}))),
+                (((False, False, False), {0: (-0.8, 0.6), 1: (-0.4, 0.5), 2: (-0.5, 0.7)}),
+                 ((False, True, True), {0: (0.0, 2.0)})))
+
+
+def pose_inside(rng, bone):
+    """A random pose rotation (w, x, y, z) that ``bone``'s locks and limits allow, as Blender's IK
+    segments read them: swing components sin(x/2), sin(z/2) (inside the ellipse when both X and Z
+    are limited), then the twist y about the bone's Y; free axes within 0.7 rad. A limited angle
+    lies on an end of its range one time in three, so answers sit on their limits."""
+    while True:
+        angles = [0.0 if bone.lock[k] else rng.choice(bone.limits[k]) if k in bone.limits and rng.random() < 1 / 3
+                  else rng.uniform(*bone.limits.get(k, (-0.7, 0.7))) for k in range(3)]
+        sx, sz = math.sin(angles[0] / 2), math.sin(angles[2] / 2)
+        if 0 in bone.limits and 2 in bone.limits:
+            semi = [bone.limits[k][1] if s > 0 else -bone.limits[k][0] for k, s in ((0, sx), (2, sz))]
+            if (sx / math.sin(semi[0] / 2)) ** 2 + (sz / math.sin(semi[1] / 2)) ** 2 > 1.0:
+                continue
+        swing = Quaternion((math.sqrt(1.0 - sx * sx - sz * sz), sx, 0.0, sz))
+        return swing @ Quaternion((0.0, 1.0, 0.0), angles[1])
+
+
+def posed_target_cases(family, bones, rng, count, use_rotation):
+    """Targets placed (and, with ``use_rotation``, turned) as the hand of random poses the bones'
+    locks and limits allow."""
+    rig, target, _, constraint = build(bones)
+    constraint.chain_count, constraint.use_rotation = len(bones), use_rotation
+    cases = []
+    for _ in range(count):
+        tip, frame = fk_quaternions(rig, bones, constraint, [pose_inside(rng, bone) for bone in bones])
+        target.matrix_world = Matrix.Translation(tip) @ frame.to_4x4()
+        cases.append(record(family, rig, bones, constraint, target, None, rng, chain_length(bones)))
+    return cases
+
+
+def lock_y_cases(rng):
+    """Three swing joints (Y locked on upper arm, forearm and hand), the hand's rotation taken or
+    only its tail reaching, for targets a free chain reaches by twisting its bones."""
+    cases = []
+    for bend, roll in [(20, 0), (40, 30), (60, -45), (30, 90)]:
+        bones = arm(bend, roll, SWING_JOINT, SWING_JOINT)
+        bones[0].lock = SWING_JOINT
+        cases += posed_target_cases("lock_y", bones, rng, 5, True) + posed_target_cases("lock_y", bones, rng, 5, False)
+    return cases
+
+
+def limited_cases(rng):
+    """The limited arms (``LIMITED_ARMS``), the hand's rotation taken."""
+    cases = []
+    for settings in LIMITED_ARMS:
+        for bend, roll in [(20, 0), (45, 90), (30, -60)]:
+            bones = arm(bend, roll)[:len(settings)]
+            for bone, (lock, limits) in zip(bones, settings):
+                bone.lock, bone.limits = lock, dict(limits)
+            cases += posed_target_cases("limited", bones, rng, 8, True)
+    return cases
+
+
 def main():
     rng = random.Random(SEED)
     cases = []
-    for family in (no_tail_cases, rotation_cases, stretch_cases, hinge_cases):
+    for family in (no_tail_cases, rotation_cases, stretch_cases, hinge_cases, lock_y_cases, limited_cases):
         made = family(rng)
         kept = [case for case in made if case is not None]
         print(f"{family.__name__}: kept {len(kept)} of {len(made)} (the rest not unique)", file=sys.stderr)
