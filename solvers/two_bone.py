@@ -28,7 +28,7 @@ drag through a folded limb, whose bend plane falls back to the rest one, and bac
 turned by 2.07 rad: tests/rig/test_continuous_paths.py).
 tests/rig/test_blender_pole_reference.py checks the poses against Blender's.
 
-The solve is written once, ``_solve_limb``: one limb in plain float code, compiled with numba
+The solve is written once, ``solve_limb``: one limb in plain float code, compiled with numba
 (``scalar``'s helpers compile into it, so it runs their bodies). ``solve_two_bone`` calls it
 through ``_solve_one`` (floats in, arrays out: a numpy call costs more than the limb's
 arithmetic), ``solve_two_bone_batch`` through ``_solve_many``, a compiled loop over the limbs, so
@@ -109,7 +109,7 @@ class TwoBoneBatchResult:
     converged: np.ndarray
 
 
-class _Asked(NamedTuple):
+class Asked(NamedTuple):
     """What one limb's solve is asked beyond its target, each with whether it was given."""
     pole: tuple  # world
     has_pole: bool
@@ -123,7 +123,7 @@ class _Asked(NamedTuple):
 
 
 class _Limb(NamedTuple):
-    """A limb's constants for ``_solve_limb``, those of its bones (not of the frame it hangs from).
+    """A limb's constants for ``solve_limb``, those of its bones (not of the frame it hangs from).
     Each bone is solved in its rest frame (the frame its pose rotation acts in), which saves
     turning every rotation into world space and back: ``rest1`` takes the second bone's rest
     frame into the first bone's."""
@@ -278,9 +278,9 @@ def _aim(limb, mount, q0, tip, distance, to_target, asked):
 
 
 @njit
-def _solve_limb(c, q0, q1, target, asked):
+def solve_limb(c, q0, q1, target, asked):
     """The two-bone solve of one limb on finite input: ``c`` its ``_packed`` row, ``q0``, ``q1``
-    its start rotations, ``target`` world, ``asked`` an ``_Asked``. Returns ``_Solved``."""
+    its start rotations, ``target`` world, ``asked`` an ``Asked``. Returns ``_Solved``."""
     mount = _mount(c)
     rest1, mid, lower = (c[22], c[23], c[24], c[25]), (c[15], c[16], c[17]), c[26]  # the bones' part of the row
     limb = _limb(rest1, mid, lower)
@@ -308,15 +308,15 @@ def _solve_limb(c, q0, q1, target, asked):
 @njit(cache=True)
 def _solve_one(c, x0, y0, z0, w0, x1, y1, z1, w1, tx, ty, tz, px, py, pz, pole_angle, settings, has_pole,
                has_stretch, has_end, out):
-    """``_solve_limb`` for ``solve_two_bone``: ``c`` a ``_packed`` row, the start rotations, the
+    """``solve_limb`` for ``solve_two_bone``: ``c`` a ``_packed`` row, the start rotations, the
     target and the pole with its angle as floats (floats pass cheaper than an array), ``settings``
     a C float64 array of the stretch (2), soft reach, end rotation (4) and end weight, with whether
     the pole, stretch and end rotation were given. Fills ``out`` (3, 4) with the rotations then
     (tip error, end error, scale0, scale1), and returns whether it converged (an array made here
     would cost more to return)."""
-    asked = _Asked((px, py, pz), has_pole, pole_angle, (settings[0], settings[1]), has_stretch, settings[2],
+    asked = Asked((px, py, pz), has_pole, pole_angle, (settings[0], settings[1]), has_stretch, settings[2],
                    (settings[3], settings[4], settings[5], settings[6]), has_end, settings[7])
-    solved = _solve_limb(c, (x0, y0, z0, w0), (x1, y1, z1, w1), (tx, ty, tz), asked)
+    solved = solve_limb(c, (x0, y0, z0, w0), (x1, y1, z1, w1), (tx, ty, tz), asked)
     for k in range(4):
         out[0, k], out[1, k] = solved.r0[k], solved.r1[k]
     out[2, 0], out[2, 1], out[2, 2], out[2, 3] = solved.tip_error, solved.end_error, solved.scale0, solved.scale1
@@ -325,7 +325,7 @@ def _solve_one(c, x0, y0, z0, w0, x1, y1, z1, w1, tx, ty, tz, px, py, pz, pole_a
 
 @njit(cache=True)
 def _solve_many(packed, rotations, targets, poles, pole_angles, stretch, soft, end_rotations, end_weights):
-    """``_solve_limb`` for each limb of ``solve_two_bone_batch``: C float64 arrays, (L, 27),
+    """``solve_limb`` for each limb of ``solve_two_bone_batch``: C float64 arrays, (L, 27),
     (L, 2, 4), (L, 3), poles (L, 3), (L,), stretch (L, 2), (L,), end rotations (L, 4), (L,); an
     empty (0, 0) array for poles, stretch or end rotations not given. Returns rotations
     (L, 2, 4), scales (L, 2), errors (L, 1 or 2) and converged (L,)."""
@@ -335,11 +335,11 @@ def _solve_many(packed, rotations, targets, poles, pole_angles, stretch, soft, e
     errors, converged = np.empty((count, 2 if has_end else 1)), np.empty(count, dtype=np.bool_)
     for i in range(count):
         q, t = rotations[i], targets[i]
-        asked = _Asked((poles[i, 0], poles[i, 1], poles[i, 2]) if has_pole else ORIGIN, has_pole, pole_angles[i],
+        asked = Asked((poles[i, 0], poles[i, 1], poles[i, 2]) if has_pole else ORIGIN, has_pole, pole_angles[i],
                        (stretch[i, 0], stretch[i, 1]) if has_stretch else (0.0, 0.0), has_stretch, soft[i],
                        (end_rotations[i, 0], end_rotations[i, 1], end_rotations[i, 2], end_rotations[i, 3])
                        if has_end else inputs.IDENTITY, has_end, end_weights[i])
-        solved = _solve_limb(packed[i], (q[0, 0], q[0, 1], q[0, 2], q[0, 3]), (q[1, 0], q[1, 1], q[1, 2], q[1, 3]),
+        solved = solve_limb(packed[i], (q[0, 0], q[0, 1], q[0, 2], q[0, 3]), (q[1, 0], q[1, 1], q[1, 2], q[1, 3]),
                              (t[0], t[1], t[2]), asked)
         for k in range(4):
             solved_rotations[i, 0, k], solved_rotations[i, 1, k] = solved.r0[k], solved.r1[k]
@@ -414,7 +414,7 @@ def _pole(chain, pole, pole_angle):
     return (ORIGIN if pole is None else inputs.near_target(_floats(pole), chain.floats[1])[0]), pole_angle
 
 
-def _constants(chain):
+def limb_constants(chain):
     """The chain's ``_packed`` row, once per chain and base."""
     validate_two_bone(chain)
     return _packed(chain.base[None], chain.offsets[None], chain.rest_rotations[None], chain.lengths[None])[0]
@@ -441,7 +441,7 @@ def solve_two_bone(chain: Chain, rotations, target, pole=None, pole_angle=0.0, *
       target line when there is no pole, the bone's twist about its own axis).
     ``result.errors`` is (tip distance,) or (tip distance, end-bone angle in radians).
     """
-    constants = chain.cached_for_base("two_bone", lambda: _constants(chain))
+    constants = chain.cached_for_base("two_bone", lambda: limb_constants(chain))
     target, beyond = inputs.near_target(_floats(target), chain.floats[1])
     start = inputs.unit_rows(_floats(rotations))
     given = NOTHING_GIVEN if stretch is None and end_rotation is None and soft == 0.0 else \

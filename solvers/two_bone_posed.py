@@ -2,7 +2,7 @@
 from the target to the posed bones, for the rig's commonest solve (a dragged hand or foot, each
 case of a scripted arm).
 
-``solve_posed`` runs ``two_bone._solve_limb`` (the one two-bone solve) on the limb's constants,
+``solve_posed`` runs ``two_bone.solve_limb`` (the one two-bone solve) on the limb's constants,
 writes both bones' pose rotations and stretch (as inherited scales) into the pose arrays, then
 ``kinematics.update_world`` over the bones below the limb: what ``solve_two_bone``, the rig's
 write and its forward kinematics do one after another, without the Python between them (through
@@ -21,7 +21,7 @@ from numba import njit
 from solvers import inputs
 from solvers.chain import Chain
 from solvers.kinematics import TINY_SCALE, update_world
-from solvers.two_bone import _Asked, _constants, _solve_limb
+from solvers.two_bone import Asked, limb_constants, solve_limb
 
 PACKED = 27  # ``two_bone._packed``'s row comes first in a posed row,
 STRETCH = PACKED  # then both bones' stretch amounts (2; zero: no stretch),
@@ -82,9 +82,9 @@ def solve_posed(c, first, second, from_rest, tx, ty, tz, has_pole, px, py, pz, p
     if not (unit0 and unit1 and _near(tx, ty, tz, ox, oy, oz) and (not has_pole or _near(px, py, pz, ox, oy, oz))):
         return math.nan
     stretch = (c[STRETCH], c[STRETCH + 1])
-    asked = _Asked((px, py, pz), has_pole, pole_angle, stretch, stretch != (0.0, 0.0), soft, inputs.IDENTITY,
+    asked = Asked((px, py, pz), has_pole, pole_angle, stretch, stretch != (0.0, 0.0), soft, inputs.IDENTITY,
                    False, 1.0)
-    solved = _solve_limb(c, q0, q1, (tx, ty, tz), asked)
+    solved = solve_limb(c, q0, q1, (tx, ty, tz), asked)
     for k in range(4):
         rotations[first, k], rotations[second, k] = solved.r0[k], solved.r1[k]
     # Each bone's whole stretch as the inherited scale ``kinematics.stretch_scales`` writes: the
@@ -101,7 +101,7 @@ def posed_row(chain, stretch, parent_world, locations):
     from the parent whose world matrix is ``parent_world`` (4, 4; None for a root limb), its
     bones at pose ``locations`` (2, 3): the kernel's constants (kept on the chain for its base,
     as ``solve_two_bone`` keeps them), the stretch, then what they were built under."""
-    packed = chain.cached_for_base("two_bone", lambda: _constants(chain))
+    packed = chain.cached_for_base("two_bone", lambda: limb_constants(chain))
     return np.concatenate([packed, np.zeros(2) if stretch is None else stretch,
                            np.zeros(16) if parent_world is None else np.ravel(parent_world), np.ravel(locations)])
 
