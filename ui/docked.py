@@ -8,8 +8,9 @@ from ui.auto_setup import should_offer, show_auto_setup
 from ui.layout import OUTLINER, PROPERTIES, TIMELINE
 from ui.outliner import outliner_panel
 from ui.panels import animation_panel, auto_setup_panel, bone_ik_panel, copy_rotation_panel, help_marker, \
-    ik_constraint_panel, solver_panel, stats_panel, transform_panel, view_panel, wrapped
+    ik_constraint_panel, solver_panel, transform_panel, view_panel, wrapped
 from ui.state import GIZMO_MODES
+from ui.stats_panel import stats_panel
 from ui.status import error_toast
 
 LABEL_ROOM = 150.0  # pixels right of a property's slider or field: its label and help marker
