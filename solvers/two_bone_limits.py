@@ -30,7 +30,7 @@ from numba import njit
 from solvers import inputs, scalar as sc
 from solvers.chain import SolveResult
 from solvers.limits import Hinge, SwingTwistLimit, clamp_encoded, encode_limits, violation_of
-from solvers.two_bone import solve_two_bone
+from solvers.two_bone import end_rolled, end_twist, solve_two_bone
 
 ROLL_STEPS = 72  # a 5 degree scan: an allowed range of rolls narrower than that may be missed
 PLANES = 12  # bend planes a free or limited (not hinged) middle joint tries when the root cannot follow
@@ -243,14 +243,7 @@ def _end_rolled(r0, r1, rest1, line, end_goal, weight):
     """``r0`` rolled about ``line`` (the tip stays) to point the end bone's Y toward
     ``end_goal``'s (None: as it is), by ``weight``, as the free solve rolls for an end rotation:
     a bend the limits chose rolls the end bone off the free answer's."""
-    if end_goal is None:
-        return r0
-    end_y, goal_y = sc.qrotate(sc.qmul(r0, sc.qmul(rest1, r1)), Y), sc.qrotate(end_goal, Y)
-    end_dir = sc.sub(end_y, sc.scale(line, sc.dot(end_y, line)))
-    goal_dir = sc.sub(goal_y, sc.scale(line, sc.dot(goal_y, line)))
-    if sc.length(end_dir) <= 1e-9 or sc.length(goal_dir) <= 1e-9:
-        return r0
-    return sc.qmul(sc.qaxis_angle(line, sc.signed_angle(end_dir, goal_dir, line) * weight), r0)
+    return r0 if end_goal is None else end_rolled(rest1, r0, r1, line, end_goal, weight)
 
 
 def _end_twisted(r0, r1, rest1, limit, end_goal, weight):
@@ -258,8 +251,7 @@ def _end_twisted(r0, r1, rest1, limit, end_goal, weight):
     its limits allow a twist that leaves its Y where it is."""
     if end_goal is None:
         return r1
-    local = sc.qnormalize(sc.qmul(sc.qconj(sc.qmul(r0, sc.qmul(rest1, r1))), end_goal))
-    twisted = sc.qmul(r1, sc.qaxis_angle(Y, weight * 2.0 * math.atan2(local[1], local[3])))
+    twisted = sc.qmul(r1, sc.qaxis_angle(Y, weight * end_twist(rest1, r0, r1, end_goal)))
     allowed = _clamped(limit, twisted)[0]
     return allowed if sc.length(sc.sub(sc.qrotate(allowed, Y), sc.qrotate(r1, Y))) <= ALLOWED else r1
 
