@@ -43,11 +43,11 @@ from typing import NamedTuple
 
 import numpy as np
 from numba import njit
-from numba.extending import register_jitable
 
 from solvers import inputs
 from solvers import scalar as sc
 from solvers.chain import Chain, SolveResult, chain_pose
+from solvers.limb_end import end_rolled, end_twist
 from solvers.tolerances import REACHED
 from solvers.transforms import normalize, quat_between, quat_to_matrix3
 
@@ -240,27 +240,6 @@ def _twist(q):
     """The part of rotation ``q`` about its own Y axis (swing-twist); none when it turns Y over."""
     norm = math.hypot(q[1], q[3])
     return (0.0, q[1] / norm, 0.0, q[3] / norm) if norm > 1e-12 else (0.0, 0.0, 0.0, 1.0)
-
-
-@register_jitable
-def end_rolled(rest1, r0, r1, line, goal, weight):
-    """``r0`` rolled about ``line`` (the target line: the tip stays) to point the end bone's Y
-    toward ``goal``'s (first bone's rest frame), by ``weight``; as it is where either lies along
-    the line."""
-    end_y = sc.qrotate(sc.qmul(r0, sc.qmul(rest1, r1)), Y)
-    goal_y = sc.qrotate(goal, Y)
-    end_dir = sc.sub(end_y, sc.scale(line, sc.dot(end_y, line)))
-    goal_dir = sc.sub(goal_y, sc.scale(line, sc.dot(goal_y, line)))
-    if sc.length(end_dir) <= 1e-9 or sc.length(goal_dir) <= 1e-9:
-        return r0
-    return sc.qmul(sc.qaxis_angle(line, sc.signed_angle(end_dir, goal_dir, line) * weight), r0)
-
-
-@register_jitable
-def end_twist(rest1, r0, r1, goal):
-    """The angle about the end bone's own Y that turns it to ``goal``, the shorter way."""
-    local = sc.qnormalize(sc.qmul(sc.qconj(sc.qmul(r0, sc.qmul(rest1, r1))), goal))  # w >= 0: the shorter twist
-    return 2.0 * math.atan2(local[1], local[3])
 
 
 @njit

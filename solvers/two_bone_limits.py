@@ -29,8 +29,9 @@ from numba import njit
 
 from solvers import inputs, scalar as sc
 from solvers.chain import SolveResult
+from solvers.limb_end import end_rolled, end_twist
 from solvers.limits import Hinge, SwingTwistLimit, clamp_encoded, encode_limits, violation_of
-from solvers.two_bone import end_rolled, end_twist, solve_two_bone
+from solvers.two_bone import solve_two_bone
 
 ROLL_STEPS = 72  # a 5 degree scan: an allowed range of rolls narrower than that may be missed
 PLANES = 12  # bend planes a free or limited (not hinged) middle joint tries when the root cannot follow
