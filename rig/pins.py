@@ -1,0 +1,75 @@
+"""Pins: bones held where the user left them, above every other goal.
+
+A pin holds its bone's head at ``position`` (armature space, metres) and, unless ``rotation`` is
+None, the bone's world rotation (xyzw) as it was when pinned: the rotation of the bone's world
+matrix, rest orientation included (``rig.pose.rest_basis`` gives the same frame for a rest pose).
+Pins are keyed by bone name (``Pins``, a plain dict) so they survive a reordered skeleton; files
+keep them under a ``"pins"`` object: ``{NAME: {"position": [x, y, z], "rotation": [x, y, z, w]}}``,
+``rotation`` absent for a position-only pin.
+"""
+from dataclasses import dataclass
+
+import numpy as np
+
+from rig.ranges import MAX_COORDINATE, MAX_QUATERNION
+from solvers.transforms import matrix3_to_quat
+
+
+@dataclass(frozen=True)
+class Pin:
+    position: tuple
+    rotation: tuple | None = None
+
+    @property
+    def holds_rotation(self):
+        return self.rotation is not None
+
+
+def _world_rotation(world, bone):
+    basis = world[bone, :3, :3]
+    scale = np.linalg.norm(basis, axis=0)  # a stretched bone's rotation is its basis without the stretch
+    return tuple(float(v) for v in matrix3_to_quat(basis / np.where(scale > 0.0, scale, 1.0)))
+
+
+def pin_where_it_is(world, bone, rotation=True):
+    """A pin holding bone ``bone`` (index) where ``world`` (N, 4, 4) has it."""
+    position = tuple(float(v) for v in world[bone, :3, 3])
+    return Pin(position, _world_rotation(world, bone) if rotation else None)
+
+
+def pins_to_json(pins):
+    """The ``"pins"`` object of a file, bones in name order so saves are stable."""
+    out = {}
+    for name in sorted(pins):
+        pin = pins[name]
+        entry = {"position": list(pin.position)}
+        if pin.holds_rotation:
+            entry["rotation"] = list(pin.rotation)
+        out[name] = entry
+    return out
+
+
+def read_pins(reader, skeleton, key="pins"):
+    """Pins from ``reader``'s ``key`` object (a ``rig.formats.jsonfields.Reader``); a bone not in
+    ``skeleton`` or a zero rotation fails naming the field. Absent: no pins."""
+    if key not in reader.obj:
+        reader.asked.add(key)
+        return {}
+    pins_reader = reader.child(key)
+    pins = {}
+    for name in pins_reader.names():
+        if name not in skeleton.index:
+            pins_reader.fail(name, "the name of a bone in the rig", name)
+        entry = pins_reader.child(name)
+        position = entry.vector("position", 3, bound=MAX_COORDINATE)
+        rotation = None
+        if "rotation" in entry.obj:
+            rotation = np.array(entry.vector("rotation", 4, bound=MAX_QUATERNION))
+            norm = np.linalg.norm(rotation)
+            if norm < 1e-6:
+                entry.fail("rotation", "a non-zero quaternion [x, y, z, w]", list(rotation))
+            rotation = tuple(float(v) for v in rotation / norm)
+        else:
+            entry.asked.add("rotation")
+        pins[name] = Pin(position, rotation)
+    return pins
