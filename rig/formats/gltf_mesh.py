@@ -44,15 +44,24 @@ def read_skinned_mesh(file, skin_index, skin_bones, skeleton):
                                     weights)
 
 
-def _primitive(file, field, primitive, skin_bones):
+def triangle_attributes(file, field, primitive, required):
+    """A primitive's attribute accessors by name, or None (skipped, with a warning in
+    ``file.warnings``) when it is not made of triangles or lacks one of ``required``."""
     mode = TRIANGLES if primitive.mode is None else primitive.mode
     attributes = primitive.attributes
     names = vars(attributes) if attributes is not None and hasattr(attributes, "__dict__") else {}
     if mode != TRIANGLES:
         file.warnings.append(f"{file.path}: {field}: mode {mode} is not triangles; skipped")
         return None
-    if names.get("POSITION") is None or names.get("JOINTS_0") is None or names.get("WEIGHTS_0") is None:
-        file.warnings.append(f"{file.path}: {field}: no POSITION/JOINTS_0/WEIGHTS_0; skipped")
+    if any(names.get(name) is None for name in required):
+        file.warnings.append(f"{file.path}: {field}: no {'/'.join(required)}; skipped")
+        return None
+    return names
+
+
+def _primitive(file, field, primitive, skin_bones):
+    names = triangle_attributes(file, field, primitive, ("POSITION", "JOINTS_0", "WEIGHTS_0"))
+    if names is None:
         return None
     positions = file.accessor(names["POSITION"], f"{field}.attributes.POSITION", ("VEC3",), floats_only=True)
     vertex_count = len(positions)
@@ -64,7 +73,7 @@ def _primitive(file, field, primitive, skin_bones):
     weights = _per_vertex(file, names["WEIGHTS_0"], f"{field}.attributes.WEIGHTS_0", vertex_count)
     if not np.isfinite(weights).all():
         file.fail(f"{field}.attributes.WEIGHTS_0", "finite weights")
-    indices = _indices(file, primitive.indices, f"{field}.indices", vertex_count)
+    indices = triangle_indices(file, primitive.indices, f"{field}.indices", vertex_count)
     normals = None
     if names.get("NORMAL") is not None:
         normals = _per_vertex(file, names["NORMAL"], f"{field}.attributes.NORMAL", vertex_count, ("VEC3",))
@@ -82,7 +91,8 @@ def _per_vertex(file, accessor, field, vertex_count, types=("VEC4",)):
     return values
 
 
-def _indices(file, accessor, field, vertex_count):
+def triangle_indices(file, accessor, field, vertex_count):
+    """A triangle primitive's corner indices (3T,) as uint32, checked against ``vertex_count``."""
     if accessor is None:
         indices = np.arange(vertex_count)
     else:
