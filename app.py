@@ -10,6 +10,9 @@
     python app.py solve RIG GOALS.json -o OUT.json
                                   solve every case of a goals file from the rig's rest pose
                                   and write the results
+    python app.py plant RIG [--pose POSE.json] --ground SCENE -o OUT.json
+                                  plant the pose's feet (default: the file's pose) on the ground
+                                  of a scene file (.glb, .gltf, .obj) and write the pose
     python app.py export RIG [--pose POSE.json ...] -o OUT.glb|OUT.bvh|OUT.json
                                   convert a rig (any format we read) to the format the output's
                                   extension names; .glb and .bvh carry the pose, several poses
@@ -217,7 +220,43 @@ def export_command(argv):
         print(f"posekit: warning: {warning}", file=sys.stderr)
 
 
-COMMANDS = {"solve": solve_command, "export": export_command}
+def plant_command(argv):
+    """``plant RIG [--pose P.json] --ground SCENE -o OUT.json``: foot planting, no GL."""
+    from rig.formats.ground_file import read_ground
+    from rig.formats.jsonfields import FileFormatError
+    from rig.formats.reader import open_rig
+    from rig.formats.rigfile import load_pose, save_pose
+    from rig.planting import plant_any_rig
+    from rig.pose import Pose
+    parser = argparse.ArgumentParser(prog="posekit plant", description="Plant a pose's feet on a ground.")
+    parser.add_argument("rig", help="rig file (posekit JSON, BVH, glTF .gltf/.glb)")
+    parser.add_argument("--pose", metavar="POSE.json", help="pose to plant (default: the rig file's pose)")
+    parser.add_argument("--ground", metavar="SCENE", required=True, help="ground scene file (.glb, .gltf, .obj)")
+    parser.add_argument("-o", "--output", metavar="OUT.json", required=True, help="where to write the planted pose")
+    add_import_options(parser)
+    args = parser.parse_args(argv)
+    try:
+        document = open_rig(args.rig, import_options(args))
+        warnings = list(document.warnings)
+        pose = document.pose if document.pose is not None else Pose.rest(len(document.rig.skeleton))
+        if args.pose:
+            pose, pose_warnings = load_pose(args.pose, document.rig.skeleton)
+            warnings += pose_warnings
+        ground = read_ground(args.ground)
+        planted, result = plant_any_rig(document.rig, pose, ground.ground)
+    except FileFormatError as error:
+        raise UsageError(str(error)) from None
+    if not result.feet:
+        raise UsageError(f"{args.rig}: no foot planted: {'; '.join(result.warnings)}")
+    try:
+        save_pose(document.rig.skeleton, planted, args.output, document.rig.name)
+    except (OSError, ValueError) as error:
+        raise UsageError(f"cannot write {args.output}: {error}") from None
+    for warning in warnings + ground.warnings + result.warnings:
+        print(f"posekit: warning: {warning}", file=sys.stderr)
+
+
+COMMANDS = {"solve": solve_command, "export": export_command, "plant": plant_command}
 
 
 def use_headless_gl():

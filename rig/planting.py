@@ -20,9 +20,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from rig.autorig import auto_rig
 from rig.evaluate import evaluation
-from rig.feet import UP, ankle_of, leg_length, sole_of
-from rig.pose import location_for_head, rotation_for_world, update_world, world_matrices
+from rig.feet import UP, ankle_of, find_legs, leg_length, sole_of
+from rig.limb_roles import SIDES
+from rig.pose import Pose, location_for_head, rotation_for_world, update_world, world_matrices
 from solvers.transforms import matrix3_to_quat
 
 NATURAL_REACH = 0.99  # of a leg's length: a planted standing leg's knee is bent about 16°, never locked
@@ -189,3 +191,17 @@ def sole_report(rig, world, legs, ground):
         gaps = np.abs(points[hits.hit, 1] - hits.point[hits.hit, 1]) * hits.normal[hits.hit, 1]
         out.append((leg.role, float(np.arccos(cosines.min())), float(gaps.max())))
     return out
+
+
+def plant_any_rig(rig, pose, ground):
+    """Plant ``pose`` of ``rig`` whether or not its legs have IK: a rig without is set up
+    automatically (``rig.autorig``) for the solve and the result given back as channels of its
+    own bones, each constraint's effect in them. Returns (Pose of ``rig``, PlantResult)."""
+    legs = find_legs(rig)
+    if len(legs.legs) == len(SIDES):
+        result = plant(rig, pose, ground, legs)
+        return result.pose, result
+    rigged, _, rigged_pose = auto_rig(rig, pose)
+    result = plant(rigged, rigged_pose, ground, find_legs(rigged))
+    shown, count = result.evaluation.shown, len(rig.skeleton)
+    return Pose(shown.rotations[:count].copy(), shown.locations[:count].copy(), shown.scales[:count].copy()), result
