@@ -10,6 +10,7 @@ import moderngl
 import numpy as np
 
 from render import shaders, shapes
+from render.ground_renderer import GroundRenderer
 from render.mesh_renderer import MeshRenderer
 from render.solver_overlay import SolverOverlayRenderer
 from render.style import DEFAULT_STYLE
@@ -137,6 +138,8 @@ class RigRenderer:
         self.constraint_vbo = ctx.buffer(reserve=LINE_FLOATS * 4 * 2)
         self.constraint = self._line_array(self.constraint_vbo)
         self.mesh_renderer = MeshRenderer(ctx, style)
+        self.ground_renderer = GroundRenderer(ctx, style)
+        self.scene_ground = None  # the ground scene the backdrop draws (``draw``'s ``ground``)
         self.solver_overlay = SolverOverlayRenderer(ctx, style)
         self.backdrop = self.backdrop_fbo = self.backdrop_key = None
 
@@ -157,9 +160,10 @@ class RigRenderer:
         rows = np.c_[np.r_[points, axes], np.r_[colours, axis_colours], np.zeros(len(points) + 6)]
         return ctx.buffer(rows.astype("f4").tobytes()), len(points), len(axes)
 
-    def draw(self, rig, world, view_state, camera, width, height, mesh=None, region=None):
+    def draw(self, rig, world, view_state, camera, width, height, mesh=None, region=None, ground=None):
         """Clear and draw one frame of ``rig`` posed by ``world`` (N, 4, 4) bone matrices, with
-        its skinned ``mesh`` (a ``rig.skinned_mesh.SkinnedMesh``) when given.
+        its skinned ``mesh`` (a ``rig.skinned_mesh.SkinnedMesh``) when given, standing on
+        ``ground`` (a ``rig.ground_mesh.MeshGround`` is drawn; the grid's plane is the grid).
 
         ``camera`` is a ``render.camera.OrbitCamera``; ``width``/``height`` are the framebuffer's
         size in pixels. With a ``region`` (x, y, width, height pixels from the bottom left), only
@@ -170,13 +174,14 @@ class RigRenderer:
         ctx, style = self.ctx, self.style
         ctx.viewport = (0, 0, width, height)
         view, projection = camera.view_matrix(), camera.projection_matrix(width / height)
+        self.scene_ground = ground
         for program in (self.solid_program, self.wire_program, self.line_program, self.mesh_renderer.program):
             program["u_view"].write(view.T.astype("f4").tobytes())
             program["u_proj"].write(projection.T.astype("f4").tobytes())
         if ctx.fbo.samples:
-            self._draw_backdrop(view_state, region)
+            self._draw_backdrop(view_state, region, (view, projection))
         else:
-            self._copy_backdrop(view_state, width, height, region, (view.tobytes(), projection.tobytes()))
+            self._copy_backdrop(view_state, width, height, region, (view, projection))
         ctx.scissor = region
         ctx.enable(moderngl.DEPTH_TEST | moderngl.BLEND)
         ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
@@ -211,9 +216,11 @@ class RigRenderer:
         ctx.disable(moderngl.DEPTH_TEST | moderngl.BLEND)
         ctx.scissor = None
 
-    def _draw_backdrop(self, view_state, region):
-        """Clear the framebuffer in use, then draw the background and the ground within
-        ``region`` (all of it when None). Leaves no scissor."""
+    def _draw_backdrop(self, view_state, region, matrices):
+        """Clear the framebuffer in use, then draw the background, the ground scene (camera
+        ``matrices``: view, projection) and the grid within ``region`` (all of it when None).
+        The depth is cleared after: bones and meshes show over the ground, as they do over the
+        cached copy of the backdrop. Leaves no scissor."""
         ctx, style = self.ctx, self.style
         ctx.clear(*np.add(style.background_top, style.background_bottom) / 2.0, 1.0, depth=1.0)
         ctx.scissor = region
@@ -221,20 +228,25 @@ class RigRenderer:
         self.background.render(moderngl.TRIANGLES, vertices=3)
         ctx.enable(moderngl.DEPTH_TEST | moderngl.BLEND)
         ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
+        if self.scene_ground is not None:
+            self.ground_renderer.draw(self.scene_ground, *matrices)
         self._draw_ground(view_state)
+        if self.scene_ground is not None:
+            self._clear_depth()
         ctx.scissor = None
 
-    def _copy_backdrop(self, view_state, width, height, region, camera_key):
+    def _copy_backdrop(self, view_state, width, height, region, matrices):
         """The backdrop into the single-sample framebuffer in use as a copy of a cached picture,
         redrawn only when the camera, ``region`` or the ground's toggles change (never while a
         handle is dragged): a software renderer copies it in ~0.1 ms where shading it took ~1.5
         ms at 1280x720. Then the depth is cleared."""
         target = self.ctx.fbo
-        key = (width, height, region, camera_key, view_state.show_grid, view_state.show_axes)
+        key = (width, height, region, tuple(m.tobytes() for m in matrices), view_state.show_grid,
+               view_state.show_axes, self.scene_ground)  # the object: an id could be reused
         if key != self.backdrop_key:
             self._size_backdrop(width, height)
             self.backdrop_fbo.use()
-            self._draw_backdrop(view_state, region)
+            self._draw_backdrop(view_state, region, matrices)
             target.use()
             self.backdrop_key = key
         self.ctx.copy_framebuffer(target, self.backdrop_fbo)
@@ -333,7 +345,8 @@ class RigRenderer:
 
     def release(self):
         self._release_backdrop()
-        for mesh in (self.bones, self.joints, self.handles, self.poles, self.mesh_renderer, self.solver_overlay):
+        for mesh in (self.bones, self.joints, self.handles, self.poles, self.mesh_renderer, self.ground_renderer,
+                     self.solver_overlay):
             mesh.release()
         for obj in (self.ground, self.ground_vbo, self.dashes, self.dash_vbo, self.constraint, self.constraint_vbo,
                     self.background, self.solid_program, self.wire_program, self.line_program, self.background_program):

@@ -159,6 +159,39 @@ void main() {
 }
 """
 
+# A ground mesh (``render.ground_renderer``): flat-shaded by the viewport's light, with a faint
+# checker of ``u_cell`` metres in world X and Z so slopes and steps read at a glance.
+GROUND_VERTEX = """
+#version 330
+uniform mat4 u_view;
+uniform mat4 u_proj;
+in vec3 in_pos;
+in vec3 in_normal;
+out vec3 v_normal;
+out vec3 v_world;
+void main() {
+    v_normal = mat3(u_view) * in_normal;
+    v_world = in_pos;
+    gl_Position = u_proj * u_view * vec4(in_pos, 1.0);
+}
+"""
+
+GROUND_FRAGMENT = """
+#version 330
+uniform vec3 u_color;
+uniform float u_cell;
+in vec3 v_normal;
+in vec3 v_world;
+out vec4 f_color;
+""" + SHADE + """
+void main() {
+    vec3 n = normalize(v_normal);
+    ivec2 cell = ivec2(floor(v_world.xz / u_cell));
+    float checker = ((cell.x + cell.y) & 1) == 0 ? 1.0 : 0.9;
+    f_color = vec4(u_color * checker * shade(gl_FrontFacing ? n : -n), 1.0);
+}
+"""
+
 # Overlays drawn flat over the scene in window pixels (top-left origin), no depth: the solver's
 # residual lines, limit rings and reach shells.
 OVERLAY_VERTEX = """

@@ -38,6 +38,9 @@ class Style:
     """Width of residual lines and limit rings, smallest limit ring radius (pixels)."""
     mesh: tuple = (0.62, 0.58, 0.54)
     """Skinned mesh base colour (lit in the shader)."""
+    ground_mesh: tuple = (0.42, 0.45, 0.40)
+    """A ground scene's surface (lit in the shader), and its checker's cell (m)."""
+    ground_cell: float = 0.25
     hover_mix: float = 0.3
     """How far a hovered item's fill moves toward white."""
     bone_waist: float = 0.1

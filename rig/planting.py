@@ -12,7 +12,8 @@ copying the handle's rotation turns with it).
 
 The hips then move straight up or down until the leg that must reach farthest is at the reach
 it had, the straighter leg's, but never beyond ``NATURAL_REACH`` of its length: standing legs
-end nearly straight and never locked; a crouch keeps its depth. Ankles keep their places seen
+end nearly straight and never locked; a crouch keeps its depth. The other IK handles and poles
+of the body (hands, knee poles) move with the hips, so the body above keeps its pose. Ankles keep their places seen
 from above, so planting a planted pose changes nothing, and the live option can plant after
 every solve of a drag.
 """
@@ -86,9 +87,10 @@ def plant(rig, pose, ground, legs):
     planted_world = world_matrices(skel, planted)
     lift = _hips_lift(skel, planted_world, targets)
     if legs.hips >= 0 and lift != 0.0:
-        head = planted_world[legs.hips, :3, 3] + UP * lift
-        planted.locations[legs.hips] = location_for_head(skel, planted, planted_world, legs.hips, head)
-        update_world(skel, planted, planted_world, [legs.hips])
+        for bone in [legs.hips] + _carried(rig, legs):
+            head = planted_world[bone, :3, 3] + UP * lift
+            planted.locations[bone] = location_for_head(skel, planted, planted_world, bone, head)
+            update_world(skel, planted, planted_world, [bone])
     for target in targets:
         _place_handle(skel, planted, planted_world, target)
     result = evaluation(rig, planted)
@@ -162,6 +164,24 @@ def _hips_lift(skel, world, targets):
         across = float(np.hypot(offset[0], offset[2]))
         lifts.append(offset[1] + (np.sqrt(span * span - across * across) if across < span else 0.0))
     return float(min(lifts))
+
+
+def _carried(rig, legs):
+    """The handles and poles that move with the hips: those of IK chains hanging from the hips
+    (arms, head) and the legs' poles, where they are not already below the hips; so the body
+    above keeps its pose and the knees keep their way."""
+    skel = rig.skeleton
+    below = set(skel.subtree(legs.hips).tolist())
+    feet = {leg.handle for leg in legs.legs}
+    bones = []
+    for constraint in rig.ik:
+        if not constraint.enabled or not below.intersection(rig.ik_chain(constraint)):
+            continue
+        for name in (constraint.target, constraint.pole_target):
+            bone = skel.index.get(name) if name else None
+            if bone is not None and bone not in below and bone not in feet and bone not in bones:
+                bones.append(bone)
+    return [b for b in bones if not set(skel.ancestors(b)).intersection(bones)]  # a child moves with its parent
 
 
 def _place_handle(skel, pose, world, target):

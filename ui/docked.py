@@ -5,6 +5,7 @@ from imgui_bundle import imgui
 
 from ui import widgets
 from ui.auto_setup import should_offer, show_auto_setup
+from ui.ground_panel import ground_panel
 from ui.layout import OUTLINER, PROPERTIES, TIMELINE
 from ui.outliner import outliner_panel
 from ui.panels import animation_panel, auto_setup_panel, bone_ik_panel, copy_rotation_panel, help_marker, \
@@ -37,8 +38,9 @@ def pose_panel(state):
 
 
 def solver_tab(state):
-    """The solver's settings and what its last solve did."""
+    """The solver's settings, the ground, and what the last solve did."""
     dirty = solver_panel(state)
+    ground_panel(state)  # its changes ask for their own solve
     imgui.separator_text("Stats")
     stats_panel(state)
     return dirty

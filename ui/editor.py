@@ -25,7 +25,8 @@ from rig.formats.jsonfields import FileFormatError
 from rig.pose_ops import clear_channels, mirror_pose
 from rig.formats.rigfile import load_pose, pose_from_dict, pose_to_dict, save_pose
 from ui import DEFAULT_RIG, widgets
-from ui.files import EXPORT_FILTERS, RIG_FILTERS, FileAsker, native_dialogs_available
+from ui.files import EXPORT_FILTERS, GROUND_FILTERS, RIG_FILTERS, FileAsker, native_dialogs_available
+from ui.ground_state import open_ground, plant_feet
 from ui.keymap import keymap_window, shortcut_text
 from ui.recent import RecentFiles
 from ui.session_file import PoseFile
@@ -53,6 +54,7 @@ COMMANDS = (
     Command("New", "new_rig", ((key.N, CTRL),), "File"),
     Command("Open rig...", "open_rig", ((key.O, CTRL | SHIFT),), "File"),
     Command("Open pose...", "open_pose", ((key.O, CTRL),), "File"),
+    Command("Open Ground...", "open_ground", (), "File"),
     Command("Save pose", "save_pose", ((key.S, CTRL),), "File"),
     Command("Save pose as...", "save_pose_as", ((key.S, CTRL | SHIFT),), "File"),
     Command("Export...", "export", ((key.E, CTRL),), "File"),
@@ -66,6 +68,7 @@ COMMANDS = (
     Command("Clear rotation", "clear_rotation", ((key.R, ALT),), "Edit"),
     Command("Clear location", "clear_location", ((key.G, ALT),), "Edit"),
     Command("Reset pose", "reset_pose", (), "Edit"),
+    Command("Plant feet", "plant_feet", (), "Edit"),
     Command("Reset Layout", "reset_layout", (), "Window"),
     Command("Keymap", "show_keymap", (), "Help"),
 )
@@ -352,6 +355,14 @@ class Editor:
 
     def open_pose(self):
         self.files.ask("Open pose", False, self._default_path(), self.read_pose)
+
+    def open_ground(self):
+        """File > Open Ground: a scene file's surface to stand on (``ui.ground_state``)."""
+        self.files.ask("Open ground", False, self.state.ground_path or self.state.rig_path,
+                       lambda path: open_ground(self.state, path), GROUND_FILTERS)
+
+    def plant_feet(self):
+        plant_feet(self.state)
 
     def load_rig(self, path, options=None, remember=True):
         """Replace the scene with the rig file at ``path`` read with ``options`` (default: the

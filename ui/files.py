@@ -10,11 +10,14 @@ import shutil
 
 from imgui_bundle import portable_file_dialogs
 
+from rig.formats.ground_file import GROUND_READERS
 from ui.file_browser import FileBrowser, draw_browser
 
 DIALOG_PROGRAMS = ("zenity", "kdialog", "qarma", "matedialog")
 POSE_FILTERS = ["Pose files (*.json)", "*.json", "All files", "*"]
 RIG_FILTERS = ["Rig files (*.json *.bvh *.gltf *.glb)", "*.json *.bvh *.gltf *.glb", "All files", "*"]
+_GROUND_PATTERNS = " ".join(f"*{extension}" for extension in GROUND_READERS)
+GROUND_FILTERS = [f"Ground scenes ({_GROUND_PATTERNS})", _GROUND_PATTERNS, "All files", "*"]
 EXPORT_FILTERS = ["glTF binary (*.glb)", "*.glb", "BVH motion (*.bvh)", "*.bvh", "Posekit rig (*.json)", "*.json"]
 
 

@@ -10,10 +10,12 @@ import numpy as np
 from render.camera import OrbitCamera
 from render.view_state import ViewState
 from rig.evaluate import evaluate
+from rig.ground import PlaneGround
 from rig.pose import Pose, heads_tails, world_matrices
 from ui.animation import Animation
 from ui.history import History
 from ui.free_space import uncovered
+from ui.ground_state import planted_after_solve
 from ui.outliner import OutlinerState
 from ui.transform_input import TypedInput
 
@@ -128,6 +130,11 @@ class AppState:
     skin: int = 0  # which of them is open
     solve_pending: bool = False  # an edit asked for a solve that the frame has not run yet
     source: object = None  # ui.source.SourceFile: the file opened and how, for crash recovery
+    ground: object = field(default_factory=PlaneGround)  # what the figure stands on (``ui.ground_state``)
+    ground_path: str = ""  # the scene file ``ground`` came from; "" for the grid's plane
+    ground_contact: bool = False  # no bone below the ground in any solve (the solve reads it)
+    plant_feet: bool = False  # plant the feet after every solve
+    legs_cache: tuple = None  # (key, rig.feet.Legs) for planting, ``ui.ground_state.legs_of``
 
     def __post_init__(self):
         if self.world is None:  # plain FK until the first resolve: the history keeps a world with each pose
@@ -233,7 +240,7 @@ class AppState:
         """Evaluate constraints on the current channels, with the active drag's temporary Auto
         IK goal if there is one (the frame calls it through ``solve_if_pending``)."""
         goals = self.drag.goals() if self.drag is not None else []
-        self.pose, self.world, reports = evaluate(self.rig, self.pose, goals)
+        self.pose, self.world, reports = planted_after_solve(self, evaluate(self.rig, self.pose, goals))
         self.take_reports(reports)
 
     def take_reports(self, reports):

@@ -173,7 +173,7 @@ class PosekitWindow:
         constraints = [(c.bone, c.target, c.pole_target) for c in state.rig.ik]
         return (width, height, region, state.world.tobytes(), camera.view_matrix().tobytes(),
                 camera.projection_matrix(width / height).tobytes(), repr(state.view), repr(constraints), id(state.rig),
-                id(state.mesh))
+                id(state.mesh), state.ground)
 
     def _draw_scene(self, width, height):
         """Into the frame target: a fast single-sample picture while the scene moves, the cached
@@ -181,7 +181,8 @@ class PosekitWindow:
         region = self.scene_region(width, height)
         key = self._scene_key(width, height, region)
         draw = lambda: self.renderer.draw(self.state.rig, self.state.world, self.state.view, self.state.camera,
-                                          width, height, mesh=self.state.mesh, region=region)
+                                          width, height, mesh=self.state.mesh, region=region,
+                                          ground=self.state.ground)
         if key != self.last_scene:  # drawn straight into the frame: a copy of 1280x720 costs a software renderer ms
             self.last_scene, self.still_scene = key, None
             self.frame_target.use()
