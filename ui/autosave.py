@@ -13,6 +13,7 @@ import time
 
 from rig.formats.atomic import save_bytes_atomic
 from rig.formats.jsonfields import FileFormatError
+from ui.ground_state import GroundChoice
 from ui.session_file import SHOWN, PoseFile, session_chunks
 
 STATE_DIR_ENV = "POSEKIT_STATE_DIR"
@@ -112,7 +113,8 @@ class Autosaver:
         return (id(state), state.history.version, tuple(camera.target), camera.distance, camera.yaw, camera.pitch,
                 camera.orthographic, camera.ortho_scale, camera.fov_y, tuple(camera.shift), frozenset(view.selected),
                 view.active, frozenset(view.hidden), tuple(getattr(view, name) for name in SHOWN),
-                None if animation is None else (animation.clip, animation.frame), pose_file)
+                None if animation is None else (animation.clip, animation.frame), pose_file,
+                GroundChoice.of(state))
 
     @property
     def pending(self):

@@ -8,6 +8,7 @@ The state keeps ``ground`` (anything with ``surface_under``), ``ground_path`` (t
 planting works on are found once per rig and constraint set (``legs_cache``).
 """
 import os
+from dataclasses import dataclass
 
 from rig.feet import find_legs
 from rig.formats.ground_file import read_ground
@@ -72,3 +73,40 @@ def planted_after_solve(state, evaluated):
     if not result.feet:
         return evaluated
     return result.pose, result.evaluation.world, evaluated[2] + result.evaluation.reports
+
+
+@dataclass(frozen=True)
+class GroundChoice:
+    """What a session keeps of its ground (the autosave's "ground" object): the scene file's
+    ``path`` ("" for the grid's plane), ``contact`` and ``plant_feet``. The file is read again on
+    restoring, as the rig's mesh is."""
+    path: str = ""
+    contact: bool = False
+    plant_feet: bool = False
+
+    @classmethod
+    def of(cls, state):
+        return cls(state.ground_path, state.ground_contact, state.plant_feet)
+
+    def to_dict(self):
+        return {"path": self.path, "contact": self.contact, "plant_feet": self.plant_feet}
+
+    @classmethod
+    def read(cls, root):
+        """From a ``rig.formats.jsonfields.Reader`` of the session (defaults when it has none)."""
+        if root.get("ground", None) is None:
+            return cls()
+        ground = root.child("ground")
+        return cls(ground.string("path", ""), ground.boolean("contact", False), ground.boolean("plant_feet", False))
+
+    def apply(self, state):
+        """Put the choice on ``state``; returns a note ("" when all of it was restored)."""
+        state.ground_contact, state.plant_feet = self.contact, self.plant_feet
+        if not self.path:
+            return ""
+        try:
+            opened = read_ground(self.path)
+        except (FileFormatError, OSError) as error:
+            return f"the ground did not read, the grid's plane is used ({error})"
+        state.ground, state.ground_path = opened.ground, self.path
+        return ""

@@ -3,7 +3,8 @@ new AppState.
 
 Version 2 holds what the user made or chose: the rig (settings and constraints included), the
 pose, the camera, the selection and hidden bones, which animation clip and frame were chosen,
-where Save writes the pose and whether that is up to date, the rig file the session came
+where Save writes the pose and whether that is up to date, the ground (its scene file, read
+again, and the contact and planting switches), the rig file the session came
 from with its fingerprint (``ui.source``), and the undo and redo steps (``history``: each step's
 pose, world matrices and hidden bones, on the session's rig or one of ``rigs``, those that
 automatic IK set-up replaced, with one of ``settings``), so Ctrl+Z goes on where it was: all of
@@ -32,6 +33,7 @@ from rig.formats.rigfile import pose_from_dict, pose_to_dict, rig_from_dict, rig
 from rig.pose import world_matrices
 from rig.ranges import MAX_BVH_SCALE
 from ui.animation import Animation
+from ui.ground_state import GroundChoice
 from ui.history import Snapshot
 from ui.source import SourceFile
 from ui.state import AppState
@@ -204,7 +206,7 @@ def _scene_dict(state, pose_file):
             "rig": rig_to_dict(rig, exact=True), "pose": pose_to_dict(rig.skeleton, state.pose, rig.name),
             "world": _world_dict(rig.skeleton, state.pose, state.world),
             "camera": _camera_dict(state.camera), "view": _view_dict(state.view),
-            "animation": _animation_dict(state.animation)}
+            "animation": _animation_dict(state.animation), "ground": GroundChoice.of(state).to_dict()}
 
 
 def session_chunks(state, pose_file=PoseFile()):
@@ -314,6 +316,7 @@ def read_recovery(path):
     _read_pose_file(root)
     SavedView.read(root)
     AnimationChoice.read(root)
+    GroundChoice.read(root)
     root.get("world", None)  # these two are read as the session is restored
     root.get("history", None)
     root.check_fields(within=False)  # the objects within: as the session is restored
@@ -462,8 +465,10 @@ def restore_session(data, path="<recovery>"):
         view.apply(state.view, set(rig.skeleton.names))
     history = SavedHistory.read(root, rig)
     pose_file = _read_pose_file(root)
+    ground_note = GroundChoice.read(root).apply(state)
     root.check_fields()
     _encode_steps(history.undo + history.redo)
     state.history.reset(state, history.undo, history.redo)  # the state as restored is the current step
-    notes = (f"{reopened.why}: restored without the file's mesh and animation" if reopened.why else "", history.note)
+    notes = (f"{reopened.why}: restored without the file's mesh and animation" if reopened.why else "", history.note,
+             ground_note)
     return RestoredSession(state, pose_file, "; ".join(note for note in notes if note))
