@@ -10,7 +10,9 @@ selected bones (all bones when none is selected), Ctrl+N starts over on the defa
 (File > New), Ctrl+S / Ctrl+Shift+S / Ctrl+O save, save as and open a pose, Ctrl+Shift+O open a
 rig (also File > Open Recent, or a file dropped on the window; File > BVH import sets how BVH
 files read), Ctrl+E export the posed rig (.glb with its mesh, .bvh, or the rig alone as .json),
-Ctrl+Q quit. New, opening a rig and quitting ask first when there are unsaved changes.
+Ctrl+Q quit; File > Open Ground picks a scene to stand on and Edit > Plant feet plants the feet
+on it (``ui.ground_state``). New, opening a rig and quitting ask first when there are unsaved
+changes.
 """
 import os
 from dataclasses import dataclass, replace
