@@ -40,6 +40,7 @@ class Leg:
     sole_forward: np.ndarray
     sole_points: np.ndarray
     ankle_height: float
+    sole_frame: np.ndarray  # (3, 3): columns sole normal, sole forward and their cross product
 
 
 @dataclass(frozen=True)
@@ -108,8 +109,9 @@ def _leg(skeleton, role, upper, lower, foot, handle, copies, facing):
     world_points = np.array([under, heel + side * width, heel - side * width, ball + side * width,
                              ball - side * width, toe])
     basis = rest[foot, :3, :3]
-    return Leg(role, upper, lower, foot, handle, copies, basis.T @ UP, basis.T @ forward,
-               (world_points - ankle) @ basis, float(ankle[1] - ground))
+    normal, forward = basis.T @ UP, basis.T @ forward
+    return Leg(role, upper, lower, foot, handle, copies, normal, forward, (world_points - ankle) @ basis,
+               float(ankle[1] - ground), np.column_stack([normal, forward, np.cross(normal, forward)]))
 
 
 def leg_length(skeleton, world, leg):

@@ -67,23 +67,24 @@ class _Target:
     normal: np.ndarray
 
 
-def plant(rig, pose, ground, legs):
+def plant(rig, pose, ground, legs, world=None):
     """``PlantResult`` of planting ``pose``'s feet on ``ground`` (anything with
-    ``surface_under``); ``legs`` is ``rig.feet.find_legs(rig)``. ``pose`` is not changed."""
+    ``surface_under``); ``legs`` is ``rig.feet.find_legs(rig)``. ``pose`` is not changed. Given
+    ``world``, ``pose`` is taken as solved already (``rig.evaluate``'s channels to keep) with
+    those world matrices, and is not solved again first."""
     skel = rig.skeleton
-    first = evaluation(rig, pose)
-    world = first.world
+    first = evaluation(rig, pose) if world is None else None
+    world = first.world if world is None else world
     warnings = list(legs.problems)
     targets = []
-    for leg in legs.legs:
-        target = _foot_target(skel, world, leg, ground)
+    for leg, target in zip(legs.legs, _foot_targets(skel, world, legs.legs, ground)):
         if target is None:
             warnings.append(f"{leg.role}: no ground under '{skel.names[leg.foot]}'; left as it is")
         else:
             targets.append(target)
     if not targets:
-        return PlantResult(first, [], 0.0, warnings)
-    planted = first.pose.copy()
+        return PlantResult(first or evaluation(rig, pose), [], 0.0, warnings)
+    planted = (pose if first is None else first.pose).copy()
     planted_world = world_matrices(skel, planted)
     lift = _hips_lift(skel, planted_world, targets)
     if legs.hips >= 0 and lift != 0.0:
@@ -108,26 +109,43 @@ def plant(rig, pose, ground, legs):
     return PlantResult(result, feet, lift, warnings)
 
 
-def _foot_target(skel, world, leg, ground):
-    """The planted ankle and foot rotation of ``leg`` (a ``_Target``), or None over no ground."""
-    ankle = ankle_of(skel, world, leg)
-    basis = world[leg.foot, :3, :3] / np.linalg.norm(world[leg.foot, :3, :3], axis=0)
-    heading = _heading(basis, leg)
-    level = _rotation(leg, UP, heading)
-    under = ground.surface_under(np.r_[[ankle], ankle + leg.sole_points @ level.T])
-    if not under.hit[0]:
-        return None
-    normal = under.normal[under.hit].sum(axis=0)
-    normal /= np.linalg.norm(normal)
-    rotation = _rotation(leg, normal, heading)
-    contact = under.point[0]
-    target = ankle.copy()
-    target[1] = contact[1] + leg.ankle_height / normal[1]
-    sole = target + leg.sole_points @ rotation.T
-    below = ground.surface_under(sole)
-    sunk = below.point[below.hit, 1] - sole[below.hit, 1]
-    target[1] += max(float(sunk.max()) if len(sunk) else 0.0, 0.0)
-    return _Target(leg, target, rotation, contact, normal)
+def _foot_targets(skel, world, legs, ground):
+    """Per leg, its planted ankle and foot rotation (a ``_Target``), or None over no ground. The
+    ground is asked twice for all feet together: under the level feet, then under the placed soles."""
+    ankles = [ankle_of(skel, world, leg) for leg in legs]
+    headings = [_heading(world[leg.foot, :3, :3] / np.linalg.norm(world[leg.foot, :3, :3], axis=0), leg)
+                for leg in legs]
+    probes = [np.r_[[ankle], ankle + leg.sole_points @ _rotation(leg, UP, heading).T]
+              for leg, ankle, heading in zip(legs, ankles, headings)]
+    under = _split(ground.surface_under(np.concatenate(probes)) if probes else None, probes)
+    placed = []
+    for leg, ankle, heading, (points, normals, hit) in zip(legs, ankles, headings, under):
+        if not hit[0]:
+            placed.append(None)
+            continue
+        normal = normals[hit].sum(axis=0)
+        normal /= np.linalg.norm(normal)
+        rotation = _rotation(leg, normal, heading)
+        target = ankle.copy()
+        target[1] = points[0, 1] + leg.ankle_height / normal[1]
+        placed.append(_Target(leg, target, rotation, points[0], normal))
+    soles = [t.ankle + t.leg.sole_points @ t.rotation.T for t in placed if t is not None]
+    below = iter(_split(ground.surface_under(np.concatenate(soles)) if soles else None, soles))
+    for target, sole in zip((t for t in placed if t is not None), soles):
+        points, _, hit = next(below)
+        sunk = points[hit, 1] - sole[hit, 1]  # lift the foot off whatever its sole went into
+        target.ankle[1] += max(float(sunk.max()) if len(sunk) else 0.0, 0.0)
+    return placed
+
+
+def _split(hits, groups):
+    """``hits`` (a GroundHits for the concatenated ``groups`` of points) as (point, normal, hit) per group."""
+    out, start = [], 0
+    for group in groups:
+        rows = slice(start, start + len(group))
+        out.append((hits.point[rows], hits.normal[rows], hits.hit[rows]))
+        start += len(group)
+    return out
 
 
 def _heading(basis, leg):
@@ -145,9 +163,9 @@ def _rotation(leg, normal, heading):
     above along ``heading``: forward = heading tilted into the plane normal to ``normal``."""
     forward = heading - UP * (heading @ normal) / normal[1]
     forward /= np.linalg.norm(forward)
-    target = np.column_stack([normal, forward, np.cross(normal, forward)])
-    local = np.column_stack([leg.sole_normal, leg.sole_forward, np.cross(leg.sole_normal, leg.sole_forward)])
-    return target @ local.T
+    side = np.array([normal[1] * forward[2] - normal[2] * forward[1], normal[2] * forward[0] - normal[0] * forward[2],
+                     normal[0] * forward[1] - normal[1] * forward[0]])  # normal x forward, without np.cross's overhead
+    return np.column_stack([normal, forward, side]) @ leg.sole_frame.T
 
 
 def _hips_lift(skel, world, targets):

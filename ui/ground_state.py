@@ -69,7 +69,7 @@ def planted_after_solve(state, evaluated):
     legs = legs_of(state) if state.plant_feet else None
     if not legs or not legs.legs:
         return evaluated
-    result = plant(state.rig, evaluated[0], state.ground, legs)
+    result = plant(state.rig, evaluated[0], state.ground, legs, world=evaluated[1])
     if not result.feet:
         return evaluated
     return result.pose, result.evaluation.world, evaluated[2] + result.evaluation.reports
