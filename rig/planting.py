@@ -105,7 +105,8 @@ def plant(rig, pose, ground, legs, world=None):
     feet = [FootPlant(t.leg.role, t.contact, t.normal,
                       bool(np.linalg.norm(ankle_of(skel, result.world, t.leg) - t.ankle) <= REACH_TOLERANCE))
             for t in targets]
-    warnings += [f"{f.role}: the foot cannot reach the ground from where the hips can go" for f in feet if not f.reached]
+    warnings += [f"{f.role}: the foot cannot reach the ground from where the hips can go"
+                 for f in feet if not f.reached]
     return PlantResult(result, feet, lift, warnings)
 
 

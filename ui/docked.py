@@ -38,16 +38,21 @@ def pose_panel(state):
 
 
 def solver_tab(state):
-    """The solver's settings, the ground, and what the last solve did."""
+    """The solver's settings and what its last solve did."""
     dirty = solver_panel(state)
-    ground_panel(state)  # its changes ask for their own solve
     imgui.separator_text("Stats")
     stats_panel(state)
     return dirty
 
 
+def view_tab(state):
+    """What the viewport shows, and the ground the figure stands on (contact, foot planting)."""
+    view_panel(state)
+    ground_panel(state)  # its changes ask for their own solve
+
+
 PROPERTY_TABS = (("Pose", pose_panel), ("IK constraint", ik_constraint_panel), ("Bone IK", bone_ik_panel),
-                 ("Copy rotation", copy_rotation_panel), ("Solver", solver_tab), ("View", view_panel))
+                 ("Copy rotation", copy_rotation_panel), ("Solver", solver_tab), ("View", view_tab))
 
 
 def _begin_panel(name, layout):

@@ -1,4 +1,4 @@
-"""The Ground section of the solver tab: what the figure stands on, ground contact, and foot
+"""The Ground section of the View tab: what the figure stands on, ground contact, and foot
 planting (``ui.ground_state`` holds what it sets)."""
 import os
 
@@ -10,7 +10,7 @@ from ui.panels import help_marker
 
 
 def ground_panel(state):
-    """The Ground section of the solver tab: what the figure stands on, contact, planting."""
+    """The Ground section of the View tab: what the figure stands on, contact, planting."""
     imgui.separator_text("Ground")
     name = os.path.basename(state.ground_path) if state.ground_path else "the grid's plane"
     imgui.text(f"Standing on {name}")

@@ -1,7 +1,7 @@
-"""The ground in the app (the Ground panel is ``ui.ground_panel``'s): which ground the figure stands on (the grid's plane, or a scene file's
-triangles from File > Open Ground), ground contact on or off (read by the solve), and foot
-planting: once as an undo step (Edit > Plant feet, or the Ground panel's button) or live, after
-every solve of a drag.
+"""The ground in the app (the Ground panel is ``ui.ground_panel``'s): which ground the figure
+stands on (the grid's plane, or a scene file's triangles from File > Open Ground), ground contact
+on or off (read by the solve), and foot planting: once as an undo step (Edit > Plant feet, or
+the Ground panel's button) or live, after every solve of a drag.
 
 The state keeps ``ground`` (anything with ``surface_under``), ``ground_path`` (the scene file,
 "" for the grid's plane), ``ground_contact`` and ``plant_feet`` (the live option); the legs

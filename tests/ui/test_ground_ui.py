@@ -35,9 +35,9 @@ def flush(state):
     return len(report) == 2 and all(a <= SOLE_ANGLE_TOLERANCE and g <= SOLE_GAP_TOLERANCE for _, a, g in report)
 
 
-def stand_over(driver, name):
+def stand_over(driver, name, stride=False):
     state = driver.state
-    state.pose = standing_over(state.rig, PARTS[name])
+    state.pose = standing_over(state.rig, PARTS[name], stride=stride)
     state.mark_dirty()
     driver.frames(2)
 
@@ -76,7 +76,7 @@ def test_plant_feet_is_one_undo_step(driver):
 
 def test_live_planting_keeps_a_dragged_foot_on_the_ground(driver):
     state = driver.state
-    driver.click_item("Solver")
+    driver.click_item("View")
     driver.frames(1)
     driver.click_item("Plant feet (live)")
     driver.frames(2)
@@ -94,7 +94,7 @@ def test_live_planting_keeps_a_dragged_foot_on_the_ground(driver):
 
 def test_the_contact_toggle_is_on_the_state_for_the_solve(driver):
     state = driver.state
-    driver.click_item("Solver")
+    driver.click_item("View")
     driver.frames(1)
     assert not state.ground_contact
     driver.click_item("Contact")
@@ -102,16 +102,18 @@ def test_the_contact_toggle_is_on_the_state_for_the_solve(driver):
     assert state.ground_contact
 
 
-def test_the_window_draws_the_ground(driver):
+def test_the_window_draws_the_ground_and_plants_from_its_button(driver):
     state = driver.state
     driver.frames(1)
     bare = driver.app.read_rgb().copy()
     assert open_ground(state, SCENE)
-    stand_over(driver, "stairs")
-    driver.click_item("Solver")  # the Ground section in the picture
+    stand_over(driver, "stairs", stride=True)
+    driver.click_item("View")  # the Ground section in the picture
+    driver.click_item("Plant feet now")
     state.camera.yaw, state.camera.pitch = 1.9, 0.25
     driver.key("F")  # frame the figure
     driver.frames(2)
+    assert flush(state)
     picture = driver.app.read_rgb()
     os.makedirs(OUTPUT, exist_ok=True)
     save_png(picture, os.path.join(OUTPUT, "app_ground.png"))  # to look at; the render goldens compare
