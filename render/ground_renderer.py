@@ -30,16 +30,17 @@ class GroundRenderer:
     def draw(self, ground, view, projection):
         """Draw ``ground`` (anything; only one with ``corners`` has triangles to draw) with the
         camera's ``view`` and ``projection`` matrices (4, 4), depth-tested and writing depth,
-        two-sided, into the framebuffer in use."""
+        two-sided, into the framebuffer in use. Returns whether anything was drawn."""
         corners = getattr(ground, "corners", None)
         if corners is None or not len(corners):
             self._release_ground()
-            return
+            return False
         if ground is not self.ground:
             self._upload(ground, corners)
         self.program["u_view"].write(view.T.astype("f4").tobytes())
         self.program["u_proj"].write(projection.T.astype("f4").tobytes())
         self.vao.render(moderngl.TRIANGLES)
+        return True
 
     def _upload(self, ground, corners):
         self._release_ground()

@@ -228,10 +228,9 @@ class RigRenderer:
         self.background.render(moderngl.TRIANGLES, vertices=3)
         ctx.enable(moderngl.DEPTH_TEST | moderngl.BLEND)
         ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
-        if self.scene_ground is not None:
-            self.ground_renderer.draw(self.scene_ground, *matrices)
+        drawn = self.ground_renderer.draw(self.scene_ground, *matrices)
         self._draw_ground(view_state)
-        if self.scene_ground is not None:
+        if drawn:
             self._clear_depth()
         ctx.scissor = None
 
