@@ -32,6 +32,7 @@ from ui.session_file import PoseFile
 from ui.source import open_source
 from ui.unsaved import UnsavedPrompt
 from ui.state import AppState
+from ui.timeline import auto_key, settle
 
 MODIFIER_MASK = key.MOD_CTRL | key.MOD_SHIFT | key.MOD_ALT
 MANUAL_BVH_SCALE = 0.01  # File > BVH import: units given rather than guessed start as centimetres
@@ -234,8 +235,13 @@ class Editor:
         imgui.end_menu()
 
     def end_frame(self):
-        """Record finished edits as an undo step: not while a viewport drag or a widget is held."""
-        if self.state.drag is None and not imgui.is_any_item_active():
+        """Record finished edits as an undo step (keyed first with auto-keying on): not while a
+        viewport drag or a widget is held. A frame change is a view, never a step."""
+        quiet = self.state.drag is None and not imgui.is_any_item_active()
+        if quiet:
+            auto_key(self.state)
+        settle(self.state)
+        if quiet:
             self.state.history.commit(self.state)
         if self.autosaver is not None and self.recovery is None:
             self.autosaver.tick(self.state, self.pose_file())

@@ -14,6 +14,7 @@ from rig.pose import Pose, heads_tails, world_matrices
 from ui.animation import Animation
 from ui.history import History
 from ui.free_space import uncovered
+from ui.timeline import TimelineState, timeline_for
 from ui.outliner import OutlinerState
 from ui.transform_input import TypedInput
 
@@ -128,10 +129,13 @@ class AppState:
     skin: int = 0  # which of them is open
     solve_pending: bool = False  # an edit asked for a solve that the frame has not run yet
     source: object = None  # ui.source.SourceFile: the file opened and how, for crash recovery
+    timeline: TimelineState = None  # the keys and the current frame (ui.timeline)
 
     def __post_init__(self):
         if self.world is None:  # plain FK until the first resolve: the history keeps a world with each pose
             self.world = world_matrices(self.rig.skeleton, self.pose)
+        if self.timeline is None:
+            self.timeline = timeline_for(None, self.rig.skeleton, self.pose)
         if self.history is None:
             self.history = History(self)
 
@@ -166,6 +170,8 @@ class AppState:
         state.animation = animation if animation is not None else Animation.of(document)
         state.skins, state.skin = document.skins, document.skin
         state.source = source
+        state.timeline = timeline_for(state.animation, document.rig.skeleton, state.pose)
+        state.history.reset(state)  # the file's keys are where undo stops
         return state
 
     def free_rect(self, width, height):
