@@ -30,6 +30,7 @@ CONSTANT, LINEAR, SMOOTH = range(3)
 DEFAULT_FPS = 24.0  # Blender's default scene rate
 MAX_FPS = 1000.0
 MAX_FRAME = 1_000_000
+UNIT_TOLERANCE = 1e-12  # a key quaternion this close to unit length is stored as given
 FRAME_TOLERANCE = 1e-6  # frames closer than this are the same frame (keys read from seconds)
 
 
@@ -52,8 +53,9 @@ class Channel:
     @classmethod
     def of(cls, bone, path, frames, values, interpolations):
         values = np.asarray(values, dtype=float).reshape(len(frames), PATHS[path])
-        if path == "rotation":
-            values = quat_normalize(values)
+        if path == "rotation":  # unit rows kept bit for bit, so a saved action reads back exactly
+            norms = np.linalg.norm(values, axis=1, keepdims=True)
+            values = np.where(np.abs(norms - 1.0) > UNIT_TOLERANCE, quat_normalize(values), values)
         return cls(bone, path, _frozen(frames), _frozen(values), _frozen(interpolations, np.int8))
 
     def index_of(self, frame):

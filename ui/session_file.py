@@ -2,7 +2,8 @@
 new AppState.
 
 Version 2 holds what the user made or chose: the rig (settings and constraints included), the
-pose, the camera, the selection and hidden bones, which animation clip and frame were chosen,
+pose, the camera, the selection and hidden bones, which animation clip and frame were chosen, the
+keys and the timeline (``ui.session_keys``),
 where Save writes the pose and whether that is up to date, the rig file the session came
 from with its fingerprint (``ui.source``), and the undo and redo steps (``history``: each step's
 pose, world matrices and hidden bones, on the session's rig or one of ``rigs``, those that
@@ -33,6 +34,7 @@ from rig.pose import world_matrices
 from rig.ranges import MAX_BVH_SCALE
 from ui.animation import Animation
 from ui.history import Snapshot
+from ui.session_keys import action_json, mark_read, restore_timeline, timeline_dict
 from ui.source import SourceFile
 from ui.state import AppState
 
@@ -204,7 +206,7 @@ def _scene_dict(state, pose_file):
             "rig": rig_to_dict(rig, exact=True), "pose": pose_to_dict(rig.skeleton, state.pose, rig.name),
             "world": _world_dict(rig.skeleton, state.pose, state.world),
             "camera": _camera_dict(state.camera), "view": _view_dict(state.view),
-            "animation": _animation_dict(state.animation)}
+            "animation": _animation_dict(state.animation), "timeline": timeline_dict(state.timeline)}
 
 
 def session_chunks(state, pose_file=PoseFile()):
@@ -213,7 +215,7 @@ def session_chunks(state, pose_file=PoseFile()):
     once, so an autosave encodes only the scene and the steps new since the last one, and copies
     none of it. Non-finite numbers raise ValueError."""
     scene = _encoded(_scene_dict(state, pose_file))
-    return [scene[:-1], ', "history": ', *_history_chunks(state), "}"]
+    return [scene[:-1], ', "action": ', action_json(state), ', "history": ', *_history_chunks(state), "}"]
 
 
 def session_dict(state, pose_file=PoseFile()):
@@ -314,6 +316,7 @@ def read_recovery(path):
     _read_pose_file(root)
     SavedView.read(root)
     AnimationChoice.read(root)
+    mark_read(root)
     root.get("world", None)  # these two are read as the session is restored
     root.get("history", None)
     root.check_fields(within=False)  # the objects within: as the session is restored
@@ -460,6 +463,7 @@ def restore_session(data, path="<recovery>"):
         choice.apply(state.animation)
     if view is not None:
         view.apply(state.view, set(rig.skeleton.names))
+    restore_timeline(root, state)
     history = SavedHistory.read(root, rig)
     pose_file = _read_pose_file(root)
     root.check_fields()

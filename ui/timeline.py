@@ -17,7 +17,8 @@ import numpy as np
 
 from rig.autorig import snap_handles
 from rig.keys import MAX_FPS, MAX_FRAME, Action, moved_keys, with_interpolation, with_keys, without_keys
-from rig.keys import action_from_poses
+from rig.formats.export import Timing
+from rig.keys import action_from_poses, frame_range
 
 
 @dataclass
@@ -139,6 +140,15 @@ def advance(state, now):
         reached = action.start + (reached - action.start) % length
     if reached != timeline.frame:
         go_to_frame(state, reached)
+
+
+def keyed_export(state):
+    """(poses, Timing) for an export: every frame from start to end as the keys give it, at the
+    action's rate; with no keys, the pose as it is."""
+    action = state.timeline.action
+    if not action.has_keys():
+        return state.pose, Timing()
+    return [keyed_pose(state, frame) for frame in frame_range(action)], Timing(action.fps, action.name)
 
 
 # Keys -------------------------------------------------------------------------------------------

@@ -162,7 +162,7 @@ def combo(label, current, items):
     return _noting(label, "combo", lambda: _combo_list(label, current, list(items)))
 
 
-TEXT_KINDS = ("slider_int", "slider_float", "drag_float", "input_float", "input_text")
+TEXT_KINDS = ("slider_int", "slider_float", "drag_float", "drag_int", "input_float", "input_text")
 """Widgets that take a typed value: Ctrl+click turns a slider or drag field into a text field."""
 
 
