@@ -172,7 +172,7 @@ def sample(channels, path, frame):
     smooth = modes == SMOOTH
     if path == "rotation":
         eased = np.where(smooth, us * us * (3.0 - 2.0 * us), us)
-        return quat_slerp(a, b, eased)
+        return np.where((eased == 0.0)[:, None], a, quat_slerp(a, b, eased))  # on a key: its value, bit for bit
     linear = a + (b - a) * us[:, None]
     if not smooth.any():
         return linear

@@ -72,27 +72,27 @@ def read_gltf(path, skin=0, fps=DEFAULT_FPS):
                        skins=names if len(skins) > 1 else (), skin=skin)
 
 
-GRID_TOLERANCE = 1e-3  # of a frame: key times this close to a whole frame lie on the clip's grid
+GRID_TOLERANCE = 1e-3  # of a frame: key times this close to a whole frame lie on the clip's grid, or end it
 MIN_GRID_FPS, MAX_GRID_FPS = 10.0, 1000.0  # sparser keys (two a second) are sampled at ``fps``
 
 
 def clip_rate(clip, fps):
     """The rate a clip was keyed at, when every key time is a whole number of one interval (ours:
-    one key a frame, any rate; the rate rounded when within GRID_TOLERANCE of a whole number),
-    so it reads back with its own timing; else ``fps``."""
+    one key a frame, at any rate), so it reads back with its own timing; else ``fps``. The
+    interval is measured across the whole clip, which averages out float32 key times."""
     times = np.unique(np.concatenate([c.times for c in clip.channels]).astype(float))
     if len(times) < 2:
         return fps
-    interval = float(np.min(np.diff(times)))
-    frames = times / interval
+    steps = round((times[-1] - times[0]) / float(np.min(np.diff(times))))
+    interval = (times[-1] - times[0]) / steps
+    frames = (times - times[0]) / interval
     if not 1.0 / MAX_GRID_FPS <= interval <= 1.0 / MIN_GRID_FPS or np.abs(frames - np.round(frames)).max() > GRID_TOLERANCE:
         return fps
-    rate = 1.0 / interval
-    return float(round(rate)) if abs(rate - round(rate)) < GRID_TOLERANCE * rate else rate
+    return 1.0 / interval
 
 
 def _frame_count(duration, fps):
-    return int(math.floor(duration * fps + 1e-6)) + 1
+    return int(math.floor(duration * fps + GRID_TOLERANCE)) + 1
 
 
 def _rig_dict(file, bones):
