@@ -125,6 +125,8 @@ def _popover(label, body, state):
         imgui.open_popup(f"{label}_popover")
     if imgui.begin_popup(f"{label}_popover"):
         body(state)
+        if imgui.is_key_pressed(imgui.Key.escape):  # as the menus close
+            imgui.close_current_popup()
         imgui.end_popup()
 
 
@@ -151,8 +153,9 @@ def header_row(state):
 
 # The strip --------------------------------------------------------------------------------------
 def _marker_row(top, height):
-    """The markers' middle: under the frame labels (LABEL_HEIGHT), or the strip's middle if lower."""
-    return max(top + LABEL_HEIGHT + MARKER_RADIUS, top + height / 2)
+    """The markers' middle: under the frame labels (LABEL_HEIGHT), or the strip's middle if lower,
+    kept a marker's height above the strip's bottom edge (a short strip draws them over the labels' foot)."""
+    return min(max(top + LABEL_HEIGHT + MARKER_RADIUS, top + height / 2), top + height - MARKER_RADIUS - 3)
 
 
 def _marker_under(state, x, y, left, width, middle):
@@ -229,7 +232,7 @@ def _draw(state, left, top, width, height, dragged):
     spacing = tick_step((shown[1] - shown[0]) / max(width, 1.0))
     frame = math.ceil(shown[0] / spacing) * spacing
     while frame <= shown[1]:
-        x = x_of(frame, left, width, shown)
+        x = math.floor(x_of(frame, left, width, shown)) + 0.5  # a pixel's centre: a crisp line, no blended edge
         draw.add_line(imgui.ImVec2(x, top), imgui.ImVec2(x, bottom), _colour("tick"))
         draw.add_text(imgui.ImVec2(x + 3, top - 1), _colour("label"), f"{frame:g}")
         frame += spacing
@@ -237,14 +240,14 @@ def _draw(state, left, top, width, height, dragged):
     dense = len(columns) * (2 * MARKER_RADIUS + 1) > width  # diamonds would merge: a tick a key instead
     for x, selected in columns:
         if dense:
-            draw.add_line(imgui.ImVec2(x, middle - MARKER_RADIUS), imgui.ImVec2(x, middle + MARKER_RADIUS),
+            draw.add_line(imgui.ImVec2(x + 0.5, middle - MARKER_RADIUS), imgui.ImVec2(x + 0.5, middle + MARKER_RADIUS),
                           _colour("selected" if selected else "key"))
             continue
         points = [imgui.ImVec2(x, middle - MARKER_RADIUS), imgui.ImVec2(x + MARKER_RADIUS, middle),
                   imgui.ImVec2(x, middle + MARKER_RADIUS), imgui.ImVec2(x - MARKER_RADIUS, middle)]
         draw.add_quad_filled(*points, _colour("selected" if selected else "key"))
         draw.add_quad(*points, _colour("outline"))
-    x = x_of(timeline.frame, left, width, shown)
+    x = math.floor(x_of(timeline.frame, left, width, shown)) + 0.5
     if left <= x <= right:
         draw.add_line(imgui.ImVec2(x, top), imgui.ImVec2(x, bottom), _colour("current"), 2.0)
 
