@@ -13,10 +13,11 @@
     python app.py plant RIG [--pose POSE.json] --ground SCENE -o OUT.json
                                   plant the pose's feet (default: the file's pose) on the ground
                                   of a scene file (.glb, .gltf, .obj) and write the pose
-    python app.py export RIG [--pose POSE.json ...] -o OUT.glb|OUT.bvh|OUT.json
+    python app.py export RIG [--pose POSE.json ... | --clip NAME] [--fps N] -o OUT.glb|OUT.bvh|OUT.json
                                   convert a rig (any format we read) to the format the output's
                                   extension names; .glb and .bvh carry the pose, several poses
-                                  as an animation clip (.glb) or frames (.bvh)
+                                  (or the file's clip NAME) as an animation clip (.glb) or frames
+                                  (.bvh) at N frames a second (default: the clip's rate, else 30)
 
 Every command reading a rig takes the import options --bvh-scale M (metres per BVH unit) and
 --bvh-up y|z (the BVH file's up axis).
@@ -190,9 +191,20 @@ def solve_command(argv):
         raise UsageError(f"cannot write {args.output}: {error}") from None
 
 
+def frame_rate(text):
+    from rig.keys import MAX_FPS
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value <= MAX_FPS:
+        raise argparse.ArgumentTypeError(f"expected frames a second above 0 and at most {MAX_FPS:g}, got '{text}'")
+    return value
+
+
 def export_command(argv):
-    """``export RIG [--pose POSE.json ...] -o OUT``: convert a rig, no GL."""
-    from rig.formats.export import export_rig
+    """``export RIG [--pose POSE.json ... | --clip NAME] [--fps N] -o OUT``: convert a rig, no GL."""
+    from rig.formats.export import Timing, clip_frames, export_rig
     from rig.formats.reader import open_rig
     from rig.formats.rigfile import load_pose
     parser = argparse.ArgumentParser(prog="posekit export", description="Convert a rig to .glb, .bvh or .json.")
@@ -200,18 +212,28 @@ def export_command(argv):
     parser.add_argument("--pose", metavar="POSE.json", action="append",
                         help="pose to export (.glb and .bvh only); repeat it to export the poses as frames "
                              "(BVH) or an animation clip (.glb)")
+    parser.add_argument("--clip", metavar="NAME", help="export the file's animation clip NAME (a BVH file's "
+                        "motion is 'motion') with its timing, as a .glb clip or BVH frames")
+    parser.add_argument("--fps", type=frame_rate, metavar="N", help="frames a second of the exported frames "
+                        "(default: the clip's own rate; 30 for --pose frames)")
     parser.add_argument("-o", "--output", metavar="OUT", required=True, help="output file: .glb, .bvh or .json")
     add_import_options(parser)
     args = parser.parse_args(argv)
+    if args.pose and args.clip is not None:
+        parser.error("--pose cannot be combined with --clip: both choose the frames to export")
+    if args.fps is not None and not args.pose and args.clip is None:
+        parser.error("--fps needs frames to time: --pose (repeated) or --clip")
     try:
         document = open_rig(args.rig, import_options(args))
         warnings = list(document.warnings)
-        poses = []
+        poses, timing = [], Timing(args.fps or Timing.fps)
         for path in args.pose or []:
             pose, pose_warnings = load_pose(path, document.rig.skeleton)
             poses.append(pose)
             warnings += pose_warnings
-        warnings += export_rig(document, args.output, poses or None)
+        if args.clip is not None:
+            poses, timing = clip_frames(document, args.clip, args.fps)
+        warnings += export_rig(document, args.output, poses or None, timing)
     except ValueError as error:  # FileFormatError included
         raise UsageError(str(error)) from None
     except OSError as error:

@@ -1,14 +1,10 @@
-"""A frame of the opened file's animation as the pose to start posing from (Blender: import the
-animation, go to a frame, pose on top of it).
+"""The opened file's animation clips, which become the timeline's keys (``ui.timeline``).
 
 ``Animation`` holds the clips a reader sampled (``RigDocument.clips``: one Pose a frame, frames
-0-based) and which clip and frame were chosen last; ``choose_frame`` puts a frame's pose on the
-rig. The choice is a view, as Blender's current frame is; the pose it sets is an edit, so the
-frame's end records it as one undo step (a slider drag: one step when the slider is let go).
+0-based) and which clip and frame were chosen (the command line's --clip / --frame, the
+Playback popover's File clip).
 """
 from dataclasses import dataclass
-
-from rig.autorig import extend_pose, snap_handles
 
 
 @dataclass
@@ -56,38 +52,3 @@ class Animation:
         pose = self.pose(clip, frame)
         self.clip, self.frame = clip, frame
         return pose
-
-
-def fitted_pose(state, pose):
-    """``pose`` (for the file's bones) fitted to the state's rig: bones an automatic IK set-up
-    added get rest channels, with its handles snapped onto the frame's hands and feet so the
-    solve keeps the frame's limbs where they are. None when the rig lost bones since."""
-    count = len(state.rig.skeleton)
-    if len(pose.rotations) == count:
-        return pose
-    if len(pose.rotations) > count:
-        return None
-    pose = extend_pose(pose, count)
-    setup = state.auto_setup
-    if setup is not None and setup.applied and setup.skeleton is state.rig.skeleton:
-        pose = snap_handles(state.rig, setup.report, pose)
-    return pose
-
-
-def choose_frame(state, clip, frame):
-    """Pose the rig as frame ``frame`` of ``clip`` and remember the choice; returns whether it did
-    (a wrong choice leaves the pose alone and says why in the status message)."""
-    animation = state.animation
-    try:
-        pose = fitted_pose(state, animation.pose(clip, frame))
-    except ValueError as error:
-        state.report_error(str(error))
-        return False
-    if pose is None:
-        state.report_error(f"the rig has fewer bones than clip '{clip}'; reopen the file to use its animation")
-        return False
-    animation.select(clip, frame)
-    state.pose = pose
-    state.mark_dirty()
-    state.message = f"Pose from clip '{clip}', frame {frame} ({animation.seconds(clip, frame):.3f} s)"
-    return True

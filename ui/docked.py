@@ -8,15 +8,15 @@ from ui.auto_setup import should_offer, show_auto_setup
 from ui.ground_panel import ground_panel
 from ui.layout import OUTLINER, PROPERTIES, TIMELINE
 from ui.outliner import outliner_panel
-from ui.panels import animation_panel, auto_setup_panel, bone_ik_panel, copy_rotation_panel, help_marker, \
+from ui.panels import auto_setup_panel, bone_ik_panel, copy_rotation_panel, help_marker, \
     ik_constraint_panel, solver_panel, transform_panel, view_panel, wrapped
 from ui.state import GIZMO_MODES
 from ui.stats_panel import stats_panel
 from ui.status import error_toast
+from ui.timeline_panel import timeline_panel
 
 LABEL_ROOM = 150.0  # pixels right of a property's slider or field: its label and help marker
 GIZMO_LABELS = dict(zip(GIZMO_MODES, ("Select", "Move", "Rotate")))
-NO_KEYS = "Keys will come here. Until then, save poses as files (File menu)."
 
 
 def pose_panel(state):
@@ -110,13 +110,10 @@ def tools_row(state):
 
 
 def timeline_window(state, layout):
-    """The strip under the viewport: the tools, then the file's animation (the timeline's place)."""
+    """The strip under the viewport: the tools, then the timeline with the keys."""
     if _begin_panel(TIMELINE, layout):
         tools_row(state)
-        if state.animation is not None:
-            animation_panel(state)
-        else:
-            imgui.text_disabled(NO_KEYS)  # the strip stays: the timeline's place
+        timeline_panel(state)
     imgui.end()
 
 

@@ -35,6 +35,7 @@ from ui.session_file import PoseFile
 from ui.source import open_source
 from ui.unsaved import UnsavedPrompt
 from ui.state import AppState
+from ui.timeline import auto_key, keyed_export, settle
 
 MODIFIER_MASK = key.MOD_CTRL | key.MOD_SHIFT | key.MOD_ALT
 MANUAL_BVH_SCALE = 0.01  # File > BVH import: units given rather than guessed start as centimetres
@@ -239,8 +240,13 @@ class Editor:
         imgui.end_menu()
 
     def end_frame(self):
-        """Record finished edits as an undo step: not while a viewport drag or a widget is held."""
-        if self.state.drag is None and not imgui.is_any_item_active():
+        """Record finished edits as an undo step (keyed first with auto-keying on): not while a
+        viewport drag or a widget is held. A frame change is a view, never a step."""
+        quiet = self.state.drag is None and not imgui.is_any_item_active()
+        if quiet:
+            auto_key(self.state)
+        settle(self.state)
+        if quiet:
             self.state.history.commit(self.state)
         if self.autosaver is not None and self.recovery is None:
             self.autosaver.tick(self.state, self.pose_file())
@@ -339,13 +345,13 @@ class Editor:
 
     def write_export(self, path):
         """Export the rig as the extension of ``path`` says, in the current pose as shown where the
-        format holds one (``export_rig`` bakes the constraints in, as the command line's export
+        format holds one (the keyed motion, a frame each, when there are keys) (``export_rig`` bakes the constraints in, as the command line's export
         does), with the skinned mesh in a .glb; failures become the status message."""
         state = self.state
         document = RigDocument(state.rig, state.rig_path, mesh=state.mesh, pose=state.pose)
         posed = os.path.splitext(path)[1].lower() in POSED
         try:
-            warnings = export_rig(document, path, state.pose if posed else None)
+            warnings = export_rig(document, path, *(keyed_export(state) if posed else (None,)))
         except (OSError, ValueError) as error:  # FileFormatError included
             state.report_error(f"Cannot export {path}: {error}")
             return False

@@ -35,13 +35,15 @@ class Snapshot:
     bone_ik: dict
     solver: object
     hidden: frozenset = frozenset()
+    action: object = None  # the keys (rig.keys.Action, a value); None: a step read back without them
     memo: dict = field(default_factory=dict, compare=False, repr=False)  # what writers derived from it (it never changes)
 
     @classmethod
     def of(cls, state):
         rig = state.rig
         return cls(rig, state.pose.copy(), state.world.copy(), copy.deepcopy(rig.ik), copy.deepcopy(rig.copy_rotation),
-                   copy.deepcopy(rig.bone_ik), copy.deepcopy(rig.solver), frozenset(state.view.hidden))
+                   copy.deepcopy(rig.bone_ik), copy.deepcopy(rig.solver), frozenset(state.view.hidden),
+                   state.timeline.action)
 
     def matches(self, state):
         """Whether ``state`` still holds exactly this snapshot's values (no copies made)."""
@@ -52,7 +54,8 @@ class Snapshot:
         bones are the view's, in no file)."""
         rig = state.rig
         return (self.rig is rig and self.pose == state.pose and self.ik == rig.ik and self.copy_rotation == rig.copy_rotation
-                and self.bone_ik == rig.bone_ik and self.solver == rig.solver)
+                and self.bone_ik == rig.bone_ik and self.solver == rig.solver
+                and (self.action is None or self.action is state.timeline.action))
 
     def restore(self, state):
         """Put the snapshot's values (fresh copies, so later edits cannot reach the history) into
@@ -67,6 +70,8 @@ class Snapshot:
         rig.bone_ik, rig.solver = copy.deepcopy(self.bone_ik), copy.deepcopy(self.solver)
         state.world = self.world.copy()
         set_hidden(state.view, self.hidden)
+        if self.action is not None:
+            state.timeline.action = self.action
 
 
 def _forget_missing_bones(view, names):
@@ -106,6 +111,11 @@ class History:
         self.current = Snapshot.of(state)
         self.version += 1
         return True
+
+    def rebase(self, state):
+        """Take ``state`` as the current step without recording one: the pose a frame change put
+        on from the keys is a view (``ui.timeline``), so undo goes back past it, not to it."""
+        self.current = Snapshot.of(state)
 
     def can_undo(self):
         return bool(self.undo_stack)

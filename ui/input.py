@@ -15,7 +15,7 @@ import numpy as np
 from imgui_bundle import imgui
 from pyglet.window import key, mouse
 
-from ui import gizmo, navigation, selection, viewport
+from ui import gizmo, navigation, selection, timeline, viewport
 
 CTRL, SHIFT, ALT = key.MOD_CTRL, key.MOD_SHIFT, key.MOD_ALT
 MODIFIER_MASK = CTRL | SHIFT | ALT  # Num Lock and Caps Lock change no binding (nor the numpad's symbols)
@@ -88,7 +88,19 @@ VIEWPORT_KEYS = (
                (1,), "dragging"),
     KeyBinding("Pose tools", "Auto IK drag: shorter chain", ((key.PAGEDOWN, 0), (key.PAGEDOWN, CTRL)),
                "step_auto_ik", (-1,), "dragging"),
+    # Blender's timeline keys (ui.timeline); none of them clashes with a pose-mode key above.
+    KeyBinding("Timeline", "Play / pause", ((key.SPACE, 0),), "on_timeline", ("toggle_play",)),
+    KeyBinding("Timeline", "Step back / on a frame", ((key.LEFT, 0), (key.RIGHT, 0)), "on_timeline", ("step",),
+               keys="Left / Right", takes_key=True),
+    KeyBinding("Timeline", "Jump to the start / end", ((key.LEFT, SHIFT), (key.RIGHT, SHIFT)), "on_timeline",
+               ("jump_to_end",), keys="Shift+Left / Shift+Right", takes_key=True),
+    KeyBinding("Timeline", "Jump to the previous / next key", ((key.DOWN, 0), (key.UP, 0)), "on_timeline",
+               ("jump_to_key",), keys="Down / Up", takes_key=True),
+    KeyBinding("Timeline", "Insert a key on the selected bones (all when none is)", ((key.I, 0),), "on_timeline",
+               ("insert_key",)),
+    KeyBinding("Timeline", "Delete the keys at the current frame", ((key.I, ALT),), "on_timeline", ("delete_key",)),
 )
+TIMELINE_DIRECTIONS = {key.LEFT: -1, key.RIGHT: 1, key.DOWN: -1, key.UP: 1}
 VIEWPORT_SHORTCUTS = {shortcut: binding for binding in VIEWPORT_KEYS for shortcut in binding.shortcuts}
 
 POINTER_BINDINGS = (
@@ -270,3 +282,12 @@ class ViewportInput:
 
     def step_auto_ik(self, step):
         viewport.change_auto_ik_length(self.state, step)
+
+    def on_timeline(self, command, symbol=None):
+        """A timeline command; arrow keys give it their direction (jump_to_end: the end for Right)."""
+        if symbol is None:
+            getattr(timeline, command)(self.state)
+        elif command == "jump_to_end":
+            timeline.jump_to_end(self.state, TIMELINE_DIRECTIONS[symbol] > 0)
+        else:
+            getattr(timeline, command)(self.state, TIMELINE_DIRECTIONS[symbol])

@@ -7,7 +7,7 @@ from pyglet.window import key
 
 from ui.input import POINTER_BINDINGS, VIEWPORT_KEYS
 
-SECTIONS = ("Navigation", "Selection", "Pose tools", "File", "Edit")
+SECTIONS = ("Navigation", "Selection", "Pose tools", "Timeline", "File", "Edit")
 KEY_NAMES = {key.NUM_DECIMAL: "Numpad .", key.NUM_ENTER: "Numpad Enter", key.PAGEUP: "Page Up",
              key.PAGEDOWN: "Page Down", key.HOME: "Home", key.ENTER: "Enter", key.TAB: "Tab"}
 MODIFIER_NAMES = ((key.MOD_CTRL, "Ctrl"), (key.MOD_SHIFT, "Shift"), (key.MOD_ALT, "Alt"))

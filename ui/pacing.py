@@ -28,7 +28,7 @@ class FramePacer:
         self.awake_until = max(self.awake_until, self.clock() + SETTLE_S)
 
     def busy(self):
-        """Whether the app changes with no input: a drag in progress, a solve asked for, an
+        """Whether the app changes with no input: a drag in progress, a solve asked for, playback, an
         autosave waiting for its delay or being written, a message the user has not answered, a
         status message whose time is up, the solvers' warm-up finished and not yet in the status
         bar, or input ImGui has
@@ -37,7 +37,7 @@ class FramePacer:
         editor, state = self.app.editor, self.app.state
         autosaver = editor.autosaver
         expiry = message_expiry(state)
-        return (state.drag is not None or state.solve_pending or editor.recovery is not None or editor.unsaved is not None
+        return (state.drag is not None or state.solve_pending or state.timeline.playing or editor.recovery is not None or editor.unsaved is not None
                 or editor.quit_requested or (autosaver is not None and autosaver.pending)
                 or (expiry is not None and self.clock() >= expiry)
                 or (self.app.warmup is not None and self.app.warmup.news)

@@ -14,7 +14,6 @@ from rig.ranges import MAX_COORDINATE, MAX_SCALE
 from solvers.methods import FEATURES
 from solvers.transforms import euler_xyz_from_quat, quat_from_euler_xyz
 from ui import widgets
-from ui.animation import choose_frame
 from ui.auto_setup import LIMB_ROLES, apply_auto_setup, choose_limb_end, current_setup, limbs_to_set_up
 from ui.honoured import WARNING_COLOUR, dropped_settings, not_honoured_marker, reports_moving
 from ui.navigation import frame_bones
@@ -440,30 +439,3 @@ def _limb_choices(state, report):
         changed, end = _combo(f"{role} ends at", current, choices)
         if changed:
             choose_limb_end(state, role, None if end == NO_LIMB else end)
-
-
-CLIP_WIDTH = 180.0  # pixels
-FRAME_LABEL_ROOM = 80.0  # pixels right of the frame slider: its label and help marker
-
-
-def animation_panel(state):
-    """The file's animation as a timeline row: a clip and a frame (from 0) whose pose becomes the
-    rig's, as one undo step (a slider drag: one step when let go). Re-apply puts the chosen frame
-    back after edits."""
-    animation = state.animation
-    imgui.set_next_item_width(CLIP_WIDTH)
-    changed, clip = _combo("Clip", animation.clip, list(animation.clips))
-    last = animation.frame_count(clip) - 1
-    frame = min(animation.frame, last)
-    imgui.same_line()
-    imgui.set_next_item_width(max(imgui.get_content_region_avail().x - FRAME_LABEL_ROOM, CLIP_WIDTH))
-    moved, frame = widgets.slider_int("Frame", frame, 0, last)
-    help_marker("Ctrl+click the slider to type a frame number. The chosen frame's pose replaces the\n"
-          "current one; pose on top of it, Ctrl+Z takes it back.")
-    imgui.text_disabled(animation.summary(clip, frame))
-    imgui.same_line()
-    again = widgets.small_button("Re-apply")
-    if changed or moved or again:
-        choose_frame(state, clip, min(max(frame, 0), last))
-
-

@@ -2,9 +2,10 @@
 new AppState.
 
 Version 2 holds what the user made or chose: the rig (settings and constraints included), the
-pose, the camera, the selection and hidden bones, which animation clip and frame were chosen,
-where Save writes the pose and whether that is up to date, the ground (its scene file, read
-again, and the contact and planting switches), the rig file the session came
+pose, the camera, the selection and hidden bones, which animation clip and frame were chosen, the
+keys and the timeline (``ui.session_keys``), where Save writes the pose and whether that is up to
+date, the ground (its scene file, read again, and the contact and planting switches), the rig file
+the session came
 from with its fingerprint (``ui.source``), and the undo and redo steps (``history``: each step's
 pose, world matrices and hidden bones, on the session's rig or one of ``rigs``, those that
 automatic IK set-up replaced, with one of ``settings``), so Ctrl+Z goes on where it was: all of
@@ -35,6 +36,7 @@ from rig.ranges import MAX_BVH_SCALE
 from ui.animation import Animation
 from ui.ground_state import GroundChoice
 from ui.history import Snapshot
+from ui.session_keys import action_json, mark_read, restore_timeline, timeline_dict
 from ui.source import SourceFile
 from ui.state import AppState
 
@@ -206,7 +208,8 @@ def _scene_dict(state, pose_file):
             "rig": rig_to_dict(rig, exact=True), "pose": pose_to_dict(rig.skeleton, state.pose, rig.name),
             "world": _world_dict(rig.skeleton, state.pose, state.world),
             "camera": _camera_dict(state.camera), "view": _view_dict(state.view),
-            "animation": _animation_dict(state.animation), "ground": GroundChoice.of(state).to_dict()}
+            "animation": _animation_dict(state.animation), "ground": GroundChoice.of(state).to_dict(),
+            "timeline": timeline_dict(state.timeline)}
 
 
 def session_chunks(state, pose_file=PoseFile()):
@@ -215,7 +218,7 @@ def session_chunks(state, pose_file=PoseFile()):
     once, so an autosave encodes only the scene and the steps new since the last one, and copies
     none of it. Non-finite numbers raise ValueError."""
     scene = _encoded(_scene_dict(state, pose_file))
-    return [scene[:-1], ', "history": ', *_history_chunks(state), "}"]
+    return [scene[:-1], ', "action": ', action_json(state), ', "history": ', *_history_chunks(state), "}"]
 
 
 def session_dict(state, pose_file=PoseFile()):
@@ -317,6 +320,7 @@ def read_recovery(path):
     SavedView.read(root)
     AnimationChoice.read(root)
     GroundChoice.read(root)
+    mark_read(root)
     root.get("world", None)  # these two are read as the session is restored
     root.get("history", None)
     root.check_fields(within=False)  # the objects within: as the session is restored
@@ -463,6 +467,7 @@ def restore_session(data, path="<recovery>"):
         choice.apply(state.animation)
     if view is not None:
         view.apply(state.view, set(rig.skeleton.names))
+    restore_timeline(root, state)
     history = SavedHistory.read(root, rig)
     pose_file = _read_pose_file(root)
     ground_note = GroundChoice.read(root).apply(state)

@@ -16,6 +16,7 @@ from ui.animation import Animation
 from ui.history import History
 from ui.free_space import uncovered
 from ui.ground_state import planted_after_solve
+from ui.timeline import TimelineState, timeline_for
 from ui.outliner import OutlinerState
 from ui.transform_input import TypedInput
 
@@ -135,10 +136,13 @@ class AppState:
     ground_contact: bool = False  # no bone below the ground in any solve (the solve reads it)
     plant_feet: bool = False  # plant the feet after every solve
     legs_cache: tuple = None  # (key, rig.feet.Legs) for planting, ``ui.ground_state.legs_of``
+    timeline: TimelineState = None  # the keys and the current frame (ui.timeline)
 
     def __post_init__(self):
         if self.world is None:  # plain FK until the first resolve: the history keeps a world with each pose
             self.world = world_matrices(self.rig.skeleton, self.pose)
+        if self.timeline is None:
+            self.timeline = timeline_for(None, self.rig.skeleton, self.pose)
         if self.history is None:
             self.history = History(self)
 
@@ -173,6 +177,8 @@ class AppState:
         state.animation = animation if animation is not None else Animation.of(document)
         state.skins, state.skin = document.skins, document.skin
         state.source = source
+        state.timeline = timeline_for(state.animation, document.rig.skeleton, state.pose)
+        state.history.reset(state)  # the file's keys are where undo stops
         return state
 
     def free_rect(self, width, height):

@@ -117,6 +117,8 @@ radio_button = _located(imgui.radio_button)
 slider_int = _located(imgui.slider_int)
 slider_float = _located(_finite(imgui.slider_float))
 drag_float = _located(_finite(imgui.drag_float))
+drag_int = _located(imgui.drag_int)
+invisible_button = _located(imgui.invisible_button)
 input_float = _located(_finite(imgui.input_float, text_field=True))
 input_text = _located(imgui.input_text)
 collapsing_header = _located(imgui.collapsing_header)
@@ -160,7 +162,7 @@ def combo(label, current, items):
     return _noting(label, "combo", lambda: _combo_list(label, current, list(items)))
 
 
-TEXT_KINDS = ("slider_int", "slider_float", "drag_float", "input_float", "input_text")
+TEXT_KINDS = ("slider_int", "slider_float", "drag_float", "drag_int", "input_float", "input_text")
 """Widgets that take a typed value: Ctrl+click turns a slider or drag field into a text field."""
 
 

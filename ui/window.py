@@ -33,6 +33,7 @@ from ui.layout import DockLayout, layout_path
 from ui.overlay import draw_overlay
 from ui.solver_state import solver_overlay
 from ui.status import status_bar
+from ui.timeline import advance
 from ui.viewport import active_chain, cancel_drag, constraint_line
 
 FIXED_DT = 1.0 / 60.0
@@ -210,6 +211,7 @@ class PosekitWindow:
         if self.warmup is not None:
             self.warmup.show(self.state)
         status_bar(self.state, self.now())
+        advance(self.state, self.now())  # playback: the frame the clock has reached, before the panels show it
         dirty, free = docked_panels(self.state, self.layout)
         if dirty:
             self.state.mark_dirty()

@@ -13,6 +13,7 @@ and Copy Rotation are baked in (other programs do not run our constraints), from
 from the command line alike.
 """
 import os
+from dataclasses import dataclass
 
 from rig.evaluate import evaluation
 from rig.formats.bvh_write import save_bvh
@@ -21,17 +22,18 @@ from rig.pose import Pose
 from rig.formats.rigfile import save_rig
 
 
-def _glb(document, poses, path):
+def _glb(document, poses, path, timing):
     from rig.formats.gltf import write_glb  # pygltflib loads only when a .glb is written
-    write_glb(path, document.rig, poses[0], document.mesh, clip=poses if len(poses) > 1 else None)
+    write_glb(path, document.rig, poses[0], document.mesh, clip=poses if len(poses) > 1 else None, fps=timing.fps,
+              clip_name=timing.clip_name)
     return []
 
 
-def _bvh(document, poses, path):
-    return save_bvh(path, document.rig.skeleton, poses)
+def _bvh(document, poses, path, timing):
+    return save_bvh(path, document.rig.skeleton, poses, frame_time=1.0 / timing.fps)
 
 
-def _json(document, poses, path):
+def _json(document, poses, path, timing):
     save_rig(document.rig, path)
     return []
 
@@ -40,11 +42,33 @@ WRITERS = {".glb": _glb, ".bvh": _bvh, ".json": _json}
 POSED = (".glb", ".bvh")
 
 
-def export_rig(document, path, pose=None):
+@dataclass(frozen=True)
+class Timing:
+    """How frames play: ``fps`` frames a second (a .glb clip's key times, a BVH Frame Time) and
+    the clip's name in a .glb."""
+    fps: float = 30.0
+    clip_name: str = "posekit"
+
+
+def clip_frames(document, name, fps=None):
+    """(poses, Timing) of the document's clip ``name`` as keys, a frame each at ``fps`` (default:
+    the clip's own rate; another rate samples the keys between frames, so the clip lasts as
+    long); ValueError naming the clips there are when it has no such clip."""
+    from rig.keys import action_from_poses, frame_range  # the keys load only when a clip is exported
+    if name not in document.clips or not document.clips[name]:
+        have = ", ".join(repr(c) for c, frames in document.clips.items() if frames) or "none"
+        raise ValueError(f"{document.path} has no animation clip '{name}' (its clips: {have})")
+    skeleton = document.rig.skeleton
+    action = action_from_poses(name, document.clips[name], 1.0 / document.frame_times[name], skeleton)
+    fps = action.fps if fps is None else fps
+    return [action.pose_at(frame, skeleton) for frame in frame_range(action, fps)], Timing(fps, name)
+
+
+def export_rig(document, path, pose=None, timing=Timing()):
     """Write ``document`` (a RigDocument) to ``path`` in the format its extension names, posed by
-    ``pose``: a Pose, or a list of them as frames (default: the pose the document holds, else
-    rest), each with the rig's constraints evaluated as the window shows it. Returns the writer's
-    warnings. Raises FileFormatError for an extension we cannot write
+    ``pose``: a Pose, or a list of them as frames played with ``timing`` (default: the pose the
+    document holds, else rest), each with the rig's constraints evaluated as the window shows it.
+    Returns the writer's warnings. Raises FileFormatError for an extension we cannot write
     or a pose the format cannot hold, ValueError for a non-finite pose and OSError when the file
     cannot be written."""
     extension = os.path.splitext(str(path))[1].lower()
@@ -64,4 +88,4 @@ def export_rig(document, path, pose=None):
         raise ValueError("the pose has non-finite values")
     if extension in POSED:
         poses = [evaluation(document.rig, p).shown for p in poses]
-    return writer(document, poses, path)
+    return writer(document, poses, path, timing)

@@ -11,6 +11,8 @@ Writing: ``write_glb(path, rig, pose, mesh, clip)`` (see ``rig.formats.gltf_expo
 import math
 from dataclasses import dataclass, field
 
+import numpy as np
+
 
 from rig.formats.document import RigDocument
 from rig.formats.gltf_anim import read_clips
@@ -62,15 +64,35 @@ def read_gltf(path, skin=0, fps=DEFAULT_FPS):
     source = GltfSource(mapping, base, read_clips(file, {int(n): i for i, n in enumerate(joints)}))
     mesh = read_skinned_mesh(file, skin, bones, rig.skeleton)
     pose = mapping.pose_from_locals(nodes.local[joints])
-    clips = {name: [source.sample(name, k / fps) for k in range(_frame_count(clip.duration, fps))]
+    rates = {name: clip_rate(clip, fps) for name, clip in source.clips.items()}
+    clips = {name: [source.sample(name, k / rates[name]) for k in range(_frame_count(clip.duration, rates[name]))]
              for name, clip in source.clips.items()}
     return RigDocument(rig, file.path, file.warnings, clips, mesh, pose=pose, source=source,
-                       frame_times={name: 1.0 / fps for name in clips},
+                       frame_times={name: 1.0 / rates[name] for name in clips},
                        skins=names if len(skins) > 1 else (), skin=skin)
 
 
+GRID_TOLERANCE = 1e-3  # of a frame: key times this close to a whole frame lie on the clip's grid, or end it
+MIN_GRID_FPS, MAX_GRID_FPS = 10.0, 1000.0  # sparser keys (two a second) are sampled at ``fps``
+
+
+def clip_rate(clip, fps):
+    """The rate a clip was keyed at, when every key time is a whole number of one interval (ours:
+    one key a frame, at any rate), so it reads back with its own timing; else ``fps``. The
+    interval is measured across the whole clip, which averages out float32 key times."""
+    times = np.unique(np.concatenate([c.times for c in clip.channels]).astype(float))
+    if len(times) < 2:
+        return fps
+    steps = round((times[-1] - times[0]) / float(np.min(np.diff(times))))
+    interval = (times[-1] - times[0]) / steps
+    frames = (times - times[0]) / interval
+    if not 1.0 / MAX_GRID_FPS <= interval <= 1.0 / MIN_GRID_FPS or np.abs(frames - np.round(frames)).max() > GRID_TOLERANCE:
+        return fps
+    return 1.0 / interval
+
+
 def _frame_count(duration, fps):
-    return int(math.floor(duration * fps + 1e-6)) + 1
+    return int(math.floor(duration * fps + GRID_TOLERANCE)) + 1
 
 
 def _rig_dict(file, bones):

@@ -1,5 +1,5 @@
-"""Taking the starting pose from a frame of the file's animation: the Animation panel driven by
-clicks on its widgets (the animated glTF humanoid), undo, automatic IK set-up on a BVH frame."""
+"""A file's animation as the timeline's keys: going to a frame poses the rig as that frame (the
+animated glTF humanoid), undo, automatic IK set-up on a BVH frame."""
 import numpy as np
 import pytest
 
@@ -8,8 +8,8 @@ from rig.pose import heads_tails, world_matrices
 from tests.golden import assert_matches_golden
 from tests.ui.animated import CLIP, FRAMES, write_animated_glb
 from tests.ui.conftest import SIZE, Driver, start_app
-from ui import widgets
-from ui.animation import Animation, choose_frame
+from ui.animation import Animation
+from ui.timeline import go_to_frame
 from ui.auto_setup import apply_auto_setup
 from ui.autosave import STATE_DIR_ENV
 from ui.state import AppState
@@ -48,77 +48,56 @@ def clip_driver(posekit_window, animated, tmp_path, monkeypatch):
     return Driver(posekit_window)
 
 
-def frame_slider():
-    """The Frame slider's left end, right end (frames 0 and 2 lie 4 pixels inside) and middle row."""
-    left, top, right, bottom = widgets.find("Frame").rect
-    return left + 4, right - 4, (top + bottom) / 2
+def frame_field():
+    return "##current_frame"
 
 
 def shown_joints(state):
     return joints(state.rig.skeleton, state.world)
 
 
-@pytest.mark.parametrize("frame, at", [(2, 1.0), (1, 0.5)])
-def test_clicking_the_frame_slider_poses_the_rig_as_that_frame_in_one_undo_step(clip_driver, animated, frame, at):
+@pytest.mark.parametrize("frame", [2, 1])
+def test_going_to_a_frame_poses_the_rig_as_that_frame_without_an_undo_step(clip_driver, animated, frame):
+    """The file's clip is the keys: a frame change is a view, as Blender's current frame is."""
     state = clip_driver.state
     start = shown_joints(state)
-    assert state.animation.clip == CLIP and state.animation.frame_count() == FRAMES
-    left, right, y = frame_slider()
-    clip_driver.click(left + (right - left) * at, y)
+    assert state.animation.clip == CLIP and state.timeline.action.end == FRAMES - 1
+    clip_driver.set_value(frame_field(), frame)
     clip_driver.frames(1)
-    assert state.animation.frame == frame
+    assert state.timeline.frame == frame
     np.testing.assert_allclose(shown_joints(state), sampled_joints(open_rig(animated), frame), atol=1e-4)
     assert np.abs(shown_joints(state) - start).max() > 0.1  # a real change, not the file's pose
-    assert f"frame {frame}" in state.message
-    clip_driver.key("Z", ["ctrl"])
-    np.testing.assert_allclose(shown_joints(state), start, atol=1e-9)
     assert not state.history.can_undo()
 
 
-def test_dragging_the_slider_through_every_frame_is_one_undo_step(clip_driver):
+def test_an_edit_at_a_frame_is_an_undo_step_and_a_frame_change_puts_the_keys_back(clip_driver, animated):
     state = clip_driver.state
-    start = shown_joints(state)
-    left, right, y = frame_slider()
-    clip_driver.move(left, y)
-    clip_driver.press(left, y)
-    for x in np.arange(left, right + 1, 10):
-        clip_driver.drag(x, y)
-    clip_driver.release(right, y)
-    clip_driver.frames(1)
-    assert state.animation.frame == FRAMES - 1
-    assert len(state.history.undo_stack) == 1
-    clip_driver.key("Z", ["ctrl"])
-    np.testing.assert_allclose(shown_joints(state), start, atol=1e-9)
-
-
-def test_reapply_puts_the_chosen_frame_back_after_an_edit(clip_driver, animated):
-    state = clip_driver.state
-    clip_driver.set_value("Frame", FRAMES - 1)
+    clip_driver.set_value(frame_field(), FRAMES - 1)
     clip_driver.app.editor.reset_pose()
     clip_driver.frames(1)
     expected = sampled_joints(open_rig(animated), FRAMES - 1)
     assert np.abs(shown_joints(state) - expected).max() > 0.1
-    clip_driver.click_item("Re-apply")
-    clip_driver.frames(1)
+    clip_driver.key("LEFT")
+    clip_driver.key("RIGHT")
     np.testing.assert_allclose(shown_joints(state), expected, atol=1e-4)
+    assert len(state.history.undo_stack) == 1  # the reset, reachable by Ctrl+Z
 
 
 def test_screenshot_of_a_clip_frame(clip_driver):
-    left, right, y = frame_slider()
-    clip_driver.click(right, y)
-    clip_driver.move(480, 560)  # off the slider: no hover highlight in the picture
+    clip_driver.key("RIGHT", ["shift"])
+    clip_driver.move(480, 560)  # off the strip: no hover highlight in the picture
     clip_driver.frames(2)
+    assert clip_driver.state.timeline.frame == FRAMES - 1
     assert_matches_golden(clip_driver.app.read_rgb(), "app_clip_frame")
 
 
 @NEEDS_SHARED
-def test_a_wrong_choice_leaves_the_pose_and_says_why():
-    state = open_state(BVH)
-    pose = state.pose.copy()
-    assert not choose_frame(state, "motion", 4)
-    assert "frames 0 to 3" in state.message and state.pose == pose
-    assert not choose_frame(state, "walk", 0)
-    assert "no animation clip 'walk'" in state.message and state.pose == pose
+def test_a_wrong_choice_says_why():
+    animation = open_state(BVH).animation
+    with pytest.raises(ValueError, match="frames 0 to 3"):
+        animation.select("motion", 4)
+    with pytest.raises(ValueError, match="no animation clip 'walk'"):
+        animation.select("walk", 0)
 
 
 def test_a_json_rig_has_no_animation():
@@ -133,7 +112,7 @@ def test_a_frame_after_automatic_ik_set_up_keeps_the_frames_joints():
     assert apply_auto_setup(state)
     count = len(frames[0].rotations)
     assert len(state.rig.skeleton) > count
-    assert choose_frame(state, "motion", 3)
+    go_to_frame(state, 3)
     state.solve_if_pending()  # what the frame does after its input
     skeleton = open_rig(BVH).rig.skeleton
     expected = joints(skeleton, world_matrices(skeleton, frames[3]))

@@ -76,7 +76,7 @@ def test_the_docked_layout_at_common_sizes(posekit_window, restore_size, tmp_pat
     state.deterministic = True
     start_app(posekit_window, state)
     driver = Driver(posekit_window)
-    driver.click_item("Frame")  # the middle of the slider: frame 1 of 0-2
+    driver.key("RIGHT")  # frame 1 of the clip's 0-2
     driver.click_item("forearm.L")  # in the outliner: its arm IK constraint shows
     for label in (tab, *sections):
         driver.click_item(label)

@@ -146,10 +146,11 @@ def test_a_skinned_glb_session_comes_back_whole_after_a_crash(launch, tmp_path):
 
 
 @NEEDS_SHARED
-def test_a_bvh_session_keeps_its_clip_and_chosen_frame(launch):
+def test_a_bvh_session_keeps_its_clip_keys_and_frame(launch):
     driver = open_file(launch(), CMU_EXCERPT)
     clips = driver.state.animation.clips
-    driver.set_value("Frame", 2)
+    keys = driver.state.timeline.action
+    driver.set_value("##current_frame", 2)
     driver.click_item("LeftLeg")
     driver.key("H")
     driver.click_item("RightLeg")
@@ -161,8 +162,14 @@ def test_a_bvh_session_keeps_its_clip_and_chosen_frame(launch):
     state = driver.state
     assert_restored(state, before)
     animation = state.animation
-    assert (animation.clip, animation.frame) == ("motion", 2)
+    assert state.timeline.frame == 2 and animation.clip == "motion"
     assert list(animation.clips) == list(clips)
+    action = state.timeline.action
+    assert (action.fps, action.start, action.end, list(action.channels)) == (keys.fps, keys.start, keys.end,
+                                                                             list(keys.channels))
+    for name, channel in keys.channels.items():
+        np.testing.assert_array_equal(action.channels[name].values, channel.values)
+        np.testing.assert_array_equal(action.channels[name].frames, channel.frames)
     for got, wanted in zip(animation.clips["motion"], clips["motion"]):
         assert got == wanted
     assert state.source.options == driver.app.editor.import_options  # read as the first start read it

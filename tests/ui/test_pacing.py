@@ -34,7 +34,8 @@ class Window:
 
 def idle_app():
     return SimpleNamespace(window=Window(), state=SimpleNamespace(drag=None, solve_pending=False, message="", error="",
-                                                                  message_shown_at=None, message_lasts=False), warmup=None,
+                                                                  message_shown_at=None, message_lasts=False,
+                                                                  timeline=SimpleNamespace(playing=False)), warmup=None,
                            editor=SimpleNamespace(autosaver=None, recovery=None, unsaved=None, quit_requested=False),
                            imgui_context=SimpleNamespace(input_events_queue=[]))
 
@@ -66,7 +67,7 @@ def test_input_wakes_it_for_a_moment():
     assert frames(pacer, clock, 2.0) == 0
 
 
-def test_a_drag_a_pending_solve_a_pending_autosave_and_an_open_question_keep_it_drawing():
+def test_a_drag_a_pending_solve_playback_a_pending_autosave_and_an_open_question_keep_it_drawing():
     clock = Clock()
     app = idle_app()
     pacer = FramePacer(app, clock)
@@ -74,6 +75,8 @@ def test_a_drag_a_pending_solve_a_pending_autosave_and_an_open_question_keep_it_
     for busy, idle in ((lambda: setattr(app.state, "drag", object()), lambda: setattr(app.state, "drag", None)),
                        (lambda: setattr(app.state, "solve_pending", True),
                         lambda: setattr(app.state, "solve_pending", False)),
+                       (lambda: setattr(app.state.timeline, "playing", True),
+                        lambda: setattr(app.state.timeline, "playing", False)),
                        (lambda: setattr(app.editor, "autosaver", SimpleNamespace(pending=True)),
                         lambda: setattr(app.editor, "autosaver", SimpleNamespace(pending=False))),
                        (lambda: setattr(app.editor, "recovery", object()), lambda: setattr(app.editor, "recovery", None)),

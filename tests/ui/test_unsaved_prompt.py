@@ -92,7 +92,7 @@ def test_opening_another_rig_asks_first_and_cancel_keeps_the_scene(driver):
 def test_file_new_asks_first_then_starts_over_on_the_default_rig(driver):
     assert driver.app.editor.load_rig(CMU_EXCERPT)
     driver = Driver(driver.app)
-    driver.set_value("Frame", 2)  # an edit: the pose of another frame
+    driver.key("I")  # an edit: a key
     bvh = driver.app.state
     driver.click_item("File")
     driver.click_item("New")
