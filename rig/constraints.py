@@ -9,6 +9,8 @@ from solvers.methods import METHODS
 
 SOLVER_TYPES = ("auto",) + tuple(METHODS)  # "auto" picks among the methods (solvers.methods)
 SOLVE_MODES = ("continuous", "original_pose")
+ITASC_MODES = ("animation", "simulation")  # Blender's iTaSC modes (rig.simulation)
+REITERATIONS = ("never", "initial", "always")  # when a simulated frame converges (rig.simulation)
 IK_TYPES = ("copy_pose", "distance")
 LIMIT_MODES = ("inside", "outside", "on_surface")
 REFERENCE_AXES = ("bone", "target")
@@ -18,7 +20,9 @@ RANGES = {"iterations": (1, 10000), "chain_count": (0, 255), "pole_angle": (-mat
           "weight": (0.01, 1.0), "orient_weight": (0.01, 1.0), "influence": (0.0, 1.0), "stretch": (0.0, 1.0),
           "rotation_weight": (0.0, 1.0), "stiffness": (0.0, 0.99), "limit": (-math.pi, math.pi),
           "soft_reach": (0.0, 1000.0), "distance": (0.0, 1e6), "damping": (0.0, 100.0),
-          "tolerance": (0.0, 0.1)}  # metres of residual; Blender's iTaSC precision has the same range
+          "tolerance": (0.0, 0.1),  # metres of residual; Blender's iTaSC precision has the same range
+          "max_velocity": (0.0, 100.0), "feedback": (0.0, 100.0),  # rad/s and 1/s, Blender's iTaSC ranges
+          "dt": (1e-4, 10.0)}  # seconds a simulated frame steps
 
 
 def clamp_setting(name, value):
@@ -94,6 +98,10 @@ class SolverSettings:
 
     ``mode`` "continuous" starts each solve from the current pose, "original_pose" from the rest
     pose (Urho3D's USE_ORIGINAL_POSE). ``use_target_rotations`` lets effectors drive end rotations.
+    ``itasc_mode`` "simulation" is Blender's iTaSC Simulation mode (``rig.simulation``): each solve
+    steps the Jacobian methods through the time since the last one, no bone turning faster than
+    ``max_velocity`` (rad/s), the residual corrected at ``feedback`` (1/s); ``reiteration`` says
+    which frames converge instead ("never", "initial": the first one, "always").
     """
     type: str = "auto"
     iterations: int = 100
@@ -101,6 +109,10 @@ class SolverSettings:
     mode: str = "continuous"
     use_target_rotations: bool = False
     damping: float = 0.1
+    itasc_mode: str = "animation"
+    max_velocity: float = 50.0
+    feedback: float = 20.0
+    reiteration: str = "initial"
 
 
 @dataclass

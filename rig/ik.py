@@ -18,6 +18,7 @@ from rig.constraints import IKConstraint
 from rig.ik_plan import bone_limits, group_plan
 from rig.lone_limb import LIMB, solve_lone_limb
 from rig.pose import bone_rows, identity_rotations, update_world
+from rig.simulation import continues, stepping
 from rig.solver_views import chain_arrays, tree_arrays
 from solvers.chain import SolveResult
 from solvers.goals import DistanceGoal, JointRotationGoal, PositionGoal, RotationGoal
@@ -131,8 +132,9 @@ _REST_STARTS = {}  # bone count -> read-only identity rotations: a start no meth
 
 
 def _start(rig, pose, bones):
-    """Where an iterative solve starts: the current pose, or the rest pose in original-pose mode."""
-    if rig.solver.mode == "continuous":
+    """Where an iterative solve starts: the current pose, or the rest pose in original-pose mode
+    (a simulated frame after the first continues from the current pose: ``rig.simulation``)."""
+    if rig.solver.mode == "continuous" or continues(rig):
         current = pose.rotations[bone_rows(bones)]  # a view for a chain's consecutive bones: no copy
         current.flags.writeable = False  # methods start from it; the pose changes only in _write
         return current
@@ -315,11 +317,12 @@ def solve_goals(rig, pose, world, goals, bones):
     if group is None:  # a non-finite target: the pose stays as it is
         return [ChainReport(g.constraint.bone, plan.choice.methods[0], 0, False, (NOT_FINITE,)) for g in goals]
     search = _Search(plan.budget)
+    simulation = stepping(rig)
 
     def run(method, start, iterations):
         """One method's solve from ``start`` (None: the pose as it is); whether to go on."""
         fresh = start is None
-        settings = Settings(max(iterations, 1), rig.solver.tolerance, rig.solver.damping)
+        settings = Settings(max(iterations, 1), rig.solver.tolerance, rig.solver.damping, simulation)
         result = solve(method, group.problem, _start(rig, pose, bones) if fresh else start, settings, fresh)
         search.offer(method, result)
         return not (search.best.converged or _out_of_reach(rig, pose, world, goals, bones, plan.features))

@@ -5,6 +5,7 @@ group in ``rig.solve_plans`` and builds it again only when a setting it depends 
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from rig.simulation import simulating
 from solvers.goals import BoneDofs
 from solvers.methods import JACOBIAN, choose_methods, names_of
 from solvers.problem import Freedoms
@@ -50,6 +51,8 @@ def problem_features(rig, goals, bones):
             features.add("location locks")
     if len({g.constraint.weight for g in goals}) > 1:
         features.add("weights")
+    if simulating(rig):
+        features.add("simulation")
     return features
 
 

@@ -21,6 +21,7 @@ class Rig:
     bone_ik: dict = field(default_factory=dict)
     solver: SolverSettings = field(default_factory=SolverSettings)
     solve_plans: dict = field(default_factory=dict, repr=False, compare=False)
+    time_step: object = field(default=None, repr=False, compare=False)  # rig.simulation.TimeStep of the next solve
 
     def ik_settings(self, bone_name):
         return self.bone_ik.get(bone_name, DEFAULT_IK_SETTINGS)

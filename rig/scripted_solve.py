@@ -6,7 +6,8 @@ reach, and iTaSC's ``ik_type`` "distance" with its ``distance`` and ``limit_mode
 inside, outside or on the sphere of that radius about the target). Keys are the rig file's IK
 constraint keys, but ``chain_length`` for its ``chain_count``; any other key is refused.
 Each case solves on its own from the rest pose with only its goals (the rig's own IK
-constraints are not used), and reports every bone's world head and tail with its pose
+constraints are not used; with a top-level ``simulation`` the cases are frames in time instead,
+each from the pose the last left: ``rig.simulated_solve``), and reports every bone's world head and tail with its pose
 ``rotation`` (xyzw, relative to rest, as pose files store it) and ``scale`` (inherited by its
 children, ``rig.pose.Pose``: a textbook forward kinematics of the output gives its heads and
 tails), per goal its residual with its unit (its first: the reach), whether that was reached
@@ -23,7 +24,8 @@ import numpy as np
 from rig.constraints import IK_TYPES, LIMIT_MODES, RANGES, SOLVER_TYPES, IKConstraint, SolverSettings
 from rig.ik import IKGoal, solve_groups
 from rig.formats.jsonfields import Reader, load_json
-from rig.pose import Pose, heads_tails
+from rig.pose import Pose, heads_tails, world_matrices
+from rig.simulated_solve import SimulationFile, read_simulation, solve_sequence
 from rig.ranges import MAX_COORDINATE
 from solvers.methods import warm_all
 from solvers.transforms import normalize
@@ -31,9 +33,11 @@ from solvers.transforms import normalize
 
 @dataclass
 class SolveJob:
-    """A parsed goals file: solver ``settings`` and ``cases``, each a list of IKGoal."""
+    """A parsed goals file: solver ``settings`` and ``cases``, each a list of IKGoal; with a
+    ``simulation`` (``rig.simulated_solve.SimulationFile``) the cases are frames in time."""
     settings: SolverSettings
     cases: list
+    simulation: SimulationFile | None = None
 
 
 def _read_goal(reader, rig, solver):
@@ -67,6 +71,9 @@ def read_goals(path, rig):
     settings = SolverSettings(type=root.string("solver", "auto", SOLVER_TYPES),
                               iterations=root.integer("iterations", 100, *RANGES["iterations"]),
                               tolerance=root.number("tolerance", 1e-5, 0.0), mode="original_pose")
+    simulation = read_simulation(root, rig.solver)
+    if simulation is not None:
+        settings = simulation.settings(settings)
     cases = []
     for case in root.items("cases"):
         goals = [_read_goal(g, rig, settings.type) for g in case.items("goals")]
@@ -74,15 +81,16 @@ def read_goals(path, rig):
             case.fail("goals", "at least one goal", [])
         cases.append(goals)
     root.check_fields()
-    return SolveJob(settings, cases)
+    return SolveJob(settings, cases, simulation)
 
 
-def solve_case(rig, goals):
-    """Solve one case from the rest pose; returns (pose, world, [ChainReport], seconds). The
-    seconds are the solve's, as a frame of the app pays them (which solves into the pose it has):
-    from the goals to the posed world matrices, not making the case's rest pose."""
-    pose = Pose.rest(len(rig.skeleton))
-    world = rig.skeleton.rest_world.copy()  # the rest pose's world matrices
+def solve_case(rig, goals, start=None):
+    """Solve one case from the rest pose (or a copy of pose ``start``); returns (pose, world,
+    [ChainReport], seconds). The seconds are the solve's, as a frame of the app pays them (which
+    solves into the pose it has): from the goals to the posed world matrices, not making the
+    case's start pose."""
+    pose = Pose.rest(len(rig.skeleton)) if start is None else start.copy()
+    world = rig.skeleton.rest_world.copy() if start is None else world_matrices(rig.skeleton, pose)
     by_constraint = {id(g.constraint): g for g in goals}
     start = time.perf_counter()
     reports, _ = solve_groups(rig, pose, world, [g.constraint for g in goals], lambda c, _: by_constraint[id(c)])
@@ -100,6 +108,9 @@ def run_job(rig, job):
     warm_all()
     rig = copy.copy(rig)
     rig.solver = job.settings
+    if job.simulation is not None:
+        return {"cases": [_case_output(rig, *case) for case in solve_sequence(rig, job.cases, job.simulation,
+                                                                             solve_case)]}
     out = []
     for first in range(0, len(job.cases), BATCH):
         solved = [solve_case(rig, goals) for goals in job.cases[first:first + BATCH]]

@@ -33,6 +33,7 @@ from solvers.dls_plan import DISTANCE, MAX_STRETCH, POSITION, ROTATION, TURN_FRA
     DlsPlan, dls_plan  # noqa: F401
 from solvers.iterate import iterate
 from solvers.limits import clamp_swing_twist, on_bound, split_swing_twist
+from solvers.so3 import log_jacobian_inverse, swing_turn
 from solvers.transforms import EPS
 from solvers.tree import tree_pose_rows
 
@@ -99,7 +100,7 @@ def _evaluate(plan, quats, angles, stretch, damping, unfolded):
             # its pose rotation to the joint goal's.
             current = world[b] if kind == ROTATION else sc.qmatrix(quats[b])
             rotvec = sc.qto_rotvec(sc.quat_from_matrix3(sc.mmul(sc.transpose(current), target_matrix)))
-            inverse = _log_jacobian_inverse(rotvec)
+            inverse = log_jacobian_inverse(rotvec)
             # (inverse @ world.T), kept rows.
             w0, w1, w2 = world[b]
             residual = tuple(rotvec[i] for i in kept)
@@ -109,36 +110,6 @@ def _evaluate(plan, quats, angles, stretch, damping, unfolded):
         errors.append(math.sqrt(sum(r * r for r in residual)))
     return _State(quats, angles, stretch, before, world, heads, tails, tuple(residuals), tuple(maps), errors,
                   damping, unfolded)
-
-
-def _log_jacobian_inverse(rotvec):
-    """How log(exp(w) exp(v)) changes with a small turn w at rotation vector ``v`` (3 floats): the
-    inverse left Jacobian of SO(3), I - K/2 + c K^2 with K = [v]x (exact rows even far from the
-    goal, so large rotation errors still step straight). Rows of 3 floats."""
-    x, y, z = rotvec
-    angle = min(math.sqrt(x * x + y * y + z * z), math.pi - 1e-6)
-    if angle < 1e-4:
-        c = 1.0 / 12.0
-    else:
-        c = 1.0 / angle ** 2 - (1.0 + math.cos(angle)) / (2.0 * angle * math.sin(angle))
-    # K^2 = v v^T - |v|^2 I
-    xy, xz, yz = c * x * y, c * x * z, c * y * z
-    return ((1.0 - c * (y * y + z * z), 0.5 * z + xy, xz - 0.5 * y),
-            (xy - 0.5 * z, 1.0 - c * (x * x + z * z), 0.5 * x + yz),
-            (0.5 * y + xz, yz - 0.5 * x, 1.0 - c * (x * x + y * y)))
-
-
-def _swing_turn(rotvec, axis):
-    """How exp(rotvec) turns (an angular velocity, 3 floats) as rotvec moves along ``axis`` (0, 1
-    or 2): the left Jacobian of SO(3), J e = e + a (v x e) + b (v x (v x e))."""
-    angle = sc.length(rotvec)
-    if angle < 1e-4:
-        a, b = 0.5 - angle * angle / 24.0, 1.0 / 6.0 - angle * angle / 120.0
-    else:
-        a, b = (1.0 - math.cos(angle)) / angle ** 2, (angle - math.sin(angle)) / angle ** 3
-    e = (float(axis == 0), float(axis == 1), float(axis == 2))
-    across = sc.cross(rotvec, e)
-    return sc.add(sc.add(e, sc.scale(across, a)), sc.scale(sc.cross(rotvec, across), b))
 
 
 def _held_rotation(coordinates):
@@ -187,7 +158,7 @@ def _jacobian(plan, state):
             # A swing coordinate turns the bone by the left Jacobian of exp at (u, 0, w), in the
             # frame it turns in.
             u, _, w = state.angles[j]
-            turn_axis = sc.mvec(state.before[j], _swing_turn((u, 0.0, w), axis))
+            turn_axis = sc.mvec(state.before[j], swing_turn((u, 0.0, w), axis))
         for g in moved:
             point = points[g]
             put(column, g, turn_axis if point is None else sc.cross(turn_axis, sc.sub(point, heads[j])))
@@ -344,6 +315,20 @@ def _apply(plan, state, delta, damping, unfolded):
     return _evaluate(plan, quats, angles, stretch, damping, unfolded)
 
 
+def _stalled(plan, state, jacobian, residual):
+    """Whether the goals pull (weighted ``residual``) straight along a straight chain not yet
+    unfolded: a pull too weak for any turn, or a weak one pulling a tip back along its bone."""
+    if state.unfolded:
+        return False
+    gradient = residual @ jacobian
+    size = math.sqrt(residual @ residual)
+    pull = math.sqrt(gradient @ gradient) / (plan.scale * size) if size > 0 else math.inf
+    # Stretch cannot shorten a bone, so only the turns count against a pull back along the chain.
+    turns = gradient[:len(plan.rows.column_axes)]
+    turn_pull = math.sqrt(turns @ turns) / (plan.scale * size) if size > 0 else math.inf
+    return pull <= STALLED_PULL or turn_pull <= STRAIGHT_PULL and _pulls_inward(plan, state)
+
+
 def _step(plan, selective, base_damping):
     low_factor, high_factor = DAMPING_FACTORS
     adaptive = not selective and base_damping > 0
@@ -353,13 +338,7 @@ def _step(plan, selective, base_damping):
             return state
         jacobian = _jacobian(plan, state)
         residual = _step_residual(plan, state)
-        gradient = residual @ jacobian
-        size = math.sqrt(residual @ residual)
-        pull = math.sqrt(gradient @ gradient) / (plan.scale * size) if size > 0 else math.inf
-        # Stretch cannot shorten a bone, so only the turns count against a pull back along the chain.
-        turns = gradient[:len(plan.rows.column_axes)]
-        turn_pull = math.sqrt(turns @ turns) / (plan.scale * size) if size > 0 else math.inf
-        if not state.unfolded and (pull <= STALLED_PULL or turn_pull <= STRAIGHT_PULL and _pulls_inward(plan, state)):
+        if _stalled(plan, state, jacobian, residual):
             # Goals pulling straight along a straight chain: no turn moves it that way to first
             # order, so bend it once so the Jacobian can act.
             return _apply(plan, state, _unfold(plan, state), state.damping, True)
@@ -386,10 +365,11 @@ def _step(plan, selective, base_damping):
     return step
 
 
-def _start(plan, rotations):
+def _start(plan, rotations, lay_straight=True):
     """The first state: the given pose at the plan's start stretch, held bones' rotations pulled
-    onto their locks and inside their limits, the plan's aims laid straight. Only held bones get
-    coordinates (the others' are never read)."""
+    onto their locks and inside their limits, the plan's aims laid straight (unless not
+    ``lay_straight``: a step in time never jumps there). Only held bones get coordinates (the
+    others' are never read)."""
     quats, angles = [], []
     for q in rotations.tolist():
         norm = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]
@@ -411,7 +391,7 @@ def _start(plan, rotations):
             elif angles[j] != found:
                 quats[j] = _held_rotation(angles[j])
     stretch = list(plan.start_stretch)
-    for aim in plan.aims:
+    for aim in plan.aims if lay_straight else ():
         _lay_straight(plan, aim, quats, stretch)
     return _evaluate(plan, quats, angles, stretch, 1.0, False)
 
@@ -445,6 +425,32 @@ def _pulls_inward(plan, state):
                for g, (kind, b, use_tail, _, _, kept, _) in enumerate(plan.rows.goals))
 
 
+def _checked(plan, rotations, damping):
+    """``rotations`` as an (n, 4) float array; ValueError for a bad ``damping`` or shape."""
+    if not (np.isfinite(damping) and damping >= 0):
+        raise ValueError(f"damping must be finite and >= 0, got {damping!r}")
+    n = len(plan.tree)
+    rotations = np.asarray(rotations, dtype=float)
+    if rotations.shape != (n, 4):
+        raise ValueError(f"rotations must be ({n}, 4), one per bone, got {rotations.shape}")
+    return rotations
+
+
+def _finish(plan, rotations, state):
+    """(rotations (n, 4), stretch (n,), at_limit (n, 3)) of ``state``: the given ``rotations``
+    with the moving bones' replaced (the others kept bit for bit)."""
+    moving = np.concatenate([plan.free_bones, plan.held_bones])
+    result = rotations.copy()
+    result[moving] = np.array(state.quats)[moving]
+    at_limit = np.zeros((len(rotations), 3), dtype=bool)
+    for j, _, _, limit, box in plan.rows.bones:
+        if limit is not None:
+            at_limit[j] = clamp_swing_twist(limit, state.quats[j])[1]
+        elif box is not None:
+            at_limit[j] = [on_bound(a, lo, hi) for a, lo, hi in zip(state.angles[j], *box)]
+    return result, np.array(state.stretch), at_limit
+
+
 def solve_dls(plan: DlsPlan, rotations, max_iterations=100, tolerance=1e-3, damping=0.1, selective=False):
     """Move the plan's bones toward all its goals at once; returns a ``SolveResult``.
 
@@ -461,27 +467,9 @@ def solve_dls(plan: DlsPlan, rotations, max_iterations=100, tolerance=1e-3, damp
     unchanged (errors inf, not converged). The same input gives the same bits. Raises ValueError for a
     bad ``damping`` or shape.
     """
-    if not (np.isfinite(damping) and damping >= 0):
-        raise ValueError(f"damping must be finite and >= 0, got {damping!r}")
-    n = len(plan.tree)
-    rotations = np.asarray(rotations, dtype=float)
-    if rotations.shape != (n, 4):
-        raise ValueError(f"rotations must be ({n}, 4), one per bone, got {rotations.shape}")
+    rotations = _checked(plan, rotations, damping)
     if not np.isfinite(rotations).all():
         return SolveResult(rotations.copy(), 0, np.full(len(plan.goals), np.inf), False)
-    moving = np.concatenate([plan.free_bones, plan.held_bones])
-
-    def finish(state):
-        result = rotations.copy()
-        result[moving] = np.array(state.quats)[moving]
-        at_limit = np.zeros((n, 3), dtype=bool)
-        for j, _, _, limit, box in plan.rows.bones:
-            if limit is not None:
-                at_limit[j] = clamp_swing_twist(limit, state.quats[j])[1]
-            elif box is not None:
-                at_limit[j] = [on_bound(a, lo, hi) for a, lo, hi in zip(state.angles[j], *box)]
-        return result, np.array(state.stretch), at_limit
-
     return iterate(_start(plan, rotations), _step(plan, selective, damping), lambda state: state.errors,
-                   finish, max_iterations=max_iterations, tolerance=tolerance,
+                   lambda state: _finish(plan, rotations, state), max_iterations=max_iterations, tolerance=tolerance,
                    cost=lambda errors: _cost(plan, errors))

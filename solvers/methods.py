@@ -10,7 +10,9 @@ position goal: "locks", "limits", "stretch", "target rotation", "rotation locks"
 with some axes locked), "stiffness", "distance", "rotation control", "location off" (a
 rotation-only goal), "location locks" (a position goal free along some axes, of the bone or the
 target: iTaSC's), "soft reach" (a two-bone limb's reach eased in before full extension),
-"weights" (several goals pulling one tree). A method honours a feature when its result holds it.
+"weights" (several goals pulling one tree), "simulation" (iTaSC's Simulation mode: joint velocities
+integrated over a frame's time, ``solvers.simulation``; only the Jacobian methods step in time,
+and a solve stepping in time never restarts from fresh poses: that would be a jump). A method honours a feature when its result holds it.
 The analytic methods hold locks and limits, one bone by clamping its answer, two bones by solving
 within them (auto then finishes with an iterative method when that answer falls short).
 """
@@ -27,7 +29,7 @@ from solvers.runners import run_ccd, run_dls, run_fabrik, run_one_bone, run_sdls
 from solvers.tree import Tree
 
 FEATURES = ("locks", "limits", "stretch", "target rotation", "rotation locks", "stiffness", "distance",
-            "rotation control", "location off", "location locks", "soft reach", "weights")
+            "rotation control", "location off", "location locks", "soft reach", "weights", "simulation")
 # Kinds of method: an analytic one answers in one step (exact on a chain without locks or limits),
 # a geometric one iterates on the bones' points and turns, a Jacobian one linearises every goal.
 ANALYTIC, GEOMETRIC, JACOBIAN = "analytic", "geometric", "jacobian"
@@ -123,7 +125,8 @@ RESTARTED = next(name for name, m in METHODS.items() if m.restarts_auto)
 # Kernels every method's answer runs through (the forward kinematics that measure it), and the
 # rig's, compiled before any row's.
 SHARED_KERNELS = (kinematics.warm,)
-REASONS = {"tree": "takes one chain, not chains sharing bones"}
+REASONS = {"tree": "takes one chain, not chains sharing bones",
+           "simulation": "jumps to its answer (only the Jacobian methods, dls and sdls, step in time)"}
 
 
 def method_named(name):
@@ -204,6 +207,12 @@ def _reason(method, missing, bones):
     return f"{missing}: {method} {REASONS.get(missing, 'does not hold it')}"
 
 
+def _restarts(features):
+    """Whether a solve with ``features`` takes fresh starts when it stalls: on a limited chain (a
+    local minimum of its limits), unless it steps in time (a fresh start would be a jump)."""
+    return bool({"locks", "limits"} & features) and "simulation" not in features
+
+
 def _auto(features, bones, tree):
     """Auto's MethodChoice: the methods that honour everything, fastest first; a limited chain
     restarts with ``RESTARTED`` when they all stall."""
@@ -218,7 +227,7 @@ def _auto(features, bones, tree):
     exact = next((i for i, m in enumerate(methods) if METHODS[m].exact), None)
     if exact is not None and not limited:  # nothing after an analytic answer can do better
         methods = methods[:exact + 1]
-    return MethodChoice(methods, restarts=RESTARTED if limited and RESTARTED in methods else None)
+    return MethodChoice(methods, restarts=RESTARTED if _restarts(features) and RESTARTED in methods else None)
 
 
 def choose_methods(requested, features, bones, tree):
@@ -235,6 +244,5 @@ def choose_methods(requested, features, bones, tree):
     missing = unhonoured(requested, features, bones, tree)
     if missing[:1] in (("tree",), ("chain length",)):
         return replace(auto, notes=(f"{_reason(requested, missing[0], bones)}: auto's methods ran instead",))
-    limited = bool({"locks", "limits"} & features)
     return MethodChoice((requested,), tuple(_reason(requested, m, bones) for m in missing),
-                        restarts=requested if limited and METHODS[requested].restartable else None)
+                        restarts=requested if _restarts(features) and METHODS[requested].restartable else None)

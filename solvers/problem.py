@@ -87,8 +87,11 @@ class Problem:
 
 class Settings(NamedTuple):
     """How long and how closely a method works: at most ``iterations``, done when every goal is
-    within ``tolerance`` (metres or radians); ``damping`` for the Jacobian methods. (A named
-    tuple: one is made per method run, and a tuple is made in a third of a dataclass's time.)"""
+    within ``tolerance`` (metres or radians); ``damping`` for the Jacobian methods; ``simulation``
+    (a ``solvers.simulation.Simulation``) makes a Jacobian method take one frame of iTaSC's
+    Simulation mode instead of iterating (None: it iterates). (A named tuple: one is made per
+    method run, and a tuple is made in a third of a dataclass's time.)"""
     iterations: int = 100
     tolerance: float = 1e-3
     damping: float = 0.1
+    simulation: object = None

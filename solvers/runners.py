@@ -20,6 +20,7 @@ from solvers.fabrik import Effector, fabrik_plan, solve_fabrik, solve_fabrik_cha
 from solvers.goals import DistanceGoal, JointRotationGoal, PositionGoal, RotationGoal
 from solvers.limits import clamp_rotation
 from solvers.one_bone import solve_one_bone
+from solvers.simulation import pole_turned, simulate_dls
 from solvers.transforms import matrix3_to_quat, normalize, quat_angle, safe_acos
 from solvers.tree import Tree
 from solvers.two_bone import solve_two_bone
@@ -223,12 +224,19 @@ def run_fabrik(problem, start, settings, fresh):
 
 
 def _run_jacobian(selective, problem, start, settings, fresh):
-    """DLS, or SDLS when ``selective``, on a chain (as a tree of one chain) or a tree, every goal at once."""
+    """DLS, or SDLS when ``selective``, on a chain (as a tree of one chain) or a tree, every goal at
+    once; with ``settings.simulation``, one frame of iTaSC's Simulation mode (``solvers.simulation``),
+    which turns toward the pole in time too."""
+    simulation = settings.simulation
     reach = _tip_goals(problem)[0] if problem.is_chain and fresh else None
     if reach is not None:
-        start = _pole_faced(problem, start, reach)
+        faced = _pole_faced(problem, start, reach)
+        start, simulation = (faced, None) if simulation is None else \
+            pole_turned(problem.bones, start, faced, problem.goals[reach].target, simulation)
     tree = Tree.from_chain(problem.bones) if problem.is_chain else problem.bones
     plan = dls_plan(tree, problem.goals, problem.freedoms.dofs)
+    if simulation is not None:
+        return simulate_dls(plan, start, simulation, settings.tolerance, settings.damping, selective)
     return solve_dls(plan, start, settings.iterations, settings.tolerance, settings.damping, selective)
 
 

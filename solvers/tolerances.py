@@ -22,3 +22,8 @@ GIMBAL = 1e-12
 # more); the one-bone solve aimed when its angle to the target is within AIMED radians.
 REACHED = 1e-6
 AIMED = 1e-9
+
+# Radians: iTaSC's Simulation mode (``solvers.simulation``) turns no bone by more than
+# max_velocity * dt in a frame, give or take this much (the angle between two rotations is
+# measured to ~1e-15; the bound is met by scaling, not by rounding).
+VELOCITY_BOUND = 1e-9

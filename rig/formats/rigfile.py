@@ -10,8 +10,8 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from rig.constraints import RANGES, BoneIKSettings, CopyRotationConstraint, IKConstraint, IK_TYPES, LIMIT_MODES, \
-    REFERENCE_AXES, SOLVE_MODES, SOLVER_TYPES, SolverSettings
+from rig.constraints import ITASC_MODES, RANGES, REITERATIONS, BoneIKSettings, CopyRotationConstraint, IKConstraint, \
+    IK_TYPES, LIMIT_MODES, REFERENCE_AXES, SOLVE_MODES, SOLVER_TYPES, SolverSettings
 from rig.formats.jsonfields import FileFormatError, Reader, check_header, load_json, save_json_atomic
 from rig.pose import Pose
 from rig.ranges import MAX_COORDINATE, MAX_QUATERNION, MAX_SCALE
@@ -139,6 +139,10 @@ def _read_solver(r):
         mode=s.string("mode", d.mode, SOLVE_MODES),
         use_target_rotations=s.boolean("use_target_rotations", d.use_target_rotations),
         damping=s.number("damping", d.damping, *RANGES["damping"]),
+        itasc_mode=s.string("itasc_mode", d.itasc_mode, ITASC_MODES),
+        max_velocity=s.number("max_velocity", d.max_velocity, *RANGES["max_velocity"]),
+        feedback=s.number("feedback", d.feedback, *RANGES["feedback"]),
+        reiteration=s.string("reiteration", d.reiteration, REITERATIONS),
     )
 
 
