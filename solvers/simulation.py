@@ -11,7 +11,10 @@ One frame of ``dt`` seconds, as this module reads Blender's manual:
 - Each substep's step is scaled down as a whole until no bone turns faster than ``max_velocity``
   (rad/s, the angle between its rotations before and after) and no stretch grows faster than
   ``max_velocity`` times its length per second: scaled, not clipped per joint, so the step keeps
-  its direction. Limits and locks hold as in the iterations (``solvers.dls``'s bounded step).
+  its direction. A step that would not lower the goals' weighted cost is halved, as the
+  iterations' retries do: near a straight chain or a target out of reach the linear step
+  overshoots, and taken it would swing the chain back and forth at full speed. Limits and locks
+  hold as in the iterations (``solvers.dls``'s bounded step).
 - A chain's pole turns its first bone toward the pole's plane at the same gain, within half the
   velocity budget (the goals get what it leaves), where the iterations would face it at once.
 - Stretch is not carried from frame to frame (the pose keeps it as scales): it starts each frame
@@ -29,7 +32,7 @@ from solvers import scalar as sc
 from solvers.chain import SolveResult
 
 MAX_GAIN = 1.0  # feedback * substep at most: a gain of 1 takes the whole (linearised) residual
-SCALE_TRIES = 8  # scalings of a step toward the velocity bound before the substep stands still
+SCALE_TRIES = 12  # scalings of a step (to the velocity bound, or halvings) before the substep stands still
 SHORT_OF_BOUND = 0.999  # a step scaled onto the bound aims this far inside it: rounding stays under
 POLE_SHARE = 0.5  # the part of a frame's velocity budget a pole's turn may take
 
@@ -73,13 +76,16 @@ def _substep(plan, state, seconds, simulation, damping, selective):
     else:
         change = dls._bounded_direction(plan, state, jacobian, residual, damping * plan.scale, selective,
                                         simulation.feedback * seconds).change
-    bound = simulation.max_velocity * seconds
+    bound, cost = simulation.max_velocity * seconds, dls._cost(plan, state.errors)
     for _ in range(SCALE_TRIES):
         candidate = dls._apply(plan, state, change, state.damping, state.unfolded or unfold)
         fastest = _fastest(plan, state, candidate)
-        if fastest <= bound:
+        if fastest > bound:
+            change = change * (SHORT_OF_BOUND * bound / fastest)
+        elif unfold or dls._cost(plan, candidate.errors) < cost:
             return candidate
-        change = change * (SHORT_OF_BOUND * bound / fastest)
+        else:  # past the answer (a chain near straight, a target out of reach): a shorter step
+            change = change * 0.5
     return state
 
 

@@ -8,6 +8,7 @@ from ui.auto_setup import should_offer, show_auto_setup
 from ui.ground_panel import ground_panel
 from ui.layout import OUTLINER, PROPERTIES, TIMELINE
 from ui.outliner import outliner_panel
+from ui.simulation_panel import itasc_section
 from ui.panels import auto_setup_panel, bone_ik_panel, copy_rotation_panel, help_marker, \
     ik_constraint_panel, solver_panel, transform_panel, view_panel, wrapped
 from ui.state import GIZMO_MODES
@@ -40,6 +41,7 @@ def pose_panel(state):
 def solver_tab(state):
     """The solver's settings and what its last solve did."""
     dirty = solver_panel(state)
+    dirty |= itasc_section(state)
     imgui.separator_text("Stats")
     stats_panel(state)
     return dirty

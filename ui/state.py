@@ -18,6 +18,7 @@ from ui.free_space import uncovered
 from ui.ground_state import planted_after_solve
 from ui.timeline import TimelineState, timeline_for
 from ui.outliner import OutlinerState
+from ui.simulation_clock import SimulationClock
 from ui.transform_input import TypedInput
 
 
@@ -137,6 +138,7 @@ class AppState:
     plant_feet: bool = False  # plant the feet after every solve
     legs_cache: tuple = None  # (key, rig.feet.Legs) for planting, ``ui.ground_state.legs_of``
     timeline: TimelineState = None  # the keys and the current frame (ui.timeline)
+    simulation_clock: SimulationClock = field(default_factory=SimulationClock)  # iTaSC Simulation mode's time
 
     def __post_init__(self):
         if self.world is None:  # plain FK until the first resolve: the history keeps a world with each pose

@@ -33,6 +33,7 @@ from ui.layout import DockLayout, layout_path
 from ui.overlay import draw_overlay
 from ui.solver_state import solver_overlay
 from ui.status import status_bar
+from ui.simulation_clock import simulated_solve
 from ui.timeline import advance
 from ui.viewport import active_chain, cancel_drag, constraint_line
 
@@ -217,7 +218,7 @@ class PosekitWindow:
             self.state.mark_dirty()
         self.state.set_free_pixels(free, width, height, self.layout.floating)
         gizmo_frame(self.state, *imgui.get_io().display_size)
-        self.state.solve_if_pending()  # once, after every input of the frame, before anything reads the world
+        simulated_solve(self.state, self.now())  # once, after every input of the frame, before anything reads the world
         self.state.view.active_chain = active_chain(self.state)
         self.state.view.constraint_line = constraint_line(self.state)
         self.state.view.solver_overlay = solver_overlay(self.state)
