@@ -59,11 +59,17 @@ def simulated_solve(state, now):
         clock.rotations = None
         state.solve_if_pending()
         return
+    # Settling (nothing but time asked for the solve, every edit recorded) moves the figure as a
+    # frame change does: a view, not an undo step, so undo goes back past it to the edit.
+    settling = not state.solve_pending and state.drag is None and clock.moving and not state.timeline.playing and \
+        state.history.current.matches(state)
     if state.drag is not None or clock.moving and not state.timeline.playing:
         state.mark_dirty()
     step = _time_step(state, clock, now) if state.solve_pending else None
     if step is not None:
         _step(state, clock, step)
+        if settling:
+            state.history.rebase(state)
     clock.seconds, clock.frame = now, state.timeline.frame
 
 

@@ -91,6 +91,8 @@ def test_a_moved_handle_is_followed_at_the_max_velocity_and_settles_without_inpu
     settled = arm_rotations(state)
     driver.frames(2)
     assert not state.solve_pending and arm_rotations(state) == settled
+    driver.key("Z", ["ctrl"])  # one undo takes the edit back, not a frame of the settling
+    assert np.allclose(state.pose.locations[state.rig.skeleton.index[HAND]], 0.0)
 
 
 def test_playback_steps_by_frame_time_and_keeps_the_simulated_chain_over_keys(driver):
