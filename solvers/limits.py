@@ -34,6 +34,10 @@ LOCK_TOLERANCE = 1e-12
 # Below this a swing-ellipse semi-axis (sin of half an angle) counts as zero: the swing is held in
 # a box (Blender's EllipseClamp does the same).
 FLAT_ELLIPSE = 1e-9
+# The most sx^2 + sz^2 a clamp that must shorten X or Z past a half-turn swing gives: a swing of
+# exactly a half turn (Y onto -Y) leaves its twist undefined, so the twist the clamp held would not
+# be the one read back; this stops such a swing 2e-4 rad short of it.
+SWING_ROOM = 1.0 - 1e-8
 
 
 def _check_range(low, high, what):
@@ -272,11 +276,11 @@ def clamp_swing_twist(p, q):
     x = sc.clip(x, math.sin(0.5 * p[0]), math.sin(0.5 * p[3]))
     z = sc.clip(z, math.sin(0.5 * p[2]), math.sin(0.5 * p[5]))
     if x * x + z * z > 1.0:  # ranges past a half-turn swing: Z keeps its range, X takes what is left
-        room = math.sqrt(max(1.0 - z * z, 0.0))
+        room = math.sqrt(max(SWING_ROOM - z * z, 0.0))
         if max(math.sin(0.5 * p[0]), -room) <= min(math.sin(0.5 * p[3]), room):
             x = sc.clip(x, max(math.sin(0.5 * p[0]), -room), min(math.sin(0.5 * p[3]), room))
         else:
-            z = math.copysign(math.sqrt(max(1.0 - x * x, 0.0)), z)
+            z = math.copysign(math.sqrt(max(SWING_ROOM - x * x, 0.0)), z)
     clamped = sc.clip(angle, p[1], p[4])
     # Held: an angle on its bound give or take AT_LIMIT (``holds``), the swing on the ellipse's rim
     # or moved off a half turn; so an allowed ``q`` gets its at-limit verdict from here as well.
