@@ -19,7 +19,7 @@ from ui.transform_input import TypedInput
 
 
 DRAG_KINDS = ("translate", "auto_ik", "rotate", "gizmo")
-DEFAULT_INSETS = (0.0, 19.0, 422.0, 117.0)
+DEFAULT_INSETS = (0.0, 19.0, 422.0, 140.0)
 """Window pixels the default layout (``ui.layout``) covers at the (left, top, right, bottom)
 edges at the default font: the menu bar; the right column and its splitter; the timeline strip,
 its splitter and the status bar. From the first frame on, the dock space's central node says."""
@@ -128,6 +128,8 @@ class AppState:
     skin: int = 0  # which of them is open
     solve_pending: bool = False  # an edit asked for a solve that the frame has not run yet
     source: object = None  # ui.source.SourceFile: the file opened and how, for crash recovery
+    pins: dict = field(default_factory=dict)  # bone name -> rig.pins.Pin: held above every other goal
+    whole_body: bool | None = None  # the root and spine join a solve with pins (None: the user has not said)
 
     def __post_init__(self):
         if self.world is None:  # plain FK until the first resolve: the history keeps a world with each pose
@@ -137,13 +139,13 @@ class AppState:
 
     @classmethod
     def for_rig(cls, rig, rig_path, pose=None, aspect=16 / 9, mesh=None, size=None, insets=DEFAULT_INSETS,
-                floating=()):
-        """State for a freshly opened rig (and its skinned mesh), solved once and framed for a
-        view of ``aspect``, or with ``size`` (width, height pixels) into the part of that window
-        the panels leave free (``insets`` and ``floating``: as ``view_insets`` and ``floating``,
+                floating=(), pins=None):
+        """State for a freshly opened rig (with its skinned mesh, and ``pins``), solved once and
+        framed for a view of ``aspect``, or with ``size`` (width, height pixels) into the part of
+        that window the panels leave free (``insets`` and ``floating``: as ``view_insets`` and ``floating``,
         the default layout's unless the window knows better)."""
         state = cls(rig, rig_path, pose if pose is not None else Pose.rest(len(rig.skeleton)), OrbitCamera(),
-                    mesh=mesh, view_insets=insets, floating=tuple(floating))
+                    mesh=mesh, view_insets=insets, floating=tuple(floating), pins=dict(pins or {}))
         state.resolve()
         heads, tails = heads_tails(rig.skeleton, state.world)
         points = [heads, tails] if mesh is None else [heads, tails, mesh.skinned_positions(state.world)]
@@ -156,17 +158,23 @@ class AppState:
 
     @classmethod
     def for_document(cls, document, pose=None, size=None, animation=None, source=None, insets=DEFAULT_INSETS,
-                     floating=()):
+                     floating=(), pins=None):
         """State for a rig opened from a file (a ``rig.formats.document.RigDocument``, fingerprinted
         as ``source``): its mesh, its animation clips (``animation``, else
-        ``Animation.of(document)``), and ``pose`` or else the pose the file holds; framed as
-        ``for_rig`` frames it."""
+        ``Animation.of(document)``), and ``pose`` (with ``pins``) or else the pose the file holds;
+        framed as ``for_rig`` frames it."""
         state = cls.for_rig(document.rig, document.path, document.pose if pose is None else pose,
-                            mesh=document.mesh, size=size, insets=insets, floating=floating)
+                            mesh=document.mesh, size=size, insets=insets, floating=floating, pins=pins)
         state.animation = animation if animation is not None else Animation.of(document)
         state.skins, state.skin = document.skins, document.skin
         state.source = source
         return state
+
+    @property
+    def body_follows(self):
+        """Whether a solve with pins moves the whole body: the user's choice once made, until then
+        on exactly while pins exist."""
+        return bool(self.pins) if self.whole_body is None else self.whole_body
 
     def free_rect(self, width, height):
         """The viewport part no panel covers, docked or floating over it (``ui.free_space``), as
