@@ -15,11 +15,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from rig.ik import ChainReport, Residual
-from rig.ik_plan import bone_dofs
+from rig.ik_plan import MAX_PLANS, bone_dofs
 from rig.pose import update_world
-from rig.solver_views import tree_arrays
+from rig.solver_views import bone_tree_arrays
 from solvers.priority import solve_priority
-from solvers.priority_plan import GROUND, POSITION, ROTATION, Task, priority_plan
+from solvers.priority_plan import GROUND, POSITION, ROTATION, Task, column_layout, priority_plan
 from solvers.tolerances import PIN_POSITION
 from solvers.transforms import quat_normalize
 
@@ -124,23 +124,37 @@ def solve_levels(rig, pose, world, goals, pins, root_free=True, ground=None):
     tree_bones.sort()
     place = {bone: k for k, bone in enumerate(tree_bones)}
     moving = sorted({place[a] for b in goal_bones for a in [b, *skeleton.ancestors(b)] if a in place})
-    dofs = tuple(bone_dofs(rig, bone).dofs for bone in tree_bones)
     tasks = _tasks(rig, goals, pins, place)
     solver = rig.solver
     result, passes = None, GROUND_PASSES if ground is not None else 1
     for _ in range(passes):
-        tree = tree_arrays(skeleton, pose, world, tree_bones)
-        extra = []
-        if ground is not None:
-            heads = world[tree_bones, :3, 3]
-            extra = _ground_tasks(ground, heads, heads + world[tree_bones, :3, 1] * skeleton.lengths[tree_bones, None])
-        plan = priority_plan(tree, tasks + extra, dofs, moving, root_free)
+        bones = bone_tree_arrays(skeleton, pose, world, tree_bones)
+        layout = _layout(rig, bones, tree_bones, moving, root_free)
+        extra = [] if ground is None else _ground_tasks(ground, *_heads_tails(rig, world, tree_bones))
+        plan = priority_plan(bones, tasks + extra, layout)
         result = solve_priority(plan, pose.rotations[tree_bones], solver.iterations, solver.tolerance,
                                 solver.damping)
         _write(rig, pose, world, tree_bones, moving, result, root_free)
         if ground is None or _below(ground, *_heads_tails(rig, world, tree_bones)) <= PIN_POSITION:
             break
     return _reports(rig, goals, pins, result)
+
+
+def _layout(rig, bones, tree_bones, moving, root_free):
+    """The solve's ``solvers.priority_plan.Layout``, kept in ``rig.solve_plans`` under its bones with
+    the bone IK settings it came from (frozen records: an edit replaces them), so a drag builds it
+    once."""
+    key = ("priority", tuple(tree_bones), tuple(moving), root_free)
+    names, settings = rig.skeleton.names, rig.bone_ik
+    snapshot = [settings.get(names[b]) for b in tree_bones]
+    kept = rig.solve_plans.get(key)
+    if kept is not None and kept[0] == snapshot:
+        return kept[1]
+    layout = column_layout(bones, tuple(bone_dofs(rig, bone).dofs for bone in tree_bones), moving, root_free)
+    if len(rig.solve_plans) >= MAX_PLANS:  # the bound the group plans share
+        rig.solve_plans.clear()
+    rig.solve_plans[key] = (snapshot, layout)
+    return layout
 
 
 def _heads_tails(rig, world, bones):

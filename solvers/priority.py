@@ -22,7 +22,8 @@ from solvers import scalar as sc
 from solvers.goals import BoneDofs
 from solvers.kinematics import BoneTree, pose_bones
 from solvers.limits import clamp_encoded, held_rotation, swing_turn, swing_twist_coordinates
-from solvers.priority_plan import GROUND, OWN, POSITION, ROTATION, SHIFT, SWING, TWIST, Task, priority_plan
+from solvers.priority_plan import GROUND, OWN, POSITION, ROTATION, SHIFT, SWING, TWIST, Task, column_layout, \
+    priority_plan
 from solvers.progress import PATIENCE, min_gain, stalled_for
 from solvers.tolerances import HOLD_MARGIN, PIN_POSITION, PIN_ROTATION
 from solvers.tree import Tree
@@ -33,6 +34,7 @@ HOLD_DAMPING = 1e-6  # the first level's damping (times the scale): nearly exact
 SINGULAR = 1e-9  # a row whose part outside the levels above is below this share of it adds no freedom taken
 CLAMP_ROUNDS = 4  # Baerlocher's re-solves per iteration after columns stop on limits
 HOLD_ITERATIONS = 30  # the most iterations on the first level alone at the end
+SETTLED = 1e-2  # errors within this share of the scale: the pull toward the start pose rests
 GROUND_LIFT = 1e-7  # metres above its ground a point sunk below it is lifted to
 
 
@@ -293,7 +295,10 @@ def _direction(plan, levels, axes, world, heads, tails, active, fixed, back, dam
         for i in range(m):
             for q in range(new):
                 along[i, q] = (reduced[i] * basis[first + q]).sum()
-        square = ((HOLD_DAMPING if k == 0 else damping) * plan.scale) ** 2
+        # Damping shrinks with what is left to do (Levenberg-Marquardt's way): steady far from a
+        # goal or at a singularity, Gauss-Newton's pace near one.
+        square = (HOLD_DAMPING * plan.scale) ** 2 if k == 0 else \
+            (damping * min(plan.scale, math.sqrt((left * left).sum()))) ** 2
         normal, rhs = np.zeros((new, new)), np.zeros(new)
         for q in range(new):
             rhs[q] = (along[:, q] * left).sum()
@@ -437,7 +442,10 @@ def solve_kernel(plan, start, iterations, tolerance, damping, pull):
         best_cost = min(best_cost, cost)
         if stalled >= PATIENCE:
             break
-        moved = _step(plan, levels, quats, coords, shift, start_quats, start_coords, damping, pull, at_limit)
+        # Near the goals the pull rests: its steps, null-space to first order only, would hold them off.
+        near = errors.max() <= SETTLED * plan.scale
+        moved = _step(plan, levels, quats, coords, shift, start_quats, start_coords, damping, 0.0 if near else pull,
+                      at_limit)
         done += 1
         if not _finite(moved[0], moved[2]):
             break
@@ -474,5 +482,6 @@ def warm():
                 [[0.0, 0.0, 0.0, 1.0]] * 3, [0.5, 0.5, 0.5])
     tasks = [Task(POSITION, 1, 0, (0.0, 1.0, 0.0), use_tail=True), Task(ROTATION, 1, 0, (0.0, 0.0, 0.0, 1.0)),
              Task(GROUND, 2, 0, (0.0, 0.0, 0.0), use_tail=True), Task(POSITION, 2, 1, (0.3, 0.6, 0.0), use_tail=True)]
-    plan = priority_plan(tree, tasks, (None, None, BoneDofs(lock=(False, True, False))), (0, 1, 2), root_free=True)
+    layout = column_layout(tree.bone_tree, (None, None, BoneDofs(lock=(False, True, False))), (0, 1, 2), root_free=True)
+    plan = priority_plan(tree.bone_tree, tasks, layout)
     solve_priority(plan, np.tile([0.0, 0.0, 0.0, 1.0], (3, 1)), iterations=2)

@@ -96,40 +96,64 @@ def _above(parents):
     return above
 
 
-def _scale(tree):
-    """The longest path from the tree's base to a tail (metres), at least a millimetre."""
-    reach = np.zeros(len(tree.lengths))
-    for i, p in enumerate(tree.parents.tolist()):
-        reach[i] = (reach[p] if p >= 0 else 0.0) + float(np.linalg.norm(tree.offsets[i]))
-    return max(float((reach + tree.lengths).max(initial=0.0)), 1e-3)
+def _scale(bones):
+    """The longest path from the top bones' heads to a tail (metres, their own offsets left out so
+    a shifted root keeps its scale), at least a millimetre."""
+    reach = np.zeros(len(bones.lengths))
+    for i, p in enumerate(bones.parents.tolist()):
+        reach[i] = reach[p] + float(np.linalg.norm(bones.offsets[i])) if p >= 0 else 0.0
+    return max(float((reach + bones.lengths).max(initial=0.0)), 1e-3)
 
 
-def priority_plan(tree, tasks, dofs, moving, root_free=False):
-    """The ``PriorityPlan`` of ``tasks`` on ``tree`` (a ``solvers.tree.Tree`` whose bone 0 is its
-    only top bone when ``root_free``): ``dofs`` (n,) ``BoneDofs`` or None per bone, ``moving``
-    the bones that turn (indices), ``root_free``: the top bone shifts too. Raises ValueError for a
-    task on a bone not in the tree or a second top bone with the root free."""
-    n = len(tree)
-    if root_free and int((tree.parents < 0).sum()) != 1:
+class Layout(NamedTuple):
+    """What a plan takes from its bones and freedoms alone (``column_layout``), kept while they
+    stay: the plan's column, ancestry, limit and scale fields."""
+    column_kind: np.ndarray
+    column_bone: np.ndarray
+    column_axis: np.ndarray
+    column_weight: np.ndarray
+    above: np.ndarray
+    limit_starts: np.ndarray
+    limit_kinds: np.ndarray
+    limit_parameters: np.ndarray
+    held: np.ndarray
+    scale: float
+
+
+def _ints(values):
+    return np.array(values, dtype=np.int64).reshape(-1)
+
+
+def column_layout(bones, dofs, moving, root_free=False):
+    """The ``Layout`` of ``bones`` (a ``solvers.kinematics.BoneTree``) with ``dofs`` (n,) ``BoneDofs``
+    or None per bone, ``moving`` the bones that turn (indices), ``root_free``: the top bone shifts
+    too. Raises ValueError for a free root on a tree with several top bones."""
+    n = len(bones.parents)
+    if root_free and int((bones.parents < 0).sum()) != 1:
         raise ValueError("a free root needs a tree with one top bone")
-    for task in tasks:
-        if not 0 <= task.bone < n:
-            raise ValueError(f"a task's bone must be one of the tree's {n}, got {task.bone}")
     moving = sorted(set(int(j) for j in moving))
     columns = _columns(moving, dofs, root_free)
     held = np.zeros(n, dtype=np.bool_)  # bones that do not move keep their rotations, limits or not
     held[moving] = [dofs[j] is not None and dofs[j].held for j in moving]
     limits = tuple((swing_twist_limit(d),) if h else () for d, h in zip(dofs, held.tolist()))
     starts, kinds, parameters = encode_limits(n, limits if held.any() else None)
+    return Layout(_ints([c[0] for c in columns]), _ints([c[1] for c in columns]), _ints([c[2] for c in columns]),
+                  np.array([c[3] for c in columns], dtype=float).reshape(-1), _above(bones.parents.tolist()),
+                  starts, kinds, parameters, held, _scale(bones))
+
+
+def priority_plan(bones, tasks, layout):
+    """The ``PriorityPlan`` of ``tasks`` on ``bones`` (a ``solvers.kinematics.BoneTree``) moving as
+    ``layout`` (``column_layout``) says. Raises ValueError for a task on a bone not in the tree."""
+    n = len(bones.parents)
+    for task in tasks:
+        if not 0 <= task.bone < n:
+            raise ValueError(f"a task's bone must be one of the tree's {n}, got {task.bone}")
     targets = np.zeros((len(tasks), 4))
     for k, task in enumerate(tasks):
         targets[k, :len(task.target)] = task.target
-    int_array = lambda values: np.array(values, dtype=np.int64).reshape(-1)  # noqa: E731
     return PriorityPlan(
-        tree.bone_tree, int_array([c[0] for c in columns]), int_array([c[1] for c in columns]),
-        int_array([c[2] for c in columns]), np.array([c[3] for c in columns], dtype=float).reshape(-1),
-        _above(tree.parents.tolist()), starts, kinds, parameters, held,
-        int_array([t.kind for t in tasks]), int_array([t.bone for t in tasks]),
-        np.array([t.use_tail for t in tasks], dtype=np.bool_), int_array([t.level for t in tasks]), targets,
+        bones, *layout[:-1], _ints([t.kind for t in tasks]), _ints([t.bone for t in tasks]),
+        np.array([t.use_tail for t in tasks], dtype=np.bool_), _ints([t.level for t in tasks]), targets,
         np.array([t.normal for t in tasks], dtype=float).reshape(-1, 3),
-        np.array([t.weight for t in tasks], dtype=float), int_array(sorted({t.level for t in tasks})), _scale(tree))
+        np.array([t.weight for t in tasks], dtype=float), _ints(sorted({t.level for t in tasks})), layout.scale)
