@@ -7,9 +7,9 @@ from imgui_bundle import imgui
 from ui import pins, widgets
 from ui.panels import help_marker
 
-WHOLE_BODY_TIP = ("Whole body: while bones are pinned, a drag moves the root and bends the spine and\n"
-                  "legs too, so a hand pulled past the arm's reach brings the body along; pinned bones\n"
-                  "stay. On by default once something is pinned; off: only the dragged chain moves.")
+WHOLE_BODY_TIP = ("While bones are pinned, a drag moves the hips too, so the spine and legs bend and a\n"
+                  "hand pulled past the arm's reach brings the body along; pinned bones stay. On by\n"
+                  "default once something is pinned. Off: the hips stay put; the pins still hold.")
 PIN_TIP_ROW = "Pinned: held here whatever else moves (the pin marker in the viewport)"
 
 

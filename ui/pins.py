@@ -2,9 +2,9 @@
 
 A pin holds its bone where it was when pinned: the head's position and, unless it is
 position-only, the bone's world rotation; every solve while pins exist holds them above every
-other goal (``ui.pinned_solve``). Each pin or unpin is an undo step (the history snapshots the
-pins), and pins are saved with the pose and the session. Pinning or unpinning moves nothing, so
-no solve is asked for.
+other goal (``AppState.resolve`` calls ``rig.whole_body.solve_with_pins``). Each pin or unpin is
+an undo step (the history snapshots the pins), and pins are saved with the pose and the session.
+Pinning or unpinning moves nothing, so no solve is asked for.
 """
 from dataclasses import replace
 

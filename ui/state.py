@@ -9,7 +9,7 @@ import numpy as np
 
 from render.camera import OrbitCamera
 from render.view_state import ViewState
-from rig.evaluate import evaluate
+from rig.evaluate import active_ik, evaluate
 from rig.pose import Pose, heads_tails, world_matrices
 from ui.animation import Animation
 from ui.history import History
@@ -67,6 +67,13 @@ class DragState:
     def goals(self):
         """The temporary IK goals to solve with the rig's constraints, as ``evaluate`` takes them."""
         return [(self.goal, self.target)] if self.goal is not None and self.target is not None else []
+
+    def dragged_constraint(self, rig):
+        """The IK constraint whose goal this drag moves, solved right after the pins: Auto IK's
+        temporary one, or the first active constraint aiming at the dragged handle; else None."""
+        if self.goal is not None:
+            return self.goal if self.target is not None else None
+        return next((c for c in active_ik(rig) if c.target == self.bone), None)
 
 
 GIZMO_MODES = ("none", "translate", "rotate")
@@ -239,9 +246,12 @@ class AppState:
 
     def resolve(self):
         """Evaluate constraints on the current channels, with the active drag's temporary Auto
-        IK goal if there is one (the frame calls it through ``solve_if_pending``)."""
-        goals = self.drag.goals() if self.drag is not None else []
-        self.pose, self.world, reports = evaluate(self.rig, self.pose, goals)
+        IK goal if there is one, holding the pins, the dragged goal next, the whole body moving
+        when it follows (the frame calls it through ``solve_if_pending``)."""
+        drag = self.drag
+        goals = drag.goals() if drag is not None else []
+        dragged = drag.dragged_constraint(self.rig) if drag is not None else None
+        self.pose, self.world, reports = evaluate(self.rig, self.pose, goals, self.pins, dragged, self.body_follows)
         self.take_reports(reports)
 
     def take_reports(self, reports):
