@@ -7,9 +7,9 @@ from ui import widgets
 from ui.auto_setup import should_offer, show_auto_setup
 from ui.layout import OUTLINER, PROPERTIES, TIMELINE
 from ui.outliner import outliner_panel
-from ui.pin_widgets import active_bone_pin, pins_row
 from ui.panels import animation_panel, auto_setup_panel, bone_ik_panel, copy_rotation_panel, help_marker, \
     ik_constraint_panel, solver_panel, transform_panel, view_panel, wrapped
+from ui.pin_widgets import active_bone_pin, pins_row
 from ui.state import GIZMO_MODES
 from ui.stats_panel import stats_panel
 from ui.status import error_toast
