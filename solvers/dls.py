@@ -32,7 +32,7 @@ from solvers.chain import SolveResult
 from solvers.dls_plan import DISTANCE, MAX_STRETCH, POSITION, ROTATION, TURN_FRAME_AXIS, TURN_OWN_AXIS, UNFOLD, \
     DlsPlan, dls_plan  # noqa: F401
 from solvers.iterate import iterate
-from solvers.limits import clamp_swing_twist, on_bound, split_swing_twist
+from solvers.limits import clamp_swing_twist, held_rotation, on_bound, swing_turn, swing_twist_coordinates
 from solvers.transforms import EPS
 from solvers.tree import tree_pose_rows
 
@@ -128,32 +128,6 @@ def _log_jacobian_inverse(rotvec):
             (0.5 * y + xz, yz - 0.5 * x, 1.0 - c * (x * x + y * y)))
 
 
-def _swing_turn(rotvec, axis):
-    """How exp(rotvec) turns (an angular velocity, 3 floats) as rotvec moves along ``axis`` (0, 1
-    or 2): the left Jacobian of SO(3), J e = e + a (v x e) + b (v x (v x e))."""
-    angle = sc.length(rotvec)
-    if angle < 1e-4:
-        a, b = 0.5 - angle * angle / 24.0, 1.0 / 6.0 - angle * angle / 120.0
-    else:
-        a, b = (1.0 - math.cos(angle)) / angle ** 2, (angle - math.sin(angle)) / angle ** 3
-    e = (float(axis == 0), float(axis == 1), float(axis == 2))
-    across = sc.cross(rotvec, e)
-    return sc.add(sc.add(e, sc.scale(across, a)), sc.scale(sc.cross(rotvec, across), b))
-
-
-def _held_rotation(coordinates):
-    """The pose rotation (4 floats) of swing-twist ``coordinates`` (u, t, w)."""
-    u, t, w = coordinates
-    return sc.qmul(sc.qfrom_rotvec((u, 0.0, w)), sc.qaxis_angle((0.0, 1.0, 0.0), t))
-
-
-def _coordinates(q):
-    """The swing-twist coordinates (u, t, w) of a pose rotation ``q``."""
-    swing, twist = split_swing_twist(q)
-    u, _, w = sc.qto_rotvec(swing)
-    return u, twist, w
-
-
 def _cost(plan, errors):
     """sqrt(sum(weight * error**2)), angles counted at the plan's scale: what DLS minimises."""
     return math.sqrt(sum((s * e) ** 2 for s, e in zip(plan.rows.goal_scale, errors)))
@@ -187,7 +161,7 @@ def _jacobian(plan, state):
             # A swing coordinate turns the bone by the left Jacobian of exp at (u, 0, w), in the
             # frame it turns in.
             u, _, w = state.angles[j]
-            turn_axis = sc.mvec(state.before[j], _swing_turn((u, 0.0, w), axis))
+            turn_axis = sc.mvec(state.before[j], swing_turn((u, 0.0, w), axis))
         for g in moved:
             point = points[g]
             put(column, g, turn_axis if point is None else sc.cross(turn_axis, sc.sub(point, heads[j])))
@@ -304,9 +278,9 @@ def _held_columns(plan, state, delta):
         moved = [a + (change[c] if c >= 0 else 0.0) for a, c in zip(coordinates, columns)]
         found = [sc.clip(a, lo, hi) for a, lo, hi in zip(moved, *box)]
         if limit is not None:
-            clamped, held = clamp_swing_twist(limit, _held_rotation(found))
+            clamped, held = clamp_swing_twist(limit, held_rotation(found))
             if held[0] or held[2]:
-                swing = _coordinates(clamped)
+                swing = swing_twist_coordinates(clamped)
                 found[0], found[2] = swing[0], swing[2]
         for axis, c in enumerate(columns):
             if c >= 0 and found[axis] != moved[axis]:
@@ -329,11 +303,11 @@ def _apply(plan, state, delta, damping, unfolded):
             angles[j] = tuple(a + t for a, t in zip(angles[j], turn))
             if box is not None:
                 angles[j] = tuple(sc.clip(a, lo, hi) for a, lo, hi in zip(angles[j], *box))
-            quats[j] = _held_rotation(angles[j])
+            quats[j] = held_rotation(angles[j])
             if limit is not None:
                 quats[j], clamped = clamp_swing_twist(limit, quats[j])
                 if clamped[0] or clamped[1] or clamped[2]:
-                    angles[j] = _coordinates(quats[j])
+                    angles[j] = swing_twist_coordinates(quats[j])
         else:
             q = sc.qmul(quats[j], sc.qfrom_rotvec(turn))
             norm = math.sqrt(sc.qdot(q, q))
@@ -401,15 +375,15 @@ def _start(plan, rotations):
         angles.append((0.0, 0.0, 0.0))
     for j, held, columns, limit, box in plan.rows.bones:
         if held:
-            found = _coordinates(quats[j])
+            found = swing_twist_coordinates(quats[j])
             angles[j] = tuple(a if c >= 0 else 0.0 for a, c in zip(found, columns))
             if box is not None:
                 angles[j] = tuple(sc.clip(a, lo, hi) for a, lo, hi in zip(angles[j], *box))
             if limit is not None:
-                quats[j], _ = clamp_swing_twist(limit, _held_rotation(angles[j]))
-                angles[j] = _coordinates(quats[j])
+                quats[j], _ = clamp_swing_twist(limit, held_rotation(angles[j]))
+                angles[j] = swing_twist_coordinates(quats[j])
             elif angles[j] != found:
-                quats[j] = _held_rotation(angles[j])
+                quats[j] = held_rotation(angles[j])
     stretch = list(plan.start_stretch)
     for aim in plan.aims:
         _lay_straight(plan, aim, quats, stretch)

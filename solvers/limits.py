@@ -417,3 +417,35 @@ def best_within_limits(kinds, parameters, start, stop, q, before, vectors, direc
         if best == start_of_round:  # no turn served better: none will next round either
             break
     return q
+
+
+# Swing-twist coordinates (u, t, w), the DOFs the Jacobian methods move a held bone by (DLS and
+# the priority solver): the pose rotation exp(u X + w Z) * twist(t), swing's rotation vector
+# (u, 0, w) in the frame the bone turns in and the twist t about its own +Y.
+@register_jitable
+def swing_turn(rotvec, axis):
+    """How exp(rotvec) turns (an angular velocity, 3 floats) as rotvec moves along ``axis`` (0, 1
+    or 2): the left Jacobian of SO(3), J e = e + a (v x e) + b (v x (v x e))."""
+    angle = sc.length(rotvec)
+    if angle < 1e-4:
+        a, b = 0.5 - angle * angle / 24.0, 1.0 / 6.0 - angle * angle / 120.0
+    else:
+        a, b = (1.0 - math.cos(angle)) / angle ** 2, (angle - math.sin(angle)) / angle ** 3
+    e = (1.0 if axis == 0 else 0.0, 1.0 if axis == 1 else 0.0, 1.0 if axis == 2 else 0.0)
+    across = sc.cross(rotvec, e)
+    return sc.add(sc.add(e, sc.scale(across, a)), sc.scale(sc.cross(rotvec, across), b))
+
+
+@register_jitable
+def held_rotation(coordinates):
+    """The pose rotation (4 floats) of swing-twist ``coordinates`` (u, t, w)."""
+    u, t, w = coordinates
+    return sc.qmul(sc.qfrom_rotvec((u, 0.0, w)), sc.qaxis_angle((0.0, 1.0, 0.0), t))
+
+
+@register_jitable
+def swing_twist_coordinates(q):
+    """The swing-twist coordinates (u, t, w) of a pose rotation ``q``."""
+    swing, twist = split_swing_twist(q)
+    u, _, w = sc.qto_rotvec(swing)
+    return u, twist, w

@@ -19,11 +19,11 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from solvers import ccd, fabrik, kinematics, two_bone, two_bone_limits, two_bone_posed
+from solvers import ccd, fabrik, kinematics, priority, two_bone, two_bone_limits, two_bone_posed
 from solvers.chain import straight_chain
 from solvers.goals import PositionGoal
 from solvers.problem import Freedoms, Problem, Settings
-from solvers.runners import run_ccd, run_dls, run_fabrik, run_one_bone, run_sdls, run_two_bone
+from solvers.runners import run_ccd, run_dls, run_fabrik, run_one_bone, run_priority, run_sdls, run_two_bone
 from solvers.tree import Tree
 
 FEATURES = ("locks", "limits", "stretch", "target rotation", "rotation locks", "stiffness", "distance",
@@ -89,6 +89,7 @@ class Method:
 
 
 _ALL = frozenset(FEATURES) - {"soft reach"}
+_PRIORITY = frozenset({"locks", "limits", "target rotation", "stiffness", "weights"})
 # Rows in auto's order, fastest first, as bench/bench_solvers.py and bench/bench_limits.py measure
 # them through the rig (app.py solve's path), with one exception: on free chains compiled CCD is
 # now the faster (10 bones: 45 vs 54 us median; 50 bones: 63 vs 146 us, both 100%), but it turns
@@ -116,6 +117,9 @@ METHODS = {m.name: m for m in (
            kernels=(ccd.warm,)),
     Method("dls", JACOBIAN, run_dls, None, _ALL, _ALL, auto=(FREE, LIMITED), restarts_auto=True),
     Method("sdls", JACOBIAN, run_sdls, None, _ALL, _ALL),
+    # Goals in priority levels (pins, ground, the dragged goal, the rig's handles) are the whole-body
+    # solve's (rig.whole_body); as a row it takes every goal on one level, which auto leaves to DLS.
+    Method("priority", JACOBIAN, run_priority, None, _PRIORITY, _PRIORITY, kernels=(priority.warm,)),
 )}
 AUTO_ORDER_FREE = tuple(name for name, m in METHODS.items() if FREE in m.auto)
 AUTO_ORDER_LIMITED = tuple(name for name, m in METHODS.items() if LIMITED in m.auto)

@@ -22,3 +22,11 @@ GIMBAL = 1e-12
 # more); the one-bone solve aimed when its angle to the target is within AIMED radians.
 REACHED = 1e-6
 AIMED = 1e-9
+
+# What the priority solver's first level (pins, ground contact) holds to, whatever the levels
+# below it ask: metres for a position (and how far below its ground a point may sink), radians for
+# a rotation. Its last iterations work on that level alone until it is within HOLD_MARGIN of
+# these, so rounding in what a caller does with the pose afterwards stays inside them.
+PIN_POSITION = 1e-5
+PIN_ROTATION = 1e-4
+HOLD_MARGIN = 1e-2

@@ -1,0 +1,487 @@
+"""Task-priority IK on a bone tree (Siciliano & Slotine's recursive null-space scheme, with
+Baerlocher & Boulic's joint-limit clamping), compiled.
+
+Every iteration linearises the tasks of each level (``solvers.priority_plan``) and solves them in
+turn: level k's damped least-squares step acts only in the null space P the levels above leave
+(dq += (J_k P)^+ (e_k - J_k dq), then P -= the row space of J_k P), so to first order a lower task
+never moves a higher one; below them all a gentle pull toward the start pose moves what is left.
+A step that carries a held bone's coordinate past its limit stops that coordinate where the clamp
+puts it, takes its column out, and the others solve again for what is left (Baerlocher's scheme),
+so limits and locks hold throughout. The first level is held exactly: the solve ends with
+iterations on it alone until it is within ``tolerances.PIN_POSITION`` and ``PIN_ROTATION`` (times
+``HOLD_MARGIN``). Targets too far to step to are approached ``MAX_MOVE`` scales at a time; an
+iterate that is not finite is never taken.
+"""
+import math
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from solvers import scalar as sc
+from solvers.goals import BoneDofs
+from solvers.kinematics import BoneTree, pose_bones
+from solvers.limits import clamp_encoded, held_rotation, swing_turn, swing_twist_coordinates
+from solvers.priority_plan import GROUND, OWN, POSITION, ROTATION, SHIFT, SWING, TWIST, Task, column_layout, \
+    priority_plan
+from solvers.progress import PATIENCE, min_gain, stalled_for
+from solvers.tolerances import HOLD_MARGIN, PIN_POSITION, PIN_ROTATION
+from solvers.tree import Tree
+
+MAX_MOVE = 0.25  # a step aims at most this share of the plan's scale toward a point: linearisation holds nearby
+MAX_TURN = 0.35  # radians a column may turn in one step
+HOLD_DAMPING = 1e-6  # the first level's damping (times the scale): nearly exact, finite at singularities
+SINGULAR = 1e-9  # a row whose part outside the levels above is below this share of it adds no freedom taken
+CLAMP_ROUNDS = 4  # Baerlocher's re-solves per iteration after columns stop on limits
+HOLD_ITERATIONS = 30  # the most iterations on the first level alone at the end
+SETTLED = 1e-2  # errors within this share of the scale: the pull toward the start pose rests
+GROUND_LIFT = 1e-7  # metres above its ground a point sunk below it is lifted to
+
+
+class PriorityResult(NamedTuple):
+    """``rotations`` (n, 4) pose rotations, ``shift`` (3,) the top bone's move in its base frame
+    (zero unless the root is free), ``errors`` per task (metres, radians; GROUND: depth below),
+    ``iterations``, ``at_limit`` (n, 3) axes a limit or lock holds."""
+    rotations: np.ndarray
+    shift: np.ndarray
+    errors: np.ndarray
+    iterations: int
+    at_limit: np.ndarray
+
+
+@njit(cache=True)
+def _pose(plan, quats, shift, before, world, heads, tails):
+    """Forward kinematics with the root bones' heads moved by ``shift`` (base frame)."""
+    bones = plan.bones
+    offsets = bones.offsets.copy()
+    for i in range(len(bones.parents)):
+        if bones.parents[i] < 0:
+            offsets[i, 0] += shift[0]
+            offsets[i, 1] += shift[1]
+            offsets[i, 2] += shift[2]
+    moved = BoneTree(bones.parents, bones.base_rotation, bones.origin, bones.rest_rotations, offsets, bones.lengths)
+    pose_bones(moved, None, quats, before, world, heads, tails)
+
+
+@njit(cache=True)
+def _turn_axes(plan, coords, before, world):
+    """Per column the world axis it turns about (rotations) or moves along (shift), (c, 3)."""
+    axes = np.zeros((len(plan.column_kind), 3))
+    for col in range(len(plan.column_kind)):
+        j, axis, kind = plan.column_bone[col], plan.column_axis[col], plan.column_kind[col]
+        e = (1.0 if axis == 0 else 0.0, 1.0 if axis == 1 else 0.0, 1.0 if axis == 2 else 0.0)
+        if kind == SHIFT:
+            a = sc.qrotate(plan.bones.base_rotation, e)
+        elif kind == SWING:
+            frame = (before[j, 0], before[j, 1], before[j, 2], before[j, 3])
+            a = sc.qrotate(frame, swing_turn((coords[j, 0], 0.0, coords[j, 2]), axis))
+        else:  # OWN and TWIST turn about the bone's own axis
+            a = sc.qrotate((world[j, 0], world[j, 1], world[j, 2], world[j, 3]), e)
+        axes[col, 0], axes[col, 1], axes[col, 2] = a
+    return axes
+
+
+@njit(cache=True)
+def _point(plan, t, heads, tails):
+    b = plan.task_bone[t]
+    p = tails[b] if plan.task_tail[t] else heads[b]
+    return (p[0], p[1], p[2])
+
+
+@njit(cache=True)
+def _depth(plan, t, p):
+    """How far point ``p`` lies on the inner side of task ``t``'s ground plane (> 0: below)."""
+    n = (plan.task_normal[t, 0], plan.task_normal[t, 1], plan.task_normal[t, 2])
+    return -sc.dot(n, sc.sub(p, (plan.task_target[t, 0], plan.task_target[t, 1], plan.task_target[t, 2])))
+
+
+@njit(cache=True)
+def _rotation_error(plan, t, world):
+    """Task ``t``'s rotation error as a world rotation vector (target times the bone's inverse)."""
+    b = plan.task_bone[t]
+    target = (plan.task_target[t, 0], plan.task_target[t, 1], plan.task_target[t, 2], plan.task_target[t, 3])
+    return sc.qto_rotvec(sc.qmul(target, sc.qconj((world[b, 0], world[b, 1], world[b, 2], world[b, 3]))))
+
+
+@njit(cache=True)
+def task_errors(plan, world, heads, tails):
+    """Each task's error: metres to its point, radians to its rotation, metres below its ground."""
+    errors = np.empty(len(plan.task_kind))
+    for t in range(len(plan.task_kind)):
+        kind = plan.task_kind[t]
+        if kind == ROTATION:
+            errors[t] = sc.length(_rotation_error(plan, t, world))
+        elif kind == POSITION:
+            p = _point(plan, t, heads, tails)
+            errors[t] = sc.length(sc.sub((plan.task_target[t, 0], plan.task_target[t, 1], plan.task_target[t, 2]), p))
+        else:
+            errors[t] = max(_depth(plan, t, _point(plan, t, heads, tails)), 0.0)
+    return errors
+
+
+@njit(cache=True)
+def _level_rows(plan, level, world, heads, tails):
+    """The rows a level asks for now: 3 per position or rotation, 1 per ground point below it."""
+    rows = 0
+    for t in range(len(plan.task_kind)):
+        if plan.task_level[t] != level:
+            continue
+        if plan.task_kind[t] != GROUND:
+            rows += 3
+        elif _depth(plan, t, _point(plan, t, heads, tails)) > 0.0:
+            rows += 1
+    return rows
+
+
+@njit(cache=True)
+def _level_system(plan, level, axes, world, heads, tails):
+    """The level's weighted Jacobian (rows, columns) and residual (rows,): positions in metres
+    (each residual cut to ``MAX_MOVE`` scales), angles counted at the plan's scale."""
+    rows = _level_rows(plan, level, world, heads, tails)
+    c = len(plan.column_kind)
+    jacobian, residual = np.zeros((rows, c)), np.zeros(rows)
+    reach = MAX_MOVE * plan.scale
+    r = 0
+    for t in range(len(plan.task_kind)):
+        if plan.task_level[t] != level:
+            continue
+        kind, b, gain = plan.task_kind[t], plan.task_bone[t], math.sqrt(plan.task_weight[t])
+        if kind == ROTATION:
+            error = _rotation_error(plan, t, world)
+            for i in range(3):
+                residual[r + i] = gain * plan.scale * error[i]
+            for col in range(c):
+                if plan.column_kind[col] != SHIFT and plan.above[plan.column_bone[col], b]:
+                    for i in range(3):
+                        jacobian[r + i, col] = gain * plan.scale * axes[col, i]
+            r += 3
+            continue
+        p = _point(plan, t, heads, tails)
+        if kind == GROUND:
+            depth = _depth(plan, t, p)
+            if depth <= 0.0:
+                continue
+            residual[r] = gain * (depth + GROUND_LIFT)
+        else:
+            error = sc.sub((plan.task_target[t, 0], plan.task_target[t, 1], plan.task_target[t, 2]), p)
+            size = sc.length(error)
+            if size > reach:
+                error = sc.scale(error, reach / size)
+            for i in range(3):
+                residual[r + i] = gain * error[i]
+        normal = (plan.task_normal[t, 0], plan.task_normal[t, 1], plan.task_normal[t, 2])
+        for col in range(c):
+            j = plan.column_bone[col]
+            if not plan.above[j, b]:
+                continue
+            a = (axes[col, 0], axes[col, 1], axes[col, 2])
+            motion = a if plan.column_kind[col] == SHIFT else sc.cross(a, sc.sub(p, (heads[j, 0], heads[j, 1], heads[j, 2])))
+            if kind == GROUND:
+                jacobian[r, col] = gain * sc.dot(normal, motion)
+            else:
+                for i in range(3):
+                    jacobian[r + i, col] = gain * motion[i]
+        r += 1 if kind == GROUND else 3
+    return jacobian, residual
+
+
+@njit(cache=True)
+def _posture(plan, quats, coords, shift, start_quats, start_coords):
+    """Per column the change (in its own units) that would bring it back to the start pose."""
+    back = np.zeros(len(plan.column_kind))
+    for col in range(len(plan.column_kind)):
+        j, axis, kind = plan.column_bone[col], plan.column_axis[col], plan.column_kind[col]
+        if kind == SHIFT:
+            back[col] = -shift[axis]
+        elif kind == OWN:
+            q = (quats[j, 0], quats[j, 1], quats[j, 2], quats[j, 3])
+            s = (start_quats[j, 0], start_quats[j, 1], start_quats[j, 2], start_quats[j, 3])
+            back[col] = sc.qto_rotvec(sc.qmul(sc.qconj(q), s))[axis]
+        else:
+            back[col] = start_coords[j, axis] - coords[j, axis]
+    return back
+
+
+@njit(cache=True)
+def _solve_spd(matrix, b):
+    """x with ``matrix`` x = ``b`` for a small symmetric positive definite ``matrix`` (Cholesky;
+    hand-written, as numba's linear algebra needs SciPy's BLAS)."""
+    r = len(b)
+    lower = np.zeros((r, r))
+    for i in range(r):
+        for j in range(i + 1):
+            total = matrix[i, j]
+            for k in range(j):
+                total -= lower[i, k] * lower[j, k]
+            if i == j:
+                lower[i, i] = math.sqrt(max(total, 1e-300))
+            else:
+                lower[i, j] = total / lower[j, j]
+    y = np.zeros(r)
+    for i in range(r):
+        total = b[i]
+        for k in range(i):
+            total -= lower[i, k] * y[k]
+        y[i] = total / lower[i, i]
+    x = np.zeros(r)
+    for i in range(r - 1, -1, -1):
+        total = y[i]
+        for k in range(i + 1, r):
+            total -= lower[k, i] * x[k]
+        x[i] = total / lower[i, i]
+    return x
+
+
+@njit(cache=True)
+def _remove_along(v, basis, count):
+    """``v`` less its parts along the first ``count`` rows of ``basis`` (orthonormal), in place."""
+    for q in range(count):
+        d = 0.0
+        for col in range(len(v)):
+            d += v[col] * basis[q, col]
+        for col in range(len(v)):
+            v[col] -= d * basis[q, col]
+
+
+@njit(cache=True)
+def _direction(plan, levels, axes, world, heads, tails, active, fixed, back, damping, pull):
+    """One step's column changes: the first ``levels`` levels in priority order, each in the null
+    space of those above, then ``pull`` times the way ``back`` to the start in what is left.
+    Inactive columns change by ``fixed`` (where a limit stopped them) and serve no level.
+
+    The levels above are kept as an orthonormal ``basis`` of their row space (Gram-Schmidt, rows
+    whose remainder falls below ``SINGULAR`` of their size add none): the null space left is what
+    is orthogonal to it. A level's rows, less their parts in it, are ``reduced`` = R Q with Q its
+    new rows; the damped step (R^T R + l^2 I)^-1 R^T (e - J dq) along Q is (J P)'s damped
+    pseudo-inverse."""
+    c = len(plan.column_kind)
+    weight = plan.column_weight
+    x = np.zeros(c)
+    for col in range(c):
+        if not active[col]:
+            x[col] = fixed[col] / weight[col]
+    basis = np.zeros((c, c))
+    count = 0
+    for k in range(levels):
+        jacobian, residual = _level_system(plan, plan.levels[k], axes, world, heads, tails)
+        m = len(residual)
+        if m == 0 or count == c:
+            continue
+        reduced = np.zeros((m, c))
+        left = residual.copy()
+        for i in range(m):
+            for col in range(c):
+                entry = jacobian[i, col] * weight[col]  # weighted units: a stiff axis is a dear one
+                left[i] -= entry * x[col]
+                if active[col]:
+                    reduced[i, col] = entry
+            _remove_along(reduced[i], basis, count)
+        if not (np.isfinite(reduced).all() and np.isfinite(left).all()):
+            return np.zeros(c)
+        first = count
+        for i in range(m):
+            v = reduced[i].copy()
+            size = math.sqrt((v * v).sum())
+            _remove_along(v, basis, count)
+            _remove_along(v, basis, count)  # twice: Gram-Schmidt's rounding, removed once more
+            rest = math.sqrt((v * v).sum())
+            if rest > SINGULAR * size and rest > 1e-300 and count < c:
+                basis[count] = v / rest
+                count += 1
+        new = count - first
+        if new == 0:
+            continue
+        along = np.zeros((m, new))  # R
+        for i in range(m):
+            for q in range(new):
+                along[i, q] = (reduced[i] * basis[first + q]).sum()
+        # Damping shrinks with what is left to do (Levenberg-Marquardt's way): steady far from a
+        # goal or at a singularity, Gauss-Newton's pace near one.
+        square = (HOLD_DAMPING * plan.scale) ** 2 if k == 0 else \
+            (damping * min(plan.scale, math.sqrt((left * left).sum()))) ** 2
+        normal, rhs = np.zeros((new, new)), np.zeros(new)
+        for q in range(new):
+            rhs[q] = (along[:, q] * left).sum()
+            for p in range(q + 1):
+                normal[q, p] = normal[p, q] = (along[:, q] * along[:, p]).sum()
+            normal[q, q] += square
+        z = _solve_spd(normal, rhs)
+        for q in range(new):
+            x += z[q] * basis[first + q]
+    if pull > 0.0:
+        toward = np.zeros(c)
+        for col in range(c):
+            if active[col]:
+                toward[col] = back[col] / weight[col] - x[col]
+        _remove_along(toward, basis, count)
+        x += pull * toward
+    return x * weight
+
+
+@njit(cache=True)
+def _bounded(plan, dq):
+    """``dq`` scaled down so no column turns more than ``MAX_TURN`` nor shifts more than
+    ``MAX_MOVE`` scales in one step (the whole step scaled: its priorities stay)."""
+    factor = 1.0
+    for col in range(len(dq)):
+        most = MAX_MOVE * plan.scale if plan.column_kind[col] == SHIFT else MAX_TURN
+        if abs(dq[col]) * factor > most:
+            factor = most / abs(dq[col])
+    return dq * factor
+
+
+@njit(cache=True)
+def _clamped(plan, j, coords, at_limit):
+    """Bone ``j``'s rotation from its coordinates, held by its limits: the rotation, with its
+    coordinates set to where the clamp put them and ``at_limit[j]`` to the held axes."""
+    q, held = clamp_encoded(plan.limit_kinds, plan.limit_parameters, plan.limit_starts[j], plan.limit_starts[j + 1],
+                            held_rotation((coords[j, 0], coords[j, 1], coords[j, 2])))
+    u, t, w = swing_twist_coordinates(q)
+    coords[j, 0], coords[j, 1], coords[j, 2] = u, t, w
+    at_limit[j, 0], at_limit[j, 1], at_limit[j, 2] = held
+    return q
+
+
+@njit(cache=True)
+def _apply(plan, quats, coords, shift, dq, at_limit):
+    """The pose after column changes ``dq``: (quats, coords, shift), held bones clamped."""
+    quats, coords, shift = quats.copy(), coords.copy(), shift.copy()
+    turns = np.zeros((len(quats), 3))
+    for col in range(len(dq)):
+        j, axis, kind = plan.column_bone[col], plan.column_axis[col], plan.column_kind[col]
+        if kind == SHIFT:
+            shift[axis] += dq[col]
+        elif kind == OWN:
+            turns[j, axis] = dq[col]
+        else:
+            coords[j, axis] += dq[col]
+    for j in range(len(quats)):
+        if plan.held[j]:
+            q = _clamped(plan, j, coords, at_limit)
+        elif turns[j, 0] != 0.0 or turns[j, 1] != 0.0 or turns[j, 2] != 0.0:
+            q = sc.qnormalize(sc.qmul((quats[j, 0], quats[j, 1], quats[j, 2], quats[j, 3]),
+                                      sc.qfrom_rotvec((turns[j, 0], turns[j, 1], turns[j, 2]))))
+        else:
+            continue
+        quats[j, 0], quats[j, 1], quats[j, 2], quats[j, 3] = q
+    return quats, coords, shift
+
+
+@njit(cache=True)
+def _step(plan, levels, quats, coords, shift, start_quats, start_coords, damping, pull, at_limit):
+    """One iteration: the priority step, re-solved without the columns a limit stopped (their
+    change fixed where the clamp put them) until none is stopped or ``CLAMP_ROUNDS`` pass."""
+    n = len(quats)
+    before, world, heads, tails = np.empty((n, 4)), np.empty((n, 4)), np.empty((n, 3)), np.empty((n, 3))
+    _pose(plan, quats, shift, before, world, heads, tails)
+    axes = _turn_axes(plan, coords, before, world)
+    back = _posture(plan, quats, coords, shift, start_quats, start_coords) if pull > 0.0 else np.zeros(0)
+    c = len(plan.column_kind)
+    active, fixed = np.ones(c, dtype=np.bool_), np.zeros(c)
+    for _ in range(CLAMP_ROUNDS + 1):
+        dq = _bounded(plan, _direction(plan, levels, axes, world, heads, tails, active, fixed, back, damping, pull))
+        moved = _apply(plan, quats, coords, shift, dq, at_limit)
+        stopped = False
+        for col in range(c):
+            kind = plan.column_kind[col]
+            if active[col] and (kind == SWING or kind == TWIST):
+                j, axis = plan.column_bone[col], plan.column_axis[col]
+                change = moved[1][j, axis] - coords[j, axis]
+                if abs(change - dq[col]) > 1e-12:  # the clamp took some of it: the limit holds this column
+                    active[col], fixed[col], stopped = False, change, True
+        if not stopped:
+            break
+    return moved
+
+
+@njit(cache=True)
+def _finite(quats, shift):
+    return np.isfinite(quats).all() and np.isfinite(shift).all()
+
+
+@njit(cache=True)
+def _held(plan, errors):
+    """Whether the first level is within what it holds to (``HOLD_MARGIN`` inside it)."""
+    for t in range(len(errors)):
+        if plan.task_level[t] == plan.levels[0]:
+            bound = PIN_ROTATION if plan.task_kind[t] == ROTATION else PIN_POSITION
+            if not errors[t] <= HOLD_MARGIN * bound:
+                return False
+    return True
+
+
+@njit(cache=True)
+def _measure(plan, quats, shift):
+    n = len(quats)
+    before, world, heads, tails = np.empty((n, 4)), np.empty((n, 4)), np.empty((n, 3)), np.empty((n, 3))
+    _pose(plan, quats, shift, before, world, heads, tails)
+    return task_errors(plan, world, heads, tails)
+
+
+@njit(cache=True)
+def solve_kernel(plan, start, iterations, tolerance, damping, pull):
+    """The compiled solve (``solve_priority``): (rotations, shift, errors, iterations, at_limit)."""
+    n = len(start)
+    quats, coords, shift = np.empty((n, 4)), np.zeros((n, 3)), np.zeros(3)
+    at_limit = np.zeros((n, 3), dtype=np.bool_)
+    for j in range(n):
+        q = sc.qnormalize((start[j, 0], start[j, 1], start[j, 2], start[j, 3]))
+        if plan.held[j]:
+            coords[j, 0], coords[j, 1], coords[j, 2] = swing_twist_coordinates(q)
+            q = _clamped(plan, j, coords, at_limit)
+        quats[j, 0], quats[j, 1], quats[j, 2], quats[j, 3] = q
+    start_quats, start_coords = quats.copy(), coords.copy()
+    errors = _measure(plan, quats, shift)
+    levels = len(plan.levels)
+    best_cost, stalled, done = np.inf, 0, 0
+    while done < iterations and levels > 0:
+        cost = errors.sum()
+        if (errors <= tolerance).all():
+            break
+        stalled = stalled_for(stalled, cost, best_cost, min_gain(tolerance))
+        best_cost = min(best_cost, cost)
+        if stalled >= PATIENCE:
+            break
+        # Near the goals the pull rests: its steps, null-space to first order only, would hold them off.
+        near = errors.max() <= SETTLED * plan.scale
+        moved = _step(plan, levels, quats, coords, shift, start_quats, start_coords, damping, 0.0 if near else pull,
+                      at_limit)
+        done += 1
+        if not _finite(moved[0], moved[2]):
+            break
+        quats, coords, shift = moved
+        errors = _measure(plan, quats, shift)
+    for _ in range(HOLD_ITERATIONS if levels > 0 else 0):
+        if _held(plan, errors):
+            break
+        moved = _step(plan, 1, quats, coords, shift, start_quats, start_coords, damping, 0.0, at_limit)
+        done += 1
+        if not _finite(moved[0], moved[2]):
+            break
+        quats, coords, shift = moved
+        errors = _measure(plan, quats, shift)
+    return quats, shift, errors, done, at_limit
+
+
+def solve_priority(plan, start, iterations=100, tolerance=1e-5, damping=0.1, pull=0.1):
+    """Solve ``plan``'s tasks (a ``solvers.priority_plan.PriorityPlan``) from pose rotations
+    ``start`` (n, 4): at most ``iterations`` (then the first level alone, ``HOLD_ITERATIONS`` more),
+    done when every task is within ``tolerance`` or the summed error stops falling;
+    ``damping`` of the lower levels (times the scale), ``pull`` toward the start each iteration
+    (0: none). Returns a ``PriorityResult``. Non-finite start rotations count as no rotation."""
+    start = np.require(np.nan_to_num(np.asarray(start, dtype=float), nan=0.0, posinf=0.0, neginf=0.0),
+                       requirements=("C", "W"))
+    quats, shift, errors, done, at_limit = solve_kernel(plan, start, int(iterations), float(tolerance),
+                                                        float(damping), float(pull))
+    return PriorityResult(quats, shift, errors, int(done), at_limit)
+
+
+def warm():
+    """Compile (or load from the cache) the kernel: a two-bone tree with a pin, a ground and a reach."""
+    tree = Tree(np.eye(4), [-1, 0, 0], [[0.0, 0.0, 0.0], [0.0, 0.5, 0.0], [0.0, 0.5, 0.0]],
+                [[0.0, 0.0, 0.0, 1.0]] * 3, [0.5, 0.5, 0.5])
+    tasks = [Task(POSITION, 1, 0, (0.0, 1.0, 0.0), use_tail=True), Task(ROTATION, 1, 0, (0.0, 0.0, 0.0, 1.0)),
+             Task(GROUND, 2, 0, (0.0, 0.0, 0.0), use_tail=True), Task(POSITION, 2, 1, (0.3, 0.6, 0.0), use_tail=True)]
+    layout = column_layout(tree.bone_tree, (None, None, BoneDofs(lock=(False, True, False))), (0, 1, 2), root_free=True)
+    plan = priority_plan(tree.bone_tree, tasks, layout)
+    solve_priority(plan, np.tile([0.0, 0.0, 0.0, 1.0], (3, 1)), iterations=2)
