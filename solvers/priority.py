@@ -120,24 +120,25 @@ def task_errors(plan, world, heads, tails):
 
 
 @njit(cache=True)
-def _level_rows(plan, level, world, heads, tails):
-    """The rows a level asks for now: 3 per position or rotation, 1 per ground point below it."""
+def _level_rows(plan, level, world, heads, tails, contact):
+    """The rows a level asks for now: 3 per position or rotation, 1 per ground point below it or
+    in ``contact`` (one the step would carry below)."""
     rows = 0
     for t in range(len(plan.task_kind)):
         if plan.task_level[t] != level:
             continue
         if plan.task_kind[t] != GROUND:
             rows += 3
-        elif _depth(plan, t, _point(plan, t, heads, tails)) > 0.0:
+        elif contact[t] or _depth(plan, t, _point(plan, t, heads, tails)) > 0.0:
             rows += 1
     return rows
 
 
 @njit(cache=True)
-def _level_system(plan, level, axes, world, heads, tails):
+def _level_system(plan, level, axes, world, heads, tails, contact):
     """The level's weighted Jacobian (rows, columns) and residual (rows,): positions in metres
     (each residual cut to ``MAX_MOVE`` scales), angles counted at the plan's scale."""
-    rows = _level_rows(plan, level, world, heads, tails)
+    rows = _level_rows(plan, level, world, heads, tails, contact)
     c = len(plan.column_kind)
     jacobian, residual = np.zeros((rows, c)), np.zeros(rows)
     reach = MAX_MOVE * plan.scale
@@ -159,7 +160,7 @@ def _level_system(plan, level, axes, world, heads, tails):
         p = _point(plan, t, heads, tails)
         if kind == GROUND:
             depth = _depth(plan, t, p)
-            if depth <= 0.0:
+            if depth <= 0.0 and not contact[t]:
                 continue
             residual[r] = gain * (depth + GROUND_LIFT)
         else:
@@ -244,7 +245,7 @@ def _remove_along(v, basis, count):
 
 
 @njit(cache=True)
-def _direction(plan, levels, axes, world, heads, tails, active, fixed, back, damping, pull):
+def _direction(plan, levels, axes, world, heads, tails, contact, active, fixed, back, damping, pull):
     """One step's column changes: the first ``levels`` levels in priority order, each in the null
     space of those above, then ``pull`` times the way ``back`` to the start in what is left.
     Inactive columns change by ``fixed`` (where a limit stopped them) and serve no level.
@@ -263,7 +264,7 @@ def _direction(plan, levels, axes, world, heads, tails, active, fixed, back, dam
     basis = np.zeros((c, c))
     count = 0
     for k in range(levels):
-        jacobian, residual = _level_system(plan, plan.levels[k], axes, world, heads, tails)
+        jacobian, residual = _level_system(plan, plan.levels[k], axes, world, heads, tails, contact)
         m = len(residual)
         if m == 0 or count == c:
             continue
@@ -368,9 +369,25 @@ def _apply(plan, quats, coords, shift, dq, at_limit):
 
 
 @njit(cache=True)
+def _touching(plan, contact, moved_quats, moved_shift):
+    """Mark in ``contact`` the ground points the pose ``moved`` carries below their ground that the
+    step did not hold; whether there were any."""
+    n = len(moved_quats)
+    before, world, heads, tails = np.empty((n, 4)), np.empty((n, 4)), np.empty((n, 3)), np.empty((n, 3))
+    _pose(plan, moved_quats, moved_shift, before, world, heads, tails)
+    touched = False
+    for t in range(len(plan.task_kind)):
+        if plan.task_kind[t] == GROUND and not contact[t] and _depth(plan, t, _point(plan, t, heads, tails)) > 0.0:
+            contact[t], touched = True, True
+    return touched
+
+
+@njit(cache=True)
 def _step(plan, levels, quats, coords, shift, start_quats, start_coords, damping, pull, at_limit):
-    """One iteration: the priority step, re-solved without the columns a limit stopped (their
-    change fixed where the clamp put them) until none is stopped or ``CLAMP_ROUNDS`` pass."""
+    """One iteration: the priority step, solved again (``CLAMP_ROUNDS`` at most) without the
+    columns a limit stopped (their change fixed where the clamp put them), and with the ground
+    points it would carry below held on their ground (an active set: a point the step lifts off is
+    free to go)."""
     n = len(quats)
     before, world, heads, tails = np.empty((n, 4)), np.empty((n, 4)), np.empty((n, 3)), np.empty((n, 3))
     _pose(plan, quats, shift, before, world, heads, tails)
@@ -378,8 +395,11 @@ def _step(plan, levels, quats, coords, shift, start_quats, start_coords, damping
     back = _posture(plan, quats, coords, shift, start_quats, start_coords) if pull > 0.0 else np.zeros(0)
     c = len(plan.column_kind)
     active, fixed = np.ones(c, dtype=np.bool_), np.zeros(c)
+    contact = np.zeros(len(plan.task_kind), dtype=np.bool_)
+    grounded = (plan.task_kind == GROUND).any()
     for _ in range(CLAMP_ROUNDS + 1):
-        dq = _bounded(plan, _direction(plan, levels, axes, world, heads, tails, active, fixed, back, damping, pull))
+        dq = _bounded(plan, _direction(plan, levels, axes, world, heads, tails, contact, active, fixed, back, damping,
+                                       pull))
         moved = _apply(plan, quats, coords, shift, dq, at_limit)
         stopped = False
         for col in range(c):
@@ -389,7 +409,8 @@ def _step(plan, levels, quats, coords, shift, start_quats, start_coords, damping
                 change = moved[1][j, axis] - coords[j, axis]
                 if abs(change - dq[col]) > 1e-12:  # the clamp took some of it: the limit holds this column
                     active[col], fixed[col], stopped = False, change, True
-        if not stopped:
+        touched = grounded and levels > 0 and _touching(plan, contact, moved[0], moved[2])
+        if not stopped and not touched:
             break
     return moved
 
