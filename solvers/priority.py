@@ -7,9 +7,10 @@ turn: level k's damped least-squares step acts only in the null space P the leve
 never moves a higher one; below them all a gentle pull toward the start pose moves what is left.
 A step that carries a held bone's coordinate past its limit stops that coordinate where the clamp
 puts it, takes its column out, and the others solve again for what is left (Baerlocher's scheme),
-so limits and locks hold throughout. The first level is held exactly: the solve ends with
-iterations on it alone until it is within ``tolerances.PIN_POSITION`` and ``PIN_ROTATION`` (times
-``HOLD_MARGIN``). Targets too far to step to are approached ``MAX_MOVE`` scales at a time; an
+so limits and locks hold throughout. The solve finishes in priority order: iterations on the
+levels above the last alone, and so on up to the first alone, so a lower level short of goals it
+cannot reach never holds a higher one off; the first level is held exactly, to
+``tolerances.PIN_POSITION`` and ``PIN_ROTATION`` (times ``HOLD_MARGIN``). Targets too far to step to are approached ``MAX_MOVE`` scales at a time; an
 iterate that is not finite is never taken.
 """
 import math
@@ -24,7 +25,7 @@ from solvers.kinematics import BoneTree, pose_bones
 from solvers.limits import clamp_encoded, held_rotation, swing_turn, swing_twist_coordinates
 from solvers.priority_plan import GROUND, OWN, POSITION, ROTATION, SHIFT, SWING, TWIST, Task, column_layout, \
     priority_plan
-from solvers.progress import PATIENCE, min_gain, stalled_for
+from solvers.progress import PATIENCE, min_gain
 from solvers.tolerances import HOLD_MARGIN, PIN_POSITION, PIN_ROTATION
 from solvers.tree import Tree
 
@@ -33,8 +34,9 @@ MAX_TURN = 0.35  # radians a column may turn in one step
 HOLD_DAMPING = 1e-6  # the first level's damping (times the scale): nearly exact, finite at singularities
 SINGULAR = 1e-9  # a row whose part outside the levels above is below this share of it adds no freedom taken
 CLAMP_ROUNDS = 4  # Baerlocher's re-solves per iteration after columns stop on limits
-HOLD_ITERATIONS = 30  # the most iterations on the first level alone at the end
+HOLD_ITERATIONS = 30  # the most iterations of each finishing pass (levels above the last alone)
 SETTLED = 1e-2  # errors within this share of the scale: the pull toward the start pose rests
+YIELD = 0.1  # the share of its step a level takes while a goal level above it is short of its goals
 GROUND_LIFT = 1e-7  # metres above its ground a point sunk below it is lifted to
 
 
@@ -245,7 +247,7 @@ def _remove_along(v, basis, count):
 
 
 @njit(cache=True)
-def _direction(plan, levels, axes, world, heads, tails, contact, active, fixed, back, damping, pull):
+def _direction(plan, levels, axes, world, heads, tails, contact, active, fixed, back, damping, pull, tolerance):
     """One step's column changes: the first ``levels`` levels in priority order, each in the null
     space of those above, then ``pull`` times the way ``back`` to the start in what is left.
     Inactive columns change by ``fixed`` (where a limit stopped them) and serve no level.
@@ -263,6 +265,7 @@ def _direction(plan, levels, axes, world, heads, tails, contact, active, fixed, 
             x[col] = fixed[col] / weight[col]
     basis = np.zeros((c, c))
     count = 0
+    unsettled = False  # a goal level above is still far from its goals
     for k in range(levels):
         jacobian, residual = _level_system(plan, plan.levels[k], axes, world, heads, tails, contact)
         m = len(residual)
@@ -279,6 +282,10 @@ def _direction(plan, levels, axes, world, heads, tails, contact, active, fixed, 
             _remove_along(reduced[i], basis, count)
         if not (np.isfinite(reduced).all() and np.isfinite(left).all()):
             return np.zeros(c)
+        size = math.sqrt((left * left).sum())
+        if unsettled:  # its null-space steps would hold the level above off at second order: go gently
+            left *= YIELD
+        unsettled = unsettled or (k > 0 and size > tolerance)
         first = count
         for i in range(m):
             v = reduced[i].copy()
@@ -299,7 +306,7 @@ def _direction(plan, levels, axes, world, heads, tails, contact, active, fixed, 
         # Damping shrinks with what is left to do (Levenberg-Marquardt's way): steady far from a
         # goal or at a singularity, Gauss-Newton's pace near one.
         square = (HOLD_DAMPING * plan.scale) ** 2 if k == 0 else \
-            (damping * min(plan.scale, math.sqrt((left * left).sum()))) ** 2
+            (damping * min(plan.scale, size)) ** 2
         normal, rhs = np.zeros((new, new)), np.zeros(new)
         for q in range(new):
             rhs[q] = (along[:, q] * left).sum()
@@ -383,7 +390,7 @@ def _touching(plan, contact, moved_quats, moved_shift):
 
 
 @njit(cache=True)
-def _step(plan, levels, quats, coords, shift, start_quats, start_coords, damping, pull, at_limit):
+def _step(plan, levels, quats, coords, shift, start_quats, start_coords, damping, pull, tolerance, at_limit):
     """One iteration: the priority step, solved again (``CLAMP_ROUNDS`` at most) without the
     columns a limit stopped (their change fixed where the clamp put them), and with the ground
     points it would carry below held on their ground (an active set: a point the step lifts off is
@@ -399,7 +406,7 @@ def _step(plan, levels, quats, coords, shift, start_quats, start_coords, damping
     grounded = (plan.task_kind == GROUND).any()
     for _ in range(CLAMP_ROUNDS + 1):
         dq = _bounded(plan, _direction(plan, levels, axes, world, heads, tails, contact, active, fixed, back, damping,
-                                       pull))
+                                       pull, tolerance))
         moved = _apply(plan, quats, coords, shift, dq, at_limit)
         stopped = False
         for col in range(c):
@@ -421,22 +428,65 @@ def _finite(quats, shift):
 
 
 @njit(cache=True)
-def _held(plan, errors):
-    """Whether the first level is within what it holds to (``HOLD_MARGIN`` inside it)."""
-    for t in range(len(errors)):
-        if plan.task_level[t] == plan.levels[0]:
-            bound = PIN_ROTATION if plan.task_kind[t] == ROTATION else PIN_POSITION
-            if not errors[t] <= HOLD_MARGIN * bound:
-                return False
-    return True
-
-
-@njit(cache=True)
 def _measure(plan, quats, shift):
     n = len(quats)
     before, world, heads, tails = np.empty((n, 4)), np.empty((n, 4)), np.empty((n, 3)), np.empty((n, 3))
     _pose(plan, quats, shift, before, world, heads, tails)
     return task_errors(plan, world, heads, tails)
+
+
+@njit(cache=True)
+def _level_costs(plan, errors):
+    """Each level's summed error (angles at the plan's scale), first level first: the solve goes on
+    while any of them falls (a level may give way while a higher one gains; the first level's
+    drift in a long step is the last iterations' to mend)."""
+    costs = np.zeros(len(plan.levels))
+    for t in range(len(errors)):
+        k = np.searchsorted(plan.levels, plan.task_level[t])
+        costs[k] += errors[t] * (plan.scale if plan.task_kind[t] == ROTATION else 1.0)
+    return costs
+
+
+@njit(cache=True)
+def _met(plan, errors, keep, tolerance):
+    """Whether the first ``keep`` levels are met: within ``tolerance``, the first level within what
+    it holds to (``HOLD_MARGIN`` inside it)."""
+    for t in range(len(errors)):
+        k = np.searchsorted(plan.levels, plan.task_level[t])
+        if k == 0:
+            bound = HOLD_MARGIN * (PIN_ROTATION if plan.task_kind[t] == ROTATION else PIN_POSITION)
+        else:
+            bound = tolerance
+        if k < keep and not errors[t] <= bound:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _run(plan, keep, state, start_quats, start_coords, budget, tolerance, damping, pull, at_limit):
+    """Iterate on the first ``keep`` levels from ``state`` (quats, coords, shift, errors, iterations
+    done) until they are met, ``budget`` iterations pass, or ``PATIENCE`` in a row lower none of
+    their costs; returns the state."""
+    quats, coords, shift, errors, done = state
+    best, stalled = np.full(len(plan.levels), np.inf), 0
+    for _ in range(budget):
+        if _met(plan, errors, keep, tolerance):
+            break
+        costs = _level_costs(plan, errors)[:keep]
+        stalled = 0 if (costs < best[:keep] - min_gain(tolerance)).any() else stalled + 1
+        best[:keep] = np.minimum(best[:keep], costs)
+        if stalled >= PATIENCE:
+            break
+        # Near the goals the pull rests: its steps, null-space to first order only, would hold them off.
+        near = errors.max() <= SETTLED * plan.scale
+        moved = _step(plan, keep, quats, coords, shift, start_quats, start_coords, damping, 0.0 if near else pull,
+                      tolerance, at_limit)
+        done += 1
+        if not _finite(moved[0], moved[2]):
+            break
+        quats, coords, shift = moved
+        errors = _measure(plan, quats, shift)
+    return quats, coords, shift, errors, done
 
 
 @njit(cache=True)
@@ -454,33 +504,13 @@ def solve_kernel(plan, start, iterations, tolerance, damping, pull):
     start_quats, start_coords = quats.copy(), coords.copy()
     errors = _measure(plan, quats, shift)
     levels = len(plan.levels)
-    best_cost, stalled, done = np.inf, 0, 0
-    while done < iterations and levels > 0:
-        cost = errors.sum()
-        if (errors <= tolerance).all():
-            break
-        stalled = stalled_for(stalled, cost, best_cost, min_gain(tolerance))
-        best_cost = min(best_cost, cost)
-        if stalled >= PATIENCE:
-            break
-        # Near the goals the pull rests: its steps, null-space to first order only, would hold them off.
-        near = errors.max() <= SETTLED * plan.scale
-        moved = _step(plan, levels, quats, coords, shift, start_quats, start_coords, damping, 0.0 if near else pull,
-                      at_limit)
-        done += 1
-        if not _finite(moved[0], moved[2]):
-            break
-        quats, coords, shift = moved
-        errors = _measure(plan, quats, shift)
-    for _ in range(HOLD_ITERATIONS if levels > 0 else 0):
-        if _held(plan, errors):
-            break
-        moved = _step(plan, 1, quats, coords, shift, start_quats, start_coords, damping, 0.0, at_limit)
-        done += 1
-        if not _finite(moved[0], moved[2]):
-            break
-        quats, coords, shift = moved
-        errors = _measure(plan, quats, shift)
+    state = (quats, coords, shift, errors, 0)
+    # Then in priority order: the levels above the last alone, and so on up to the first (a level
+    # short of goals it cannot reach pushes on, and would hold those above it off).
+    for keep in range(levels, 0, -1):
+        state = _run(plan, keep, state, start_quats, start_coords, iterations if keep == levels else HOLD_ITERATIONS,
+                     tolerance, damping, pull if keep == levels else 0.0, at_limit)
+    quats, coords, shift, errors, done = state
     return quats, shift, errors, done, at_limit
 
 

@@ -307,6 +307,6 @@ def test_bad_whole_body_keys_exit_2_naming_the_field(tmp_path, capsys, document,
 
 
 def test_an_unknown_ground_key_is_refused_naming_the_nearest(tmp_path, capsys):
-    status, _ = run(tmp_path, {"ground": {"hieght": 0.0}, "cases": [{"goals": [arm_goal()]}]})
+    status, _ = run(tmp_path, {"ground": {"height": 0.0, "hieght": 0.0}, "cases": [{"goals": [arm_goal()]}]})
     err = capsys.readouterr().err
     assert status == 2 and "'ground.hieght'" in err and "did you mean 'height'" in err
