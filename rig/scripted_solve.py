@@ -23,17 +23,51 @@ import numpy as np
 from rig.constraints import IK_TYPES, LIMIT_MODES, RANGES, SOLVER_TYPES, IKConstraint, SolverSettings
 from rig.ik import IKGoal, solve_groups
 from rig.formats.jsonfields import Reader, load_json
+from rig.ground import PlaneGround
+from rig.pins import pin_where_it_is
 from rig.pose import Pose, heads_tails
+from rig.whole_body import LeveledGoal, solve_levels
 from rig.ranges import MAX_COORDINATE
 from solvers.methods import warm_all
 from solvers.transforms import normalize
 
 
 @dataclass
+class Case:
+    """One case of a goals file: its ``goals`` (IKGoal) with their ``priorities`` (ints, 0 first;
+    None where the file gave none), the bones it ``pins`` (names, held where they start: head and
+    rotation) and whether its ``root_free``."""
+    goals: list
+    priorities: list
+    pins: tuple = ()
+    root_free: bool = False
+
+
+@dataclass
 class SolveJob:
-    """A parsed goals file: solver ``settings`` and ``cases``, each a list of IKGoal."""
+    """A parsed goals file: solver ``settings``, ``cases`` (Case) and the ``ground`` every case
+    stands on (``rig.ground`` kind, or None)."""
     settings: SolverSettings
     cases: list
+    ground: object = None
+
+    def whole_body(self, case):
+        """Whether ``case`` asks for what only the priority solve gives (``rig.whole_body``)."""
+        return bool(case.pins or case.root_free or self.ground is not None
+                    or any(p is not None for p in case.priorities))
+
+
+PIN_KEYS = ("target", "rotation", "pole")  # a pin holds its bone where it starts: it takes none of these
+
+
+def _read_pin(reader):
+    """A pinned goal's bone name (its other keys refused: a pin has no target to reach)."""
+    for key in PIN_KEYS:
+        if key in reader.obj:
+            reader.fail(key, "no value: a pinned bone holds where it starts", reader.obj[key])
+    if "priority" in reader.obj:
+        reader.fail("priority", "no value: pins come before every priority", reader.obj["priority"])
+    return reader.string("bone")
 
 
 def _read_goal(reader, rig, solver):
@@ -60,6 +94,41 @@ def _read_goal(reader, rig, solver):
     return IKGoal(constraint, np.array(reader.vector("target", 3, bound=MAX_COORDINATE)), rotation, pole)
 
 
+def _read_case(case, rig, solver):
+    goals, priorities, pins = [], [], []
+    for reader in case.items("goals"):
+        if reader.boolean("pin", False):
+            name = _read_pin(reader)
+            if name not in rig.skeleton.index:
+                reader.fail("bone", "the name of a bone in this rig", name)
+            if name in pins:
+                reader.fail("bone", "a bone pinned once per case", name)
+            pins.append(name)
+            continue
+        goals.append(_read_goal(reader, rig, solver))
+        priorities.append(reader.integer("priority", 0, 0, MAX_PRIORITY) if "priority" in reader.obj else None)
+        reader.asked.add("priority")
+    if not goals and not pins:
+        case.fail("goals", "at least one goal", [])
+    return Case(goals, priorities, tuple(pins), case.string("root", "fixed", ROOTS) == "free")
+
+
+MAX_PRIORITY = 255  # priority levels a goals file may use (0 first)
+ROOTS = ("fixed", "free")  # a case's "root": "free" lets the body's top bone move too
+
+
+def _read_ground(root):
+    """The top level's ``ground``: ``{"height": h}`` (the plane y = h), or None without one."""
+    if "ground" not in root.obj:
+        root.asked.add("ground")
+        return None
+    ground = root.child("ground")
+    if "mesh" in ground.obj:
+        ground.fail("mesh", "no value yet: mesh grounds are not read by solve; use {\"height\": h}",
+                    ground.obj["mesh"])
+    return PlaneGround(ground.number("height", low=-MAX_COORDINATE, high=MAX_COORDINATE))
+
+
 def read_goals(path, rig):
     """Parse and check a goals file against ``rig``; raises FileFormatError naming the case and
     field (``cases[2].goals[0].target``)."""
@@ -67,25 +136,31 @@ def read_goals(path, rig):
     settings = SolverSettings(type=root.string("solver", "auto", SOLVER_TYPES),
                               iterations=root.integer("iterations", 100, *RANGES["iterations"]),
                               tolerance=root.number("tolerance", 1e-5, 0.0), mode="original_pose")
-    cases = []
-    for case in root.items("cases"):
-        goals = [_read_goal(g, rig, settings.type) for g in case.items("goals")]
-        if not goals:
-            case.fail("goals", "at least one goal", [])
-        cases.append(goals)
+    cases = [_read_case(case, rig, settings.type) for case in root.items("cases")]
+    ground = _read_ground(root)
     root.check_fields()
-    return SolveJob(settings, cases)
+    return SolveJob(settings, cases, ground)
 
 
-def solve_case(rig, goals):
-    """Solve one case from the rest pose; returns (pose, world, [ChainReport], seconds). The
+def solve_case(rig, case, ground=None, whole_body=False):
+    """Solve one ``case`` from the rest pose; returns (pose, world, [ChainReport], seconds). The
     seconds are the solve's, as a frame of the app pays them (which solves into the pose it has):
-    from the goals to the posed world matrices, not making the case's rest pose."""
+    from the goals to the posed world matrices, not making the case's rest pose. A ``whole_body``
+    case solves with the priority solver (``rig.whole_body``): its pins first, then its goals by
+    priority, on ``ground``. A plain list of IKGoal is a case of those goals alone."""
+    if not isinstance(case, Case):
+        case = Case(list(case), [None] * len(case))
     pose = Pose.rest(len(rig.skeleton))
     world = rig.skeleton.rest_world.copy()  # the rest pose's world matrices
-    by_constraint = {id(g.constraint): g for g in goals}
     start = time.perf_counter()
-    reports, _ = solve_groups(rig, pose, world, [g.constraint for g in goals], lambda c, _: by_constraint[id(c)])
+    if whole_body:
+        pins = {name: pin_where_it_is(world, rig.skeleton.index[name]) for name in case.pins}
+        goals = [LeveledGoal(g, 1 + (p or 0)) for g, p in zip(case.goals, case.priorities)]
+        reports = solve_levels(rig, pose, world, goals, pins, case.root_free, ground)
+    else:
+        by_constraint = {id(g.constraint): g for g in case.goals}
+        reports, _ = solve_groups(rig, pose, world, [g.constraint for g in case.goals],
+                                  lambda c, _: by_constraint[id(c)])
     return pose, world, reports, time.perf_counter() - start
 
 
@@ -102,7 +177,8 @@ def run_job(rig, job):
     rig.solver = job.settings
     out = []
     for first in range(0, len(job.cases), BATCH):
-        solved = [solve_case(rig, goals) for goals in job.cases[first:first + BATCH]]
+        solved = [solve_case(rig, case, job.ground, job.whole_body(case))
+                  for case in job.cases[first:first + BATCH]]
         out += [_case_output(rig, *case) for case in solved]
     return {"cases": out}
 

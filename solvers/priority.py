@@ -7,10 +7,12 @@ turn: level k's damped least-squares step acts only in the null space P the leve
 never moves a higher one; below them all a gentle pull toward the start pose moves what is left.
 A step that carries a held bone's coordinate past its limit stops that coordinate where the clamp
 puts it, takes its column out, and the others solve again for what is left (Baerlocher's scheme),
-so limits and locks hold throughout. The first level is held exactly: the solve ends with
-iterations on it alone until it is within ``tolerances.PIN_POSITION`` and ``PIN_ROTATION`` (times
-``HOLD_MARGIN``). Targets too far to step to are approached ``MAX_MOVE`` scales at a time; an
-iterate that is not finite is never taken.
+so limits and locks hold throughout. The solve finishes in priority order: iterations on the
+levels above the last alone, and so on up to the first alone, so a lower level short of goals it
+cannot reach never holds a higher one off; the first level is held exactly, to
+``tolerances.PIN_POSITION`` and ``PIN_ROTATION`` (times ``HOLD_MARGIN``). Targets too far to
+step to are approached ``priority_tasks.MAX_MOVE`` scales at a time; an iterate that is not finite
+is never taken. The rows each level solves are ``solvers.priority_tasks``'.
 """
 import math
 from typing import NamedTuple
@@ -21,21 +23,21 @@ from numba import njit
 from solvers import scalar as sc
 from solvers.goals import BoneDofs
 from solvers.kinematics import BoneTree, pose_bones
-from solvers.limits import clamp_encoded, held_rotation, swing_turn, swing_twist_coordinates
+from solvers.limits import clamp_encoded, held_rotation, swing_twist_coordinates
 from solvers.priority_plan import GROUND, OWN, POSITION, ROTATION, SHIFT, SWING, TWIST, Task, column_layout, \
     priority_plan
-from solvers.progress import PATIENCE, min_gain, stalled_for
+from solvers.priority_tasks import MAX_MOVE, ground_depth, level_system, task_errors, task_point, turn_axes, way_back
+from solvers.progress import PATIENCE, min_gain
 from solvers.tolerances import HOLD_MARGIN, PIN_POSITION, PIN_ROTATION
 from solvers.tree import Tree
 
-MAX_MOVE = 0.25  # a step aims at most this share of the plan's scale toward a point: linearisation holds nearby
 MAX_TURN = 0.35  # radians a column may turn in one step
 HOLD_DAMPING = 1e-6  # the first level's damping (times the scale): nearly exact, finite at singularities
 SINGULAR = 1e-9  # a row whose part outside the levels above is below this share of it adds no freedom taken
 CLAMP_ROUNDS = 4  # Baerlocher's re-solves per iteration after columns stop on limits
-HOLD_ITERATIONS = 30  # the most iterations on the first level alone at the end
+HOLD_ITERATIONS = 30  # the most iterations of each finishing pass (levels above the last alone)
 SETTLED = 1e-2  # errors within this share of the scale: the pull toward the start pose rests
-GROUND_LIFT = 1e-7  # metres above its ground a point sunk below it is lifted to
+YIELD = 0.1  # the share of its step a level takes while a goal level above it is short of its goals
 
 
 class PriorityResult(NamedTuple):
@@ -61,145 +63,6 @@ def _pose(plan, quats, shift, before, world, heads, tails):
             offsets[i, 2] += shift[2]
     moved = BoneTree(bones.parents, bones.base_rotation, bones.origin, bones.rest_rotations, offsets, bones.lengths)
     pose_bones(moved, None, quats, before, world, heads, tails)
-
-
-@njit(cache=True)
-def _turn_axes(plan, coords, before, world):
-    """Per column the world axis it turns about (rotations) or moves along (shift), (c, 3)."""
-    axes = np.zeros((len(plan.column_kind), 3))
-    for col in range(len(plan.column_kind)):
-        j, axis, kind = plan.column_bone[col], plan.column_axis[col], plan.column_kind[col]
-        e = (1.0 if axis == 0 else 0.0, 1.0 if axis == 1 else 0.0, 1.0 if axis == 2 else 0.0)
-        if kind == SHIFT:
-            a = sc.qrotate(plan.bones.base_rotation, e)
-        elif kind == SWING:
-            frame = (before[j, 0], before[j, 1], before[j, 2], before[j, 3])
-            a = sc.qrotate(frame, swing_turn((coords[j, 0], 0.0, coords[j, 2]), axis))
-        else:  # OWN and TWIST turn about the bone's own axis
-            a = sc.qrotate((world[j, 0], world[j, 1], world[j, 2], world[j, 3]), e)
-        axes[col, 0], axes[col, 1], axes[col, 2] = a
-    return axes
-
-
-@njit(cache=True)
-def _point(plan, t, heads, tails):
-    b = plan.task_bone[t]
-    p = tails[b] if plan.task_tail[t] else heads[b]
-    return (p[0], p[1], p[2])
-
-
-@njit(cache=True)
-def _depth(plan, t, p):
-    """How far point ``p`` lies on the inner side of task ``t``'s ground plane (> 0: below)."""
-    n = (plan.task_normal[t, 0], plan.task_normal[t, 1], plan.task_normal[t, 2])
-    return -sc.dot(n, sc.sub(p, (plan.task_target[t, 0], plan.task_target[t, 1], plan.task_target[t, 2])))
-
-
-@njit(cache=True)
-def _rotation_error(plan, t, world):
-    """Task ``t``'s rotation error as a world rotation vector (target times the bone's inverse)."""
-    b = plan.task_bone[t]
-    target = (plan.task_target[t, 0], plan.task_target[t, 1], plan.task_target[t, 2], plan.task_target[t, 3])
-    return sc.qto_rotvec(sc.qmul(target, sc.qconj((world[b, 0], world[b, 1], world[b, 2], world[b, 3]))))
-
-
-@njit(cache=True)
-def task_errors(plan, world, heads, tails):
-    """Each task's error: metres to its point, radians to its rotation, metres below its ground."""
-    errors = np.empty(len(plan.task_kind))
-    for t in range(len(plan.task_kind)):
-        kind = plan.task_kind[t]
-        if kind == ROTATION:
-            errors[t] = sc.length(_rotation_error(plan, t, world))
-        elif kind == POSITION:
-            p = _point(plan, t, heads, tails)
-            errors[t] = sc.length(sc.sub((plan.task_target[t, 0], plan.task_target[t, 1], plan.task_target[t, 2]), p))
-        else:
-            errors[t] = max(_depth(plan, t, _point(plan, t, heads, tails)), 0.0)
-    return errors
-
-
-@njit(cache=True)
-def _level_rows(plan, level, world, heads, tails):
-    """The rows a level asks for now: 3 per position or rotation, 1 per ground point below it."""
-    rows = 0
-    for t in range(len(plan.task_kind)):
-        if plan.task_level[t] != level:
-            continue
-        if plan.task_kind[t] != GROUND:
-            rows += 3
-        elif _depth(plan, t, _point(plan, t, heads, tails)) > 0.0:
-            rows += 1
-    return rows
-
-
-@njit(cache=True)
-def _level_system(plan, level, axes, world, heads, tails):
-    """The level's weighted Jacobian (rows, columns) and residual (rows,): positions in metres
-    (each residual cut to ``MAX_MOVE`` scales), angles counted at the plan's scale."""
-    rows = _level_rows(plan, level, world, heads, tails)
-    c = len(plan.column_kind)
-    jacobian, residual = np.zeros((rows, c)), np.zeros(rows)
-    reach = MAX_MOVE * plan.scale
-    r = 0
-    for t in range(len(plan.task_kind)):
-        if plan.task_level[t] != level:
-            continue
-        kind, b, gain = plan.task_kind[t], plan.task_bone[t], math.sqrt(plan.task_weight[t])
-        if kind == ROTATION:
-            error = _rotation_error(plan, t, world)
-            for i in range(3):
-                residual[r + i] = gain * plan.scale * error[i]
-            for col in range(c):
-                if plan.column_kind[col] != SHIFT and plan.above[plan.column_bone[col], b]:
-                    for i in range(3):
-                        jacobian[r + i, col] = gain * plan.scale * axes[col, i]
-            r += 3
-            continue
-        p = _point(plan, t, heads, tails)
-        if kind == GROUND:
-            depth = _depth(plan, t, p)
-            if depth <= 0.0:
-                continue
-            residual[r] = gain * (depth + GROUND_LIFT)
-        else:
-            error = sc.sub((plan.task_target[t, 0], plan.task_target[t, 1], plan.task_target[t, 2]), p)
-            size = sc.length(error)
-            if size > reach:
-                error = sc.scale(error, reach / size)
-            for i in range(3):
-                residual[r + i] = gain * error[i]
-        normal = (plan.task_normal[t, 0], plan.task_normal[t, 1], plan.task_normal[t, 2])
-        for col in range(c):
-            j = plan.column_bone[col]
-            if not plan.above[j, b]:
-                continue
-            a = (axes[col, 0], axes[col, 1], axes[col, 2])
-            motion = a if plan.column_kind[col] == SHIFT else sc.cross(a, sc.sub(p, (heads[j, 0], heads[j, 1], heads[j, 2])))
-            if kind == GROUND:
-                jacobian[r, col] = gain * sc.dot(normal, motion)
-            else:
-                for i in range(3):
-                    jacobian[r + i, col] = gain * motion[i]
-        r += 1 if kind == GROUND else 3
-    return jacobian, residual
-
-
-@njit(cache=True)
-def _posture(plan, quats, coords, shift, start_quats, start_coords):
-    """Per column the change (in its own units) that would bring it back to the start pose."""
-    back = np.zeros(len(plan.column_kind))
-    for col in range(len(plan.column_kind)):
-        j, axis, kind = plan.column_bone[col], plan.column_axis[col], plan.column_kind[col]
-        if kind == SHIFT:
-            back[col] = -shift[axis]
-        elif kind == OWN:
-            q = (quats[j, 0], quats[j, 1], quats[j, 2], quats[j, 3])
-            s = (start_quats[j, 0], start_quats[j, 1], start_quats[j, 2], start_quats[j, 3])
-            back[col] = sc.qto_rotvec(sc.qmul(sc.qconj(q), s))[axis]
-        else:
-            back[col] = start_coords[j, axis] - coords[j, axis]
-    return back
 
 
 @njit(cache=True)
@@ -244,7 +107,7 @@ def _remove_along(v, basis, count):
 
 
 @njit(cache=True)
-def _direction(plan, levels, axes, world, heads, tails, active, fixed, back, damping, pull):
+def _direction(plan, levels, axes, world, heads, tails, contact, active, fixed, back, damping, pull, tolerance):
     """One step's column changes: the first ``levels`` levels in priority order, each in the null
     space of those above, then ``pull`` times the way ``back`` to the start in what is left.
     Inactive columns change by ``fixed`` (where a limit stopped them) and serve no level.
@@ -262,8 +125,9 @@ def _direction(plan, levels, axes, world, heads, tails, active, fixed, back, dam
             x[col] = fixed[col] / weight[col]
     basis = np.zeros((c, c))
     count = 0
+    unsettled = False  # a goal level above is still far from its goals
     for k in range(levels):
-        jacobian, residual = _level_system(plan, plan.levels[k], axes, world, heads, tails)
+        jacobian, residual = level_system(plan, plan.levels[k], axes, world, heads, tails, contact)
         m = len(residual)
         if m == 0 or count == c:
             continue
@@ -278,6 +142,10 @@ def _direction(plan, levels, axes, world, heads, tails, active, fixed, back, dam
             _remove_along(reduced[i], basis, count)
         if not (np.isfinite(reduced).all() and np.isfinite(left).all()):
             return np.zeros(c)
+        size = math.sqrt((left * left).sum())
+        if unsettled:  # its null-space steps would hold the level above off at second order: go gently
+            left *= YIELD
+        unsettled = unsettled or (k > 0 and size > tolerance)
         first = count
         for i in range(m):
             v = reduced[i].copy()
@@ -298,7 +166,7 @@ def _direction(plan, levels, axes, world, heads, tails, active, fixed, back, dam
         # Damping shrinks with what is left to do (Levenberg-Marquardt's way): steady far from a
         # goal or at a singularity, Gauss-Newton's pace near one.
         square = (HOLD_DAMPING * plan.scale) ** 2 if k == 0 else \
-            (damping * min(plan.scale, math.sqrt((left * left).sum()))) ** 2
+            (damping * min(plan.scale, size)) ** 2
         normal, rhs = np.zeros((new, new)), np.zeros(new)
         for q in range(new):
             rhs[q] = (along[:, q] * left).sum()
@@ -368,18 +236,38 @@ def _apply(plan, quats, coords, shift, dq, at_limit):
 
 
 @njit(cache=True)
-def _step(plan, levels, quats, coords, shift, start_quats, start_coords, damping, pull, at_limit):
-    """One iteration: the priority step, re-solved without the columns a limit stopped (their
-    change fixed where the clamp put them) until none is stopped or ``CLAMP_ROUNDS`` pass."""
+def _touching(plan, contact, moved_quats, moved_shift):
+    """Mark in ``contact`` the ground points the pose ``moved`` carries below their ground that the
+    step did not hold; whether there were any."""
+    n = len(moved_quats)
+    before, world, heads, tails = np.empty((n, 4)), np.empty((n, 4)), np.empty((n, 3)), np.empty((n, 3))
+    _pose(plan, moved_quats, moved_shift, before, world, heads, tails)
+    touched = False
+    for t in range(len(plan.task_kind)):
+        if plan.task_kind[t] == GROUND and not contact[t]:
+            if ground_depth(plan, t, task_point(plan, t, heads, tails)) > 0.0:
+                contact[t], touched = True, True
+    return touched
+
+
+@njit(cache=True)
+def _step(plan, levels, quats, coords, shift, start_quats, start_coords, damping, pull, tolerance, at_limit):
+    """One iteration: the priority step, solved again (``CLAMP_ROUNDS`` at most) without the
+    columns a limit stopped (their change fixed where the clamp put them), and with the ground
+    points it would carry below held on their ground (an active set: a point the step lifts off is
+    free to go)."""
     n = len(quats)
     before, world, heads, tails = np.empty((n, 4)), np.empty((n, 4)), np.empty((n, 3)), np.empty((n, 3))
     _pose(plan, quats, shift, before, world, heads, tails)
-    axes = _turn_axes(plan, coords, before, world)
-    back = _posture(plan, quats, coords, shift, start_quats, start_coords) if pull > 0.0 else np.zeros(0)
+    axes = turn_axes(plan, coords, before, world)
+    back = way_back(plan, quats, coords, shift, start_quats, start_coords) if pull > 0.0 else np.zeros(0)
     c = len(plan.column_kind)
     active, fixed = np.ones(c, dtype=np.bool_), np.zeros(c)
+    contact = np.zeros(len(plan.task_kind), dtype=np.bool_)
+    grounded = (plan.task_kind == GROUND).any()
     for _ in range(CLAMP_ROUNDS + 1):
-        dq = _bounded(plan, _direction(plan, levels, axes, world, heads, tails, active, fixed, back, damping, pull))
+        dq = _bounded(plan, _direction(plan, levels, axes, world, heads, tails, contact, active, fixed, back, damping,
+                                       pull, tolerance))
         moved = _apply(plan, quats, coords, shift, dq, at_limit)
         stopped = False
         for col in range(c):
@@ -389,7 +277,8 @@ def _step(plan, levels, quats, coords, shift, start_quats, start_coords, damping
                 change = moved[1][j, axis] - coords[j, axis]
                 if abs(change - dq[col]) > 1e-12:  # the clamp took some of it: the limit holds this column
                     active[col], fixed[col], stopped = False, change, True
-        if not stopped:
+        touched = grounded and levels > 0 and _touching(plan, contact, moved[0], moved[2])
+        if not stopped and not touched:
             break
     return moved
 
@@ -400,22 +289,65 @@ def _finite(quats, shift):
 
 
 @njit(cache=True)
-def _held(plan, errors):
-    """Whether the first level is within what it holds to (``HOLD_MARGIN`` inside it)."""
-    for t in range(len(errors)):
-        if plan.task_level[t] == plan.levels[0]:
-            bound = PIN_ROTATION if plan.task_kind[t] == ROTATION else PIN_POSITION
-            if not errors[t] <= HOLD_MARGIN * bound:
-                return False
-    return True
-
-
-@njit(cache=True)
 def _measure(plan, quats, shift):
     n = len(quats)
     before, world, heads, tails = np.empty((n, 4)), np.empty((n, 4)), np.empty((n, 3)), np.empty((n, 3))
     _pose(plan, quats, shift, before, world, heads, tails)
     return task_errors(plan, world, heads, tails)
+
+
+@njit(cache=True)
+def _level_costs(plan, errors):
+    """Each level's summed error (angles at the plan's scale), first level first: the solve goes on
+    while any of them falls (a level may give way while a higher one gains; the first level's
+    drift in a long step is the last iterations' to mend)."""
+    costs = np.zeros(len(plan.levels))
+    for t in range(len(errors)):
+        k = np.searchsorted(plan.levels, plan.task_level[t])
+        costs[k] += errors[t] * (plan.scale if plan.task_kind[t] == ROTATION else 1.0)
+    return costs
+
+
+@njit(cache=True)
+def _met(plan, errors, keep, tolerance):
+    """Whether the first ``keep`` levels are met: within ``tolerance``, the first level within what
+    it holds to (``HOLD_MARGIN`` inside it)."""
+    for t in range(len(errors)):
+        k = np.searchsorted(plan.levels, plan.task_level[t])
+        if k == 0:
+            bound = HOLD_MARGIN * (PIN_ROTATION if plan.task_kind[t] == ROTATION else PIN_POSITION)
+        else:
+            bound = tolerance
+        if k < keep and not errors[t] <= bound:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _run(plan, keep, state, start_quats, start_coords, budget, tolerance, damping, pull, at_limit):
+    """Iterate on the first ``keep`` levels from ``state`` (quats, coords, shift, errors, iterations
+    done) until they are met, ``budget`` iterations pass, or ``PATIENCE`` in a row lower none of
+    their costs; returns the state."""
+    quats, coords, shift, errors, done = state
+    best, stalled = np.full(len(plan.levels), np.inf), 0
+    for _ in range(budget):
+        if _met(plan, errors, keep, tolerance):
+            break
+        costs = _level_costs(plan, errors)[:keep]
+        stalled = 0 if (costs < best[:keep] - min_gain(tolerance)).any() else stalled + 1
+        best[:keep] = np.minimum(best[:keep], costs)
+        if stalled >= PATIENCE:
+            break
+        # Near the goals the pull rests: its steps, null-space to first order only, would hold them off.
+        near = errors.max() <= SETTLED * plan.scale
+        moved = _step(plan, keep, quats, coords, shift, start_quats, start_coords, damping, 0.0 if near else pull,
+                      tolerance, at_limit)
+        done += 1
+        if not _finite(moved[0], moved[2]):
+            break
+        quats, coords, shift = moved
+        errors = _measure(plan, quats, shift)
+    return quats, coords, shift, errors, done
 
 
 @njit(cache=True)
@@ -433,33 +365,13 @@ def solve_kernel(plan, start, iterations, tolerance, damping, pull):
     start_quats, start_coords = quats.copy(), coords.copy()
     errors = _measure(plan, quats, shift)
     levels = len(plan.levels)
-    best_cost, stalled, done = np.inf, 0, 0
-    while done < iterations and levels > 0:
-        cost = errors.sum()
-        if (errors <= tolerance).all():
-            break
-        stalled = stalled_for(stalled, cost, best_cost, min_gain(tolerance))
-        best_cost = min(best_cost, cost)
-        if stalled >= PATIENCE:
-            break
-        # Near the goals the pull rests: its steps, null-space to first order only, would hold them off.
-        near = errors.max() <= SETTLED * plan.scale
-        moved = _step(plan, levels, quats, coords, shift, start_quats, start_coords, damping, 0.0 if near else pull,
-                      at_limit)
-        done += 1
-        if not _finite(moved[0], moved[2]):
-            break
-        quats, coords, shift = moved
-        errors = _measure(plan, quats, shift)
-    for _ in range(HOLD_ITERATIONS if levels > 0 else 0):
-        if _held(plan, errors):
-            break
-        moved = _step(plan, 1, quats, coords, shift, start_quats, start_coords, damping, 0.0, at_limit)
-        done += 1
-        if not _finite(moved[0], moved[2]):
-            break
-        quats, coords, shift = moved
-        errors = _measure(plan, quats, shift)
+    state = (quats, coords, shift, errors, 0)
+    # Then in priority order: the levels above the last alone, and so on up to the first (a level
+    # short of goals it cannot reach pushes on, and would hold those above it off).
+    for keep in range(levels, 0, -1):
+        state = _run(plan, keep, state, start_quats, start_coords, iterations if keep == levels else HOLD_ITERATIONS,
+                     tolerance, damping, pull if keep == levels else 0.0, at_limit)
+    quats, coords, shift, errors, done = state
     return quats, shift, errors, done, at_limit
 
 
