@@ -182,9 +182,12 @@ def solve_command(argv):
     args = parser.parse_args(argv)
     try:
         rig = open_rig(args.rig, import_options(args)).rig
-        result = run_job(rig, read_goals(args.goals, rig))
+        job = read_goals(args.goals, rig)
+        result = run_job(rig, job)
     except FileFormatError as error:
         raise UsageError(str(error)) from None
+    for warning in job.warnings:
+        print(f"posekit: warning: {warning}", file=sys.stderr)
     try:
         save_json_atomic(args.output, result)
     except FileFormatError as error:

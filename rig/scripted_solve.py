@@ -15,13 +15,15 @@ Rotation), each with its unit, the methods that ran and the settings they did no
 position residual (metres), the iterations and the seconds the solve took.
 """
 import copy
+import os
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from rig.constraints import IK_TYPES, LIMIT_MODES, RANGES, SOLVER_TYPES, IKConstraint, SolverSettings
 from rig.ik import IKGoal, solve_groups
+from rig.formats.ground_file import read_ground
 from rig.formats.jsonfields import Reader, load_json
 from rig.ground import PlaneGround
 from rig.pins import pin_where_it_is
@@ -45,11 +47,12 @@ class Case:
 
 @dataclass
 class SolveJob:
-    """A parsed goals file: solver ``settings``, ``cases`` (Case) and the ``ground`` every case
-    stands on (``rig.ground`` kind, or None)."""
+    """A parsed goals file: solver ``settings``, ``cases`` (Case), the ``ground`` every case
+    stands on (``rig.ground`` kind, or None) and what reading its scene file warned of."""
     settings: SolverSettings
     cases: list
     ground: object = None
+    warnings: list = field(default_factory=list)
 
     def whole_body(self, case):
         """Whether ``case`` asks for what only the priority solve gives (``rig.whole_body``)."""
@@ -118,15 +121,19 @@ ROOTS = ("fixed", "free")  # a case's "root": "free" lets the body's top bone mo
 
 
 def _read_ground(root):
-    """The top level's ``ground``: ``{"height": h}`` (the plane y = h), or None without one."""
+    """The top level's ``ground``: ``{"height": h}`` (the plane y = h) or ``{"mesh": PATH}`` (a
+    scene file's surface, PATH relative to the goals file's folder), or None without one; with
+    what reading the scene warned of."""
     if "ground" not in root.obj:
         root.asked.add("ground")
-        return None
+        return None, []
     ground = root.child("ground")
-    if "mesh" in ground.obj:
-        ground.fail("mesh", "no value yet: mesh grounds are not read by solve; use {\"height\": h}",
-                    ground.obj["mesh"])
-    return PlaneGround(ground.number("height", low=-MAX_COORDINATE, high=MAX_COORDINATE))
+    if "mesh" not in ground.obj:
+        return PlaneGround(ground.number("height", low=-MAX_COORDINATE, high=MAX_COORDINATE)), []
+    if "height" in ground.obj:
+        ground.fail("height", "no height beside a mesh (a ground is a plane or a mesh)", ground.obj["height"])
+    scene = read_ground(os.path.join(os.path.dirname(root.path), ground.string("mesh")))
+    return scene.ground, scene.warnings
 
 
 def read_goals(path, rig):
@@ -137,9 +144,9 @@ def read_goals(path, rig):
                               iterations=root.integer("iterations", 100, *RANGES["iterations"]),
                               tolerance=root.number("tolerance", 1e-5, 0.0), mode="original_pose")
     cases = [_read_case(case, rig, settings.type) for case in root.items("cases")]
-    ground = _read_ground(root)
+    ground, warnings = _read_ground(root)
     root.check_fields()
-    return SolveJob(settings, cases, ground)
+    return SolveJob(settings, cases, ground, warnings)
 
 
 def solve_case(rig, case, ground=None, whole_body=False):
