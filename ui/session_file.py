@@ -419,7 +419,7 @@ def _read_step(step, rigs, settings, session_rig):
         step.fail("hidden", "names of bones in the step's rig", sorted(hidden - names))
     world = _read_world(step, skeleton, pose)
     return Snapshot(rig, pose, world_matrices(skeleton, pose) if world is None else world, rig_settings.ik,
-                    rig_settings.copy_rotation, rig_settings.bone_ik, rig_settings.solver, frozenset(hidden), read.pins)
+                    rig_settings.copy_rotation, rig_settings.bone_ik, rig_settings.solver, frozenset(hidden), pins=read.pins)
 
 
 def _objects(reader, key):
