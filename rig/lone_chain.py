@@ -47,7 +47,7 @@ class _Kept(NamedTuple):
 
 def _kept(skeleton, plan, chain, bones):
     kept = skeleton.solver_lone_chains[bones[0], bones[-1]] = _Kept(
-        plan, chain, free_chain_plan(chain).tables, np.array(bones, dtype=np.int64), skeleton.subtree(bones[0]),
+        plan, chain, tuple(free_chain_plan(chain).tables), np.array(bones, dtype=np.int64), skeleton.subtree(bones[0]),
         np.empty((len(bones), 4)))
     return kept
 
