@@ -11,25 +11,25 @@ import numpy as np
 from numba import njit
 
 from solvers import scalar as sc
-from solvers.fabrik_step import EPS, axis_turn, base_rotation, beyond_reach, fabrik_step, matrix_at, pose, put_matrix, \
-    put_vector
+from solvers.fabrik_step import EPS, axis_turn, base_rotation, beyond_reach, fabrik_step, matrix_at, parts, pose, \
+    put_matrix, put_vector
 from solvers.limits import clamp_encoded
 from solvers.progress import stalled_for, summed, within
 from solvers.rotation_fit import arc, vector_row
 
 
 @njit(cache=True)
-def _on_one_line(t, heads, tails, targets):
-    """True when the active bones' heads, the effectors' tails and the targets all lie on one
-    line (within 1e-9 of their spread): FABRIK's passes would then only slide joints along it and
-    never bend the chain."""
-    k = len(t.effector_bone)
-    points = np.empty((len(t.active) + 2 * k, 3))
-    for a in range(len(t.active)):
-        put_vector(points, a, vector_row(heads, t.active[a]))
+def _on_one_line(active, effector_bone, heads, tails, targets):
+    """True when the ``active`` bones' heads, the effectors' tails (of ``effector_bone``) and the
+    targets all lie on one line (within 1e-9 of their spread): FABRIK's passes would then only
+    slide joints along it and never bend the chain."""
+    k = len(effector_bone)
+    points = np.empty((len(active) + 2 * k, 3))
+    for a in range(len(active)):
+        put_vector(points, a, vector_row(heads, active[a]))
     for e in range(k):
-        put_vector(points, len(t.active) + e, vector_row(tails, t.effector_bone[e]))
-        put_vector(points, len(t.active) + k + e, vector_row(targets, e))
+        put_vector(points, len(active) + e, vector_row(tails, effector_bone[e]))
+        put_vector(points, len(active) + k + e, vector_row(targets, e))
     first = vector_row(points, 0)
     far, spread = first, 0.0
     for i in range(len(points)):
@@ -46,21 +46,21 @@ def _on_one_line(t, heads, tails, targets):
 
 
 @njit(cache=True)
-def _errors(t, world, tails, targets, goals, has_goal):
-    """Each effector's tail-to-target distance, then the angle (radians) left to each rotation
+def _errors(effector_bone, world, tails, targets, goals, has_goal):
+    """Each effector's (of ``effector_bone``) tail-to-target distance, then the angle (radians) left to each rotation
     goal, as one array (``summed`` from the effectors' count on counts angles); an array, not a
     list: a list cost a free chain's iteration a tenth of its time."""
-    k = len(t.effector_bone)
+    k = len(effector_bone)
     rotations = 0
     for e in range(k):
         rotations += has_goal[e]
     errors = np.empty(k + rotations)
     for e in range(k):
-        errors[e] = sc.length(sc.sub(vector_row(tails, t.effector_bone[e]), vector_row(targets, e)))
+        errors[e] = sc.length(sc.sub(vector_row(tails, effector_bone[e]), vector_row(targets, e)))
     i = k
     for e in range(k):
         if has_goal[e]:
-            alike = abs(sc.qdot(sc.quat_from_matrix3(matrix_at(world, t.effector_bone[e])),
+            alike = abs(sc.qdot(sc.quat_from_matrix3(matrix_at(world, effector_bone[e])),
                                 sc.quat_from_matrix3(matrix_at(goals, e))))
             errors[i] = 2.0 * math.acos(min(alike, 1.0))
             i += 1
@@ -132,17 +132,19 @@ def fabrik_solve(t, targets, goals, has_goal, rotations, unfold, max_iterations,
     local = np.empty((n, 3, 3))
     for i in range(n):
         put_matrix(local, i, sc.qmatrix((rotations[i, 0], rotations[i, 1], rotations[i, 2], rotations[i, 3])))
-    world, heads, tails = pose(t, local)
-    if _on_one_line(t, heads, tails, targets):
+    bones, paths = parts(t)
+    effector_bone = t.effector_bone
+    world, heads, tails = pose(bones, local)
+    if _on_one_line(t.active, effector_bone, heads, tails, targets):
         turn = axis_turn((1.0, 0.0, 0.0), unfold)
         for i in range(n):
             if t.movable[i]:
                 put_matrix(local, i, sc.mmul(matrix_at(local, i), turn))
-        world, heads, tails = pose(t, local)
+        world, heads, tails = pose(bones, local)
     free = _free_chain(t, has_goal)
     beyond = free
-    for e in range(len(t.effector_bone)):
-        beyond = beyond and beyond_reach(t, heads, targets, has_goal, e)
+    for e in range(len(effector_bone)):
+        beyond = beyond and beyond_reach(paths, heads, targets, has_goal, e)
     if beyond:
         # The first step lays each free chain straight at its target, and no later step gets
         # nearer (limits could keep a chain off that line, and their later steps get nearer).
@@ -150,14 +152,14 @@ def fabrik_solve(t, targets, goals, has_goal, rotations, unfold, max_iterations,
     held = _held_at(t, local)
     start, best_local, best_held = local, local, held
     best_world, best_heads, best_tails = world, heads, tails
-    best_errors = _errors(t, world, tails, targets, goals, has_goal)
-    angles_from = len(t.effector_bone)
+    best_errors = _errors(effector_bone, world, tails, targets, goals, has_goal)
+    angles_from = len(effector_bone)
     best_cost = summed(best_errors, angles_from)
     iterations, stalled = 0, 0
     while iterations < max_iterations and not within(best_errors, tolerance):
-        local, world, heads, tails, held = fabrik_step(t, targets, goals, has_goal, local, world, heads)
+        local, world, heads, tails, held = fabrik_step(t, bones, paths, targets, goals, has_goal, local, world, heads)
         iterations += 1
-        errors = _errors(t, world, tails, targets, goals, has_goal)
+        errors = _errors(effector_bone, world, tails, targets, goals, has_goal)
         cost = summed(errors, angles_from)
         stalled = stalled_for(stalled, cost, best_cost, min_gain)
         if cost < best_cost:
