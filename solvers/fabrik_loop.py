@@ -68,13 +68,14 @@ def _errors(effector_bone, world, tails, targets, goals, has_goal):
 
 
 @njit(cache=True)
-def _free_chain(t, has_goal):
-    """Whether every active bone turns freely toward a single link: no limits, no rotation goal."""
+def _free_chain(active, link_start, limit_start, has_goal):
+    """Whether every ``active`` bone turns freely toward a single link (rows of ``link_start``):
+    no limits (rows of ``limit_start``), no rotation goal."""
     for e in range(len(has_goal)):
         if has_goal[e]:
             return False
-    for j in t.active:
-        if t.limit_start[j] < t.limit_start[j + 1] or t.link_start[j + 1] - t.link_start[j] != 1:
+    for j in active:
+        if limit_start[j] < limit_start[j + 1] or link_start[j + 1] - link_start[j] != 1:
             return False
     return True
 
@@ -105,14 +106,15 @@ def _least_twist(t, start, local, world, heads, tails):
 
 
 @njit(cache=True)
-def _held_at(t, local):
-    """The axes (n, 3) the active bones' limits hold pose rotations ``local`` (n, 3, 3) at, as
-    their clamp judges them: the verdict of a start no step improved on, which ends on its bounds
-    as often as a step's pose (the best of several solves may be one's unchanged start)."""
-    held = np.zeros((len(t.parents), 3), dtype=np.bool_)
-    for j in t.active:
-        if t.limit_start[j] < t.limit_start[j + 1]:
-            _, bone_held = clamp_encoded(t.limit_kind, t.limit_parameters, t.limit_start[j], t.limit_start[j + 1],
+def _held_at(active, limit_start, limit_kind, limit_parameters, local):
+    """The axes (n, 3) the ``active`` bones' limits (as the tables encode them) hold pose
+    rotations ``local`` (n, 3, 3) at, as their clamp judges them: the verdict of a start no step
+    improved on, which ends on its bounds as often as a step's pose (the best of several solves
+    may be one's unchanged start)."""
+    held = np.zeros((len(local), 3), dtype=np.bool_)
+    for j in active:
+        if limit_start[j] < limit_start[j + 1]:
+            _, bone_held = clamp_encoded(limit_kind, limit_parameters, limit_start[j], limit_start[j + 1],
                                          sc.quat_from_matrix3(matrix_at(local, j)))
             held[j, 0], held[j, 1], held[j, 2] = bone_held
     return held
@@ -141,7 +143,7 @@ def fabrik_solve(t, targets, goals, has_goal, rotations, unfold, max_iterations,
             if t.movable[i]:
                 put_matrix(local, i, sc.mmul(matrix_at(local, i), turn))
         world, heads, tails = pose(bones, local)
-    free = _free_chain(t, has_goal)
+    free = _free_chain(t.active, t.link_start, t.limit_start, has_goal)
     beyond = free
     for e in range(len(effector_bone)):
         beyond = beyond and beyond_reach(paths, heads, targets, has_goal, e)
@@ -149,7 +151,7 @@ def fabrik_solve(t, targets, goals, has_goal, rotations, unfold, max_iterations,
         # The first step lays each free chain straight at its target, and no later step gets
         # nearer (limits could keep a chain off that line, and their later steps get nearer).
         max_iterations = min(max_iterations, 1)
-    held = _held_at(t, local)
+    held = _held_at(t.active, t.limit_start, t.limit_kind, t.limit_parameters, local)
     start, best_local, best_held = local, local, held
     best_world, best_heads, best_tails = world, heads, tails
     best_errors = _errors(effector_bone, world, tails, targets, goals, has_goal)
