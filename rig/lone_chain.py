@@ -15,6 +15,7 @@ from rig.lone_limb import point_floats
 from rig.solver_views import chain_arrays
 from solvers.fabrik import free_chain_plan
 from solvers.fabrik_posed import solve_posed_chain
+from solvers.kinematics import STALE, built_under
 
 METHOD = "fabrik"
 
@@ -34,21 +35,26 @@ class ChainRun(NamedTuple):
 
 
 class _Kept(NamedTuple):
-    """What a chain's solves share while its plan and the chain it hangs as (``chain_arrays``:
-    its parent's frame, its bones' locations) stay: the kernel's tables, its bones, the bones its
-    forward kinematics moves and a buffer for the answer."""
+    """What a chain's solves share while its plan, its parent's frame and its bones' locations
+    stay (the kernel answers ``STALE`` once they moved): the kernel's tables, what they were built
+    under (``kinematics.built_under``), its bones, the bones its forward kinematics moves and a
+    buffer for the answer."""
     plan: object
-    chain: object
     tables: tuple
+    built: np.ndarray
     bones: np.ndarray
     moved: np.ndarray
     solved: np.ndarray
 
 
-def _kept(skeleton, plan, chain, bones):
+def _kept(skeleton, pose, world, bones, plan):
+    """A fresh ``_Kept`` of ``bones`` under ``plan``, kept in ``skeleton.solver_lone_chains``."""
+    parent = skeleton.parents[bones[0]]
+    chain = chain_arrays(skeleton, pose, world, bones)
     kept = skeleton.solver_lone_chains[bones[0], bones[-1]] = _Kept(
-        plan, chain, tuple(free_chain_plan(chain).tables), np.array(bones, dtype=np.int64), skeleton.subtree(bones[0]),
-        np.empty((len(bones), 4)))
+        plan, tuple(free_chain_plan(chain).tables),
+        built_under(world[parent] if parent >= 0 else None, pose.locations[bones]),
+        np.array(bones, dtype=np.int64), skeleton.subtree(bones[0]), np.empty((len(bones), 4)))
     return kept
 
 
@@ -69,11 +75,17 @@ def solve_lone_chain(rig, pose, world, goal, bones, plan, iterations):
         return None
     if not (math.isfinite(tx) and math.isfinite(ty) and math.isfinite(tz)):
         return None
-    chain = chain_arrays(skeleton, pose, world, bones)
-    if kept is None or kept.plan is not plan or kept.chain is not chain:
-        kept = _kept(skeleton, plan, chain, bones)
+    if kept is None or kept.plan is not plan:
+        kept = _kept(skeleton, pose, world, bones, plan)
     tolerance = float(rig.solver.tolerance)
-    error, spent = solve_posed_chain(kept.tables, kept.bones, rig.solver.mode != "continuous", tx, ty, tz, int(iterations),
-                                     tolerance, kept.solved, skeleton.rest_local, skeleton.parents, kept.moved,
-                                     pose.locations, pose.rotations, pose.scales, world)
+    for _ in range(2):  # a second time when the parent or the locations moved since the tables were built
+        error, spent = solve_posed_chain(kept.tables, kept.built, kept.bones, rig.solver.mode != "continuous", tx, ty,
+                                         tz, int(iterations), tolerance, kept.solved, skeleton.rest_local,
+                                         skeleton.parents, kept.moved, pose.locations, pose.rotations, pose.scales,
+                                         world)
+        if error != STALE:
+            break
+        kept = _kept(skeleton, pose, world, bones, plan)
+    if error == STALE:  # still stale: not a chain to trust
+        return None
     return ChainRun(error, spent, None if error <= tolerance else kept.solved.copy())

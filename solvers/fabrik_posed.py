@@ -17,22 +17,25 @@ from solvers.chain import straight_chain
 from solvers.fabrik import UNFOLD, free_chain_plan
 from solvers.fabrik_loop import fabrik_solve
 from solvers.fabrik_step import StepTables
-from solvers.kinematics import update_world
+from solvers.kinematics import STALE, built_under, hangs_as_built, update_world
 from solvers.progress import PATIENCE, min_gain
 
 
 @njit(cache=True)
-def solve_posed_chain(tables, bones, from_rest, tx, ty, tz, max_iterations, tolerance, solved, rest_local, parents, moved,
-                      locations, rotations, scales, world):
+def solve_posed_chain(tables, built, bones, from_rest, tx, ty, tz, max_iterations, tolerance, solved, rest_local,
+                      parents, moved, locations, rotations, scales, world):
     """FABRIK on the free chain of ``tables`` (``solvers.fabrik.free_chain_plan``'s, as a plain
     tuple: numba takes one in half a named tuple's time, 2 of a solve's 30 us), the pose's
-    ``bones`` (int64, root first), toward target (``tx``, ``ty``, ``tz``), world, from the rest
-    pose (``from_rest``) or the bones' ``rotations``, under ``max_iterations`` and ``tolerance``.
-    Its answer goes to ``solved`` (n, 4); within the tolerance it is also written to ``rotations``
-    (N, 4) with unit ``scales`` (N, 3), and the world matrices of ``moved`` (the chain's first
-    bone and all below it, ascending) updated as ``kinematics.update_world`` with ``rest_local``,
-    ``parents`` and ``locations``. Returns the tip's distance from the target and the
-    iterations spent."""
+    ``bones`` (int64, root first) hanging as they did when ``built`` (``kinematics.built_under``),
+    toward target (``tx``, ``ty``, ``tz``), world, from the rest pose (``from_rest``) or the
+    bones' ``rotations``, under ``max_iterations`` and ``tolerance``. Its answer goes to
+    ``solved`` (n, 4); within the tolerance it is also written to ``rotations`` (N, 4) with unit
+    ``scales`` (N, 3), and the world matrices of ``moved`` (the chain's first bone and all below
+    it, ascending) updated as ``kinematics.update_world`` with ``rest_local``, ``parents`` and
+    ``locations``. Returns the tip's distance from the target and the iterations spent; ``STALE``
+    and 0, with nothing run, once the bones hang otherwise."""
+    if not hangs_as_built(built, parents[bones[0]], bones, locations, world):
+        return STALE, 0
     t = StepTables(*tables)
     n = len(bones)
     start = np.empty((n, 4))
@@ -60,7 +63,7 @@ def warm():
     chain = straight_chain([1.0, 1.0])
     rest_local = np.tile(np.eye(4), (2, 1, 1))
     rest_local[1, 1, 3] = 1.0
-    bones = np.array([0, 1])
-    solve_posed_chain(tuple(free_chain_plan(chain).tables), bones, True, 0.5, 1.0, 0.5, 2, 1e-3, np.empty((2, 4)),
-                      rest_local, np.array([-1, 0]), bones, np.zeros((2, 3)), np.tile([0.0, 0.0, 0.0, 1.0], (2, 1)),
-                      np.ones((2, 3)), np.empty((2, 4, 4)))
+    bones, locations = np.array([0, 1]), np.zeros((2, 3))
+    solve_posed_chain(tuple(free_chain_plan(chain).tables), built_under(None, locations), bones, True, 0.5, 1.0, 0.5,
+                      2, 1e-3, np.empty((2, 4)), rest_local, np.array([-1, 0]), bones, locations,
+                      np.tile([0.0, 0.0, 0.0, 1.0], (2, 1)), np.ones((2, 3)), np.empty((2, 4, 4)))
