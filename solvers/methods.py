@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from solvers import ccd, fabrik, kinematics, priority, two_bone, two_bone_limits, two_bone_posed
+from solvers import ccd, fabrik, fabrik_posed, kinematics, priority, two_bone, two_bone_limits, two_bone_posed
 from solvers.chain import straight_chain
 from solvers.goals import PositionGoal
 from solvers.problem import Freedoms, Problem, Settings
@@ -111,7 +111,7 @@ METHODS = {m.name: m for m in (
            kernels=(two_bone.warm, two_bone_limits.warm, two_bone_posed.warm)),
     Method("fabrik", GEOMETRIC, run_fabrik, None, frozenset({"locks", "limits", "stretch", "target rotation"}),
            frozenset({"locks", "limits", "target rotation", "weights"}), auto=(FREE,), patience=2,
-           kernels=(fabrik.warm,)),
+           kernels=(fabrik.warm, fabrik_posed.warm)),
     Method("ccd", GEOMETRIC, run_ccd, None,
            frozenset({"locks", "limits", "stretch", "target rotation", "stiffness"}), auto=(FREE, LIMITED),
            kernels=(ccd.warm,)),
