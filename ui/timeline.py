@@ -19,6 +19,7 @@ from rig.autorig import snap_handles
 from rig.keys import MAX_FPS, MAX_FRAME, Action, moved_keys, with_interpolation, with_keys, without_keys
 from rig.formats.export import Timing
 from rig.keys import action_from_poses, frame_range
+from rig.snap import set_switches
 
 
 @dataclass
@@ -94,6 +95,7 @@ def go_to_frame(state, frame):
         if state.drag is None:
             state.history.commit(state)  # an edit not yet a step stays reachable by undo
         state.pose = keyed_pose(state, frame)
+        set_switches(state.rig, timeline.action.switches_at(frame))
         state.mark_dirty()
     timeline.moved = True
 
