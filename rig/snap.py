@@ -183,6 +183,22 @@ def _causes(rig, constraint, pose, chain):
     return tuple(causes) or ("the solve re-shapes this limb",)
 
 
+def under_own_switches(rig, pose, switches):
+    """``pose`` made to show, under ``rig``'s own switches, what the keyed ``switches`` ({bone:
+    influence}) show: each limb keyed otherwise is snapped over to the rig's switch, so formats
+    that bake one rig into every frame (export) keep a keyed switch. Exact for rigs whose
+    switches are fully IK or FK (a blend is taken as IK)."""
+    if not switches:
+        return pose
+    keyed = replace(rig, ik=[replace(c, influence=clamp_setting("influence", switches[c.bone]))
+                             if c.bone in switches else c for c in rig.ik])
+    for own, was in zip(rig.ik, list(keyed.ik)):
+        if was.influence != own.influence and own.target is not None:
+            pose = (fk_to_ik if is_ik(own) else ik_to_fk)(keyed, pose, was).pose
+            keyed = replace(keyed, ik=[own if c is was else c for c in keyed.ik])
+    return pose
+
+
 def set_switches(rig, switches):
     """Give each IK constraint on a bone of ``switches`` ({bone: influence}, as keys give them) that
     influence: a keyed switch, evaluated the same however its frame was reached."""

@@ -6,11 +6,11 @@ shot switches there whether it is played, stepped or scrubbed."""
 from imgui_bundle import imgui
 
 from rig.keys import with_switch_key
-from rig.snap import FK, IK, SNAP_TOLERANCE, fk_to_ik, ik_to_fk, limb_constraint, mode
+from rig.snap import SNAP_TOLERANCE, fk_to_ik, ik_to_fk, limb_constraint, mode
 from ui import widgets
 from ui.timeline import insert_key
 
-MODES = {"IK": (fk_to_ik, IK), "FK": (ik_to_fk, FK)}
+MODES = {"IK": fk_to_ik, "FK": ik_to_fk}
 
 
 def selected_limb(state):
@@ -29,7 +29,7 @@ def switch(state, constraint, to):
     far the limb moved where it could not stay (``rig.snap.Snap.notes`` say why)."""
     if state.drag is not None:
         return
-    snap = MODES[to][0](state.rig, state.pose, constraint)
+    snap = MODES[to](state.rig, state.pose, constraint)
     state.pose = snap.pose
     constraint.influence, constraint.enabled = snap.influence, snap.enabled
     state.mark_dirty()

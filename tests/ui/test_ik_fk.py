@@ -1,21 +1,22 @@
 """The IK/FK switch driven as a user drives it: the IK constraint tab's IK / FK / Key widgets by
 their labels and Ctrl+Shift+I, each switch one undo step that leaves the body where it was, and a
-keyed switch played back, stepped and scrubbed to the same pose."""
+keyed switch played back, stepped, scrubbed and exported to the same pose."""
 import numpy as np
 import pytest
 
+from rig.evaluate import evaluation
 from rig.keys import SWITCH
 from rig.pose import heads_tails
 from rig.snap import SNAP_TOLERANCE
-from ui.timeline import go_to_frame
+from ui.timeline import go_to_frame, keyed_export
 from solvers.transforms import quat_from_axis_angle
 
 LEG = "shin.L"
 
 
-def joints(state):
-    """Every bone's head and tail (N, 2, 3) as shown, the IK handles and poles left out."""
-    heads, tails = heads_tails(state.rig.skeleton, state.world)
+def joints(state, world=None):
+    """Every bone's head and tail (N, 2, 3) as shown (or in ``world``), IK handles and poles left out."""
+    heads, tails = heads_tails(state.rig.skeleton, state.world if world is None else world)
     targets, poles = state.rig.handle_bones()
     keep = [i for i, name in enumerate(state.rig.skeleton.names) if name not in targets | poles]
     return np.stack([heads, tails], axis=1)[keep]
@@ -84,7 +85,7 @@ def test_ctrl_shift_i_toggles_the_limb_of_the_selected_handle(driver):
     assert "Select a bone of a limb with IK" in state.message
 
 
-def test_a_keyed_switch_plays_steps_and_scrubs_to_the_same_pose(driver):
+def test_a_keyed_switch_plays_steps_scrubs_and_exports_to_the_same_pose(driver):
     state = open_leg_switch(driver)
     driver.click_item("Key##ik_fk")  # frame 0: IK
     assert (LEG, SWITCH) in state.timeline.action.channels
@@ -114,6 +115,11 @@ def test_a_keyed_switch_plays_steps_and_scrubs_to_the_same_pose(driver):
     assert state.timeline.frame == 12
     worlds["played"] = joints(state)
     assert leg(state).influence == 0.0
+    go_to_frame(state, 0)
+    driver.frames(1)
+    assert leg(state).influence == 1.0  # the export bakes this rig into every frame: the FK ones too
+    poses, _ = keyed_export(state)
+    worlds["exported"] = joints(state, evaluation(state.rig, poses[12]).world)
     for how, world in worlds.items():
         np.testing.assert_allclose(world, bent, atol=SNAP_TOLERANCE, err_msg=how)
 
