@@ -6,6 +6,7 @@ from imgui_bundle import imgui
 from ui import widgets
 from ui.auto_setup import should_offer, show_auto_setup
 from ui.ground_panel import ground_panel
+from ui.ik_fk import limb_switch
 from ui.layout import OUTLINER, PROPERTIES, TIMELINE
 from ui.outliner import outliner_panel
 from ui.panels import auto_setup_panel, bone_ik_panel, copy_rotation_panel, help_marker, \
@@ -39,6 +40,12 @@ def pose_panel(state):
     return dirty
 
 
+def ik_tab(state):
+    """The IK constraint's settings (with its limb's IK/FK switch), or the limb's switch alone."""
+    limb_switch(state)  # a switch asks for its own solve
+    return ik_constraint_panel(state)
+
+
 def solver_tab(state):
     """The solver's settings and what its last solve did."""
     dirty = solver_panel(state)
@@ -53,7 +60,7 @@ def view_tab(state):
     ground_panel(state)  # its changes ask for their own solve
 
 
-PROPERTY_TABS = (("Pose", pose_panel), ("IK constraint", ik_constraint_panel), ("Bone IK", bone_ik_panel),
+PROPERTY_TABS = (("Pose", pose_panel), ("IK constraint", ik_tab), ("Bone IK", bone_ik_panel),
                  ("Copy rotation", copy_rotation_panel), ("Solver", solver_tab), ("View", view_tab))
 
 

@@ -15,7 +15,7 @@ import numpy as np
 from imgui_bundle import imgui
 from pyglet.window import key, mouse
 
-from ui import gizmo, navigation, pins, selection, timeline, viewport
+from ui import gizmo, ik_fk, navigation, pins, selection, timeline, viewport
 
 CTRL, SHIFT, ALT = key.MOD_CTRL, key.MOD_SHIFT, key.MOD_ALT
 MODIFIER_MASK = CTRL | SHIFT | ALT  # Num Lock and Caps Lock change no binding (nor the numpad's symbols)
@@ -87,6 +87,9 @@ VIEWPORT_KEYS = (
                when="transform"),
     KeyBinding("Pose tools", "Grab: type the previous axis' value", ((key.TAB, SHIFT), (key.TAB, CTRL)),
                "next_component", (-1,), when="transform"),
+    # Blender binds Shift+I (add IK) and Ctrl+Alt+I (clear IK) in pose mode but not Ctrl+Shift+I.
+    KeyBinding("Pose tools", "Switch the selected limb between IK and FK, snapped in place", ((key.I, CTRL | SHIFT),),
+               "switch_ik_fk"),
     # Blender's own keys for the Auto IK chain length are Ctrl+PageUp/PageDown; PageUp/PageDown
     # alone do the same, as nothing else uses them in pose mode.
     KeyBinding("Pose tools", "Auto IK drag: longer chain", ((key.PAGEUP, 0), (key.PAGEUP, CTRL)), "step_auto_ik",
@@ -290,6 +293,9 @@ class ViewportInput:
 
     def next_component(self, step):
         viewport.next_component(self.state, step, *self.pointer, *self._size())
+
+    def switch_ik_fk(self):
+        ik_fk.toggle_selected(self.state)
 
     def step_auto_ik(self, step):
         viewport.change_auto_ik_length(self.state, step)
