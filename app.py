@@ -131,7 +131,7 @@ def load_events(args):
 def load_state(args):
     """Rig and pose from the command line, as the app's state; bad files raise UsageError."""
     from rig.formats.jsonfields import FileFormatError
-    from rig.formats.rigfile import load_pose
+    from rig.formats.rigfile import load_pose_data
     from ui.animation import Animation
     from ui.source import open_source
     from ui.state import AppState
@@ -139,10 +139,11 @@ def load_state(args):
         opened = open_source(args.rig, import_options(args))
         document = opened.document
         warnings = list(document.warnings)
-        pose = None
+        pose, pins = None, None
         if args.pose:
-            pose, pose_warnings = load_pose(args.pose, document.rig.skeleton)
-            warnings += pose_warnings
+            read = load_pose_data(args.pose, document.rig.skeleton)
+            pose, pins = read.pose, read.pins
+            warnings += read.warnings
     except FileFormatError as error:
         raise UsageError(str(error)) from None
     for warning in warnings:
@@ -150,7 +151,8 @@ def load_state(args):
     animation = Animation.of(document)
     if args.clip is not None or args.frame is not None:
         pose = start_frame(args, animation)
-    state = AppState.for_document(document, pose, size=args.size, animation=animation, source=opened.source)
+    state = AppState.for_document(document, pose, size=args.size, animation=animation, source=opened.source,
+                                  pins=pins)
     # In the status bar too (a window's user never sees stderr), naming the file without its folders.
     state.message = "; ".join(warning.replace(str(args.rig), os.path.basename(str(args.rig)), 1) for warning in warnings)
     return state
@@ -180,9 +182,12 @@ def solve_command(argv):
     args = parser.parse_args(argv)
     try:
         rig = open_rig(args.rig, import_options(args)).rig
-        result = run_job(rig, read_goals(args.goals, rig))
+        job = read_goals(args.goals, rig)
+        result = run_job(rig, job)
     except FileFormatError as error:
         raise UsageError(str(error)) from None
+    for warning in job.warnings:
+        print(f"posekit: warning: {warning}", file=sys.stderr)
     try:
         save_json_atomic(args.output, result)
     except FileFormatError as error:

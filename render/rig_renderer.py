@@ -1,5 +1,6 @@
 """Draws a posed rig Blender's way: octahedral bones, joint spheres, IK handles, pole lines, grid,
-and over them the solver's state (``render.solver_overlay``) when the view state holds one.
+and over them the solver's state (``render.solver_overlay``) when the view state holds one, and
+the pins' markers (``render.pin_markers``).
 
 The renderer owns GPU objects only; what to draw comes from the rig and its world matrices, how
 it looks from ``render.style.Style`` and what is highlighted from ``render.view_state.ViewState``.
@@ -12,6 +13,7 @@ import numpy as np
 from render import shaders, shapes
 from render.ground_renderer import GroundRenderer
 from render.mesh_renderer import MeshRenderer
+from render.pin_markers import PinMarkerRenderer
 from render.solver_overlay import SolverOverlayRenderer
 from render.style import DEFAULT_STYLE
 from rig.pose import heads_tails
@@ -141,6 +143,7 @@ class RigRenderer:
         self.ground_renderer = GroundRenderer(ctx, style)
         self.scene_ground = None  # the ground scene the backdrop draws (``draw``'s ``ground``)
         self.solver_overlay = SolverOverlayRenderer(ctx, style)
+        self.pin_markers = PinMarkerRenderer(ctx, style)
         self.backdrop = self.backdrop_fbo = self.backdrop_key = None
 
     def _mesh(self, mesh):
@@ -213,6 +216,7 @@ class RigRenderer:
             self._draw_constraint_line(view_state.constraint_line)
         if view_state.solver_overlay is not None:
             self.solver_overlay.draw(view_state.solver_overlay, camera, width, height)
+        self.pin_markers.draw(view_state.pins, camera, width, height)
         ctx.disable(moderngl.DEPTH_TEST | moderngl.BLEND)
         ctx.scissor = None
 
@@ -345,7 +349,7 @@ class RigRenderer:
     def release(self):
         self._release_backdrop()
         for mesh in (self.bones, self.joints, self.handles, self.poles, self.mesh_renderer, self.ground_renderer,
-                     self.solver_overlay):
+                     self.solver_overlay, self.pin_markers):
             mesh.release()
         for obj in (self.ground, self.ground_vbo, self.dashes, self.dash_vbo, self.constraint, self.constraint_vbo,
                     self.background, self.solid_program, self.wire_program, self.line_program, self.background_program):

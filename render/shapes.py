@@ -119,3 +119,10 @@ def circle_points(centre, radius, u, v, segments=48):
     ``u``, ``v`` (D,): world circles (D = 3) or window-pixel ones (D = 2)."""
     angle = np.linspace(0.0, 2.0 * np.pi, segments + 1)[:, None]
     return np.asarray(centre, float) + radius * (np.cos(angle) * np.asarray(u, float) + np.sin(angle) * np.asarray(v, float))
+
+
+def disc_triangles(centre, radius, segments=24):
+    """Triangles (3 * segments, 2) of a filled window-pixel disc: a fan around ``centre``."""
+    rim = circle_points(centre, radius, (1.0, 0.0), (0.0, 1.0), segments)
+    middle = np.tile(np.asarray(centre, float), (segments, 1))
+    return np.stack([middle, rim[:-1], rim[1:]], axis=1).reshape(-1, 2)

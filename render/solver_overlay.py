@@ -7,13 +7,12 @@ width at any zoom. Labels are text, which the UI draws.
 """
 from dataclasses import dataclass
 
-import moderngl
 import numpy as np
 
-from render import shaders, shapes
+from render import shapes
+from render.pixel_shapes import PixelShapes
 from render.style import DEFAULT_STYLE
 
-OVERLAY_FLOATS = 2 + 4  # window pixel position, RGBA
 SHADOW_PX = 2.0  # a dark border this much wider, so the helpers read over light and dark alike
 
 
@@ -92,27 +91,14 @@ class SolverOverlayRenderer:
     """GPU objects drawing ``SolverOverlay``s on one moderngl context; ``release()`` frees them."""
 
     def __init__(self, ctx, style=DEFAULT_STYLE):
-        self.ctx, self.style = ctx, style
-        self.program = ctx.program(vertex_shader=shaders.OVERLAY_VERTEX, fragment_shader=shaders.OVERLAY_FRAGMENT)
-        self.vbo = ctx.buffer(reserve=OVERLAY_FLOATS * 4 * 1024)
-        self.vao = ctx.vertex_array(self.program, [(self.vbo, "2f 4f", "in_pos", "in_color")])
+        self.style = style
+        self.shapes = PixelShapes(ctx)
 
     def draw(self, overlay, camera, width, height):
         """Draw ``overlay`` over the framebuffer in use (blended, no depth test)."""
         parts = self._reach(overlay.reach, camera, width, height) + self._residuals(overlay.residuals, camera, width, height) \
             + self._limits(overlay.limits, camera, width, height)
-        rows = [np.c_[triangles, np.tile(colour, (len(triangles), 1))] for triangles, colour in parts if len(triangles)]
-        if not rows:
-            return
-        data = np.ascontiguousarray(np.concatenate(rows), dtype="f4")
-        if data.nbytes > self.vbo.size:
-            self.vbo.orphan(data.nbytes)
-        self.vbo.write(data.tobytes())
-        self.program["u_size"].value = (float(width), float(height))
-        self.ctx.disable(moderngl.DEPTH_TEST)
-        self.ctx.enable(moderngl.BLEND)
-        self.ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
-        self.vao.render(moderngl.TRIANGLES, vertices=len(data))
+        self.shapes.draw(parts, width, height)
 
     def _outlined(self, quads_of, width, colour):
         """(triangles, colour) pairs: the shape ``quads_of(width)`` over its wider dark shadow."""
@@ -150,5 +136,4 @@ class SolverOverlayRenderer:
         return parts
 
     def release(self):
-        for obj in (self.vao, self.vbo, self.program):
-            obj.release()
+        self.shapes.release()

@@ -32,6 +32,11 @@ class Style:
     """Around a joint a limit holds."""
     reach_shell: tuple = (0.55, 0.8, 1.0, 0.45)
     """The sphere a dragged chain can reach (its equator at half this alpha)."""
+    pin: tuple = (0.95, 0.22, 0.30, 1.0)
+    pin_head_px: float = 6.0
+    pin_needle_px: float = 10.0
+    pin_line_px: float = 2.0
+    """A pin marker: its colour, head radius, needle length and line width (pixels)."""
     overlay_shadow: tuple = (0.0, 0.0, 0.0, 0.55)
     overlay_line_px: float = 2.0
     limit_ring_min_px: float = 6.0

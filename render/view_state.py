@@ -27,7 +27,8 @@ class ViewState:
     the mesh instead of inside it. ``constraint_line``: the ``AxisLine`` of a transform's axis
     lock, drawn while it holds. ``show_solver`` asks for the solver's state (residual lines,
     limit rings, reach shells); ``solver_overlay`` is what of it to draw this frame, a
-    ``render.solver_overlay.SolverOverlay`` (None: nothing).
+    ``render.solver_overlay.SolverOverlay`` (None: nothing). ``pins``: the pin markers to draw,
+    ``render.pin_markers.PinMark``s (those of shown bones).
     """
     selected: set = field(default_factory=set)
     active: str | None = None
@@ -44,3 +45,4 @@ class ViewState:
     constraint_line: AxisLine | None = None
     show_solver: bool = True
     solver_overlay: object = None
+    pins: tuple = ()

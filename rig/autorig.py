@@ -45,7 +45,7 @@ def pole_angle(root_frame, tip, pole):
     return float(np.arctan2(s, c))
 
 
-def _pole_point(root, mid, tip, toward, fallback, distance):
+def pole_point(root, mid, tip, toward, fallback, distance):
     """A pole ``distance`` from the root-to-tip line, level with ``mid``, in the direction of
     ``toward`` made perpendicular to that line (``fallback`` where ``toward`` is along it)."""
     axis = normalize(tip - root)
@@ -109,7 +109,7 @@ def auto_rig(rig, pose=None, recognised=None):
             handle_frame = skel.rest_world[end].copy()
             handle_frame[:3, 3] = tails[lower]
             # Out along the limb's bend (straight limbs: knees forward, elbows back).
-            pole_head = _pole_point(heads[upper], heads[lower], tails[lower], heads[lower] - heads[upper],
+            pole_head = pole_point(heads[upper], heads[lower], tails[lower], heads[lower] - heads[upper],
                                     STRAIGHT_POLE[kind], POLE_DISTANCE * reach)
             pole_frame = bone_frame(pole_head, pole_head + [0.0, 0.1 * lengths[upper], 0.0], 0.0)
             names += [handle, pole]
@@ -155,6 +155,6 @@ def snap_handles(rig, report, pose):
         faces = pole_facing(chain_arrays(skel, pose, world, [upper, lower]), pose.rotations[[upper, lower]], angle)
         reach = skel.lengths[upper] + skel.lengths[lower]
         # Where the solver's pole rule already holds for the pose, the solve leaves it as it is.
-        point = _pole_point(root, mid, tip, faces, faces, POLE_DISTANCE * reach)
+        point = pole_point(root, mid, tip, faces, faces, POLE_DISTANCE * reach)
         pose.locations[p] = location_for_head(skel, pose, world, p, point)
     return pose

@@ -16,6 +16,7 @@ import numpy as np
 from rig.copy_rotation import copied_rotation, rigid
 from rig.ik import IKGoal, goal_from_handles, solve_groups
 from rig.pose import Pose, update_world, world_matrices
+from rig.whole_body import solve_with_pins
 from solvers.transforms import matrix3_to_quat, quat_slerp, quat_to_matrix3
 
 
@@ -67,17 +68,23 @@ def _copy_rotation(rig, constraint, shown, world):
     update_world(skel, shown, world, [i])
 
 
-def _solve_ik(rig, pose, world, goals):
+def _solve_ik(rig, pose, world, goals, pins=None, dragged=None, root_free=False, ground=None):
     """Solve ``goals`` then the rig's IK into ``pose`` and ``world`` in place; returns
-    ([ChainReport], bones blended with FK at partial influence)."""
+    ([ChainReport], bones blended with FK at partial influence). With ``pins`` every goal is one
+    priority solve under them (``rig.whole_body``), ``dragged`` first; so is every goal when
+    ``ground`` (contact with it) is given."""
     temporary = {id(c): IKGoal(c, np.asarray(point, dtype=float)) for c, point in goals}
+    if pins or ground is not None:
+        constraints = [c for c, _ in goals] + active_ik(rig)
+        goal_for = lambda c, w: temporary[id(c)] if id(c) in temporary else goal_from_handles(rig, c, w)
+        return solve_with_pins(rig, pose, world, constraints, goal_for, pins or {}, dragged, root_free, ground)
     reports, blended = solve_groups(rig, pose, world, [c for c, _ in goals], lambda c, _: temporary[id(c)])
     more_reports, more_blended = solve_groups(rig, pose, world, active_ik(rig),
                                               lambda c, w: goal_from_handles(rig, c, w))
     return reports + more_reports, blended + more_blended
 
 
-def evaluation(rig, pose, goals=()):
+def evaluation(rig, pose, goals=(), pins=None, dragged=None, root_free=False, ground=None):
     """Evaluate the rig's constraints on ``pose`` (not changed) into an ``Evaluation``.
 
     ``goals`` are temporary IK constraints with explicit world target points, ``(IKConstraint,
@@ -85,10 +92,15 @@ def evaluation(rig, pose, goals=()):
     rig constrains then follow it). Constraints sharing bones solve together; each group reads its
     targets after the groups above it have moved, so a handle riding on a solved chain is where
     the user sees it.
+
+    ``pins`` ({bone name: ``rig.pins.Pin``}) are held above every goal; then ``dragged`` (one of
+    the goals' constraints or the rig's, or None) comes before the rest, and ``root_free`` lets
+    the body's top bone move (``rig.whole_body.solve_with_pins``); with ``ground`` (a
+    ``rig.ground`` kind) no solved bone goes below it.
     """
     shown = pose.copy()
     world = world_matrices(rig.skeleton, shown)
-    reports, blended = _solve_ik(rig, shown, world, goals)
+    reports, blended = _solve_ik(rig, shown, world, goals, pins, dragged, root_free, ground)
     channels = shown.copy()  # before Copy Rotation: its bones keep their channels
     channels.rotations[blended] = pose.rotations[blended]
     channels.scales[blended] = pose.scales[blended]
@@ -97,8 +109,8 @@ def evaluation(rig, pose, goals=()):
     return Evaluation(channels, shown, world, reports)
 
 
-def evaluate(rig, pose, goals=()):
+def evaluate(rig, pose, goals=(), pins=None, dragged=None, root_free=False, ground=None):
     """Return (pose to keep, world matrices, [ChainReport]) for ``pose``: ``evaluation``'s
     ``pose``, ``world`` and ``reports``."""
-    result = evaluation(rig, pose, goals)
+    result = evaluation(rig, pose, goals, pins, dragged, root_free, ground)
     return result.pose, result.world, result.reports

@@ -16,6 +16,7 @@ import numpy as np
 
 from rig.constraints import IKConstraint
 from rig.ik_plan import bone_limits, group_plan
+from rig.lone_chain import solve_lone_chain
 from rig.lone_limb import LIMB, solve_lone_limb
 from rig.pose import bone_rows, identity_rotations, update_world
 from rig.simulation import continues, stepping
@@ -299,7 +300,8 @@ class _Search:
 def solve_goals(rig, pose, world, goals, bones):
     """Solve one group of goals (their chains cover ``bones``) into ``pose`` and ``world`` (the
     group's bones and all below them) in place; returns [ChainReport], one per goal. A lone
-    two-bone limb takes ``rig.lone_limb``'s compiled path. For the rest
+    two-bone limb takes ``rig.lone_limb``'s compiled path, and a lone free chain's first FABRIK
+    run ``rig.lone_chain``'s (the rest goes on from its answer when it is short). For the rest
     ``solvers.methods.choose_methods`` picks what runs from what the group asks for and holds;
     when a method leaves the goals short, the next one goes on from its best pose (an analytic
     answer clamped to limits, then CCD, then DLS). A limited chain still short takes seeded fresh
@@ -308,11 +310,16 @@ def solve_goals(rig, pose, world, goals, bones):
     and every setting the user asked for that was not honoured. The result blends with the pose
     by the group's strongest influence, so a goal at full influence is met."""
     plan = group_plan(rig, goals, bones)
+    first = None  # the first method's run, when the lone chain's compiled path made it
     if len(goals) == 1:
         error = solve_lone_limb(rig, pose, world, goals[0], bones, plan)
         if error is not None:
             return [ChainReport(goals[0].constraint.bone, LIMB[0], 1, error <= rig.solver.tolerance,
                                 (Residual("position", error, "m"),), 0, plan.notes)]
+        first = solve_lone_chain(rig, pose, world, goals[0], bones, plan, _first_share(plan))
+        if first is not None and first.rotations is None:  # within the tolerance: written
+            return [ChainReport(goals[0].constraint.bone, plan.choice.methods[0], first.iterations, True,
+                                (Residual("position", first.error, "m"),), 0, plan.notes)]
     group = _problem(rig, pose, world, goals, bones, plan)
     if group is None:  # a non-finite target: the pose stays as it is
         return [ChainReport(g.constraint.bone, plan.choice.methods[0], 0, False, (NOT_FINITE,)) for g in goals]
@@ -322,8 +329,11 @@ def solve_goals(rig, pose, world, goals, bones):
     def run(method, start, iterations):
         """One method's solve from ``start`` (None: the pose as it is); whether to go on."""
         fresh = start is None
-        settings = Settings(max(iterations, 1), rig.solver.tolerance, rig.solver.damping, simulation)
-        result = solve(method, group.problem, _start(rig, pose, bones) if fresh else start, settings, fresh)
+        if first is not None and not search.ran:  # that same run (method, start and iterations) made already
+            result = SolveResult(first.rotations, first.iterations, np.array([first.error]), False, units=("m",))
+        else:
+            settings = Settings(max(iterations, 1), rig.solver.tolerance, rig.solver.damping, simulation)
+            result = solve(method, group.problem, _start(rig, pose, bones) if fresh else start, settings, fresh)
         search.offer(method, result)
         return not (search.best.converged or _out_of_reach(rig, pose, world, goals, bones, plan.features))
 
@@ -336,6 +346,13 @@ def solve_goals(rig, pose, world, goals, bones):
            _group_influence([g.constraint for g in goals]))
     update_world(rig.skeleton, pose, world, bones[:1])
     return _reports(rig, goals, bones, plan, group, search)
+
+
+def _first_share(plan):
+    """The iterations a group without restarts gives its first method: the whole budget when it
+    runs alone, else its share (``_methods_in_turn``)."""
+    alone = len(plan.choice.methods) == 1 and plan.choice.restarts is None
+    return max(plan.budget if alone else plan.budget // SHARES, 1)
 
 
 def _methods_in_turn(rig, bones, choice, search, run):

@@ -122,7 +122,7 @@ def _settings(rig, goals, bones):
     solve no more than a hand-picked key did."""
     names, settings = rig.skeleton.names, rig.bone_ik
     return (vars(rig.solver), [(vars(g.constraint), g.rotation is None) for g in goals],
-            list(map(settings.get, map(names.__getitem__, bones))))
+            list(map(settings.get, map(names.__getitem__, bones))) if settings else ())  # (): no bone has any
 
 
 def _snapshot(settings):

@@ -7,6 +7,10 @@ Blender's key interpolation governs the curve up to the next key). Channels the 
 key take the action's ``base`` pose, so evaluating a frame never depends on what was shown before:
 the same frame gives the same pose however it was reached. IK handles are bones, so their
 location channels are keyed like any other; a pin (``rig.pins``) would be one more path here.
+``SWITCH`` keys, on an IK constraint's bone, the constraint's influence: the limb's IK/FK switch
+(``rig.snap``). It is no pose channel (``pose_at`` leaves it to ``switches_at``); the app keys
+it constant, and interpolation edits leave it so: a switch happens at its key, never blended in
+over the frames before it.
 
 Actions and channels are values: every edit returns a new Action and shares the channels it did
 not touch (undo keeps references, not copies, of a 4,511-frame clip). Their arrays are read-only.
@@ -24,7 +28,8 @@ import numpy as np
 from rig.pose import Pose
 from solvers.transforms import quat_normalize, quat_slerp
 
-PATHS = {"rotation": 4, "location": 3, "scale": 3}
+SWITCH = "ik_influence"
+PATHS = {"rotation": 4, "location": 3, "scale": 3, SWITCH: 1}
 INTERPOLATIONS = ("constant", "linear", "smooth")
 CONSTANT, LINEAR, SMOOTH = range(3)
 DEFAULT_FPS = 24.0  # Blender's default scene rate
@@ -118,9 +123,9 @@ class Action:
         plans = self.__dict__.setdefault("_plans", {})
         plan = plans.get(id(skeleton))
         if plan is None or plan[0] is not skeleton:
-            groups = {path: ([], []) for path in PATHS}
+            groups = {path: ([], []) for path in PATHS_ATTRIBUTE}
             for (bone, path), channel in self.channels.items():
-                if bone in skeleton.index:
+                if bone in skeleton.index and path in groups:
                     groups[path][0].append(channel)
                     groups[path][1].append(skeleton.index[bone])
             plan = plans[id(skeleton)] = (skeleton, groups)
@@ -134,6 +139,14 @@ class Action:
             if channels:
                 getattr(pose, PATHS_ATTRIBUTE[path])[rows] = sample(channels, path, frame)
         return pose
+
+
+    def switches_at(self, frame):
+        """{IK constraint bone: influence} the keyed IK/FK switches give at ``frame``."""
+        channels = [c for c in self.channels.values() if c.path == SWITCH]
+        if not channels:
+            return {}
+        return {c.bone: float(v[0]) for c, v in zip(channels, sample(channels, SWITCH, frame))}
 
 
 PATHS_ATTRIBUTE = {"rotation": "rotations", "location": "locations", "scale": "scales"}
@@ -231,6 +244,13 @@ def with_keys(action, pose, skeleton, bones, frame, interpolation="linear"):
     return _with_channels(action, channels)
 
 
+def with_switch_key(action, bone, frame, influence):
+    """``action`` with the IK/FK switch of the constraint on ``bone`` keyed at ``frame`` (constant)."""
+    channels = dict(action.channels)
+    channels[(bone, SWITCH)] = _insert(channels.get((bone, SWITCH)), bone, SWITCH, float(frame), [influence], CONSTANT)
+    return _with_channels(action, channels)
+
+
 def _frames_mask(channel, frames):
     frames = np.asarray(sorted(frames), dtype=float)
     if not len(frames):
@@ -281,7 +301,7 @@ def with_interpolation(action, frames, interpolation):
     channels = {}
     for name, channel in action.channels.items():
         mask = _frames_mask(channel, frames)
-        if mask.any():
+        if mask.any() and channel.path != SWITCH:
             channel = Channel.of(channel.bone, channel.path, channel.frames, channel.values,
                                  np.where(mask, mode, channel.interpolations))
         channels[name] = channel

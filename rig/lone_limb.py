@@ -27,7 +27,7 @@ def takes(plan):
             and plan.features <= LIMB_FEATURES and len(plan.chains) == 1)
 
 
-def _point(values):
+def point_floats(values):
     """Three floats of a point (an array, as goals hold them, or a sequence)."""
     if type(values) is np.ndarray and values.dtype is FLOAT64:
         return values.tolist()
@@ -72,8 +72,8 @@ def solve_lone_limb(rig, pose, world, goal, bones, plan):
         return None
     pole = goal.pole
     try:
-        tx, ty, tz = _point(goal.target)
-        px, py, pz = ORIGIN if pole is None else _point(pole)
+        tx, ty, tz = point_floats(goal.target)
+        px, py, pz = ORIGIN if pole is None else point_floats(pole)
     except (TypeError, ValueError):  # not three numbers: the goal's own checks say so
         return None
     pole_angle = math.remainder(pole_angle, TAU) if pole_angle else 0.0

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rig.ranges import MAX_COORDINATE, MAX_QUATERNION
+from rig.ranges import MAX_COORDINATE, MAX_QUATERNION, unit_quaternion
 from solvers.transforms import matrix3_to_quat
 
 
@@ -49,9 +49,11 @@ def pins_to_json(pins):
     return out
 
 
-def read_pins(reader, skeleton, key="pins"):
+def read_pins(reader, skeleton, key="pins", skipped=None):
     """Pins from ``reader``'s ``key`` object (a ``rig.formats.jsonfields.Reader``); a bone not in
-    ``skeleton`` or a zero rotation fails naming the field. Absent: no pins."""
+    ``skeleton`` or a zero rotation fails naming the field. Absent: no pins. With a ``skipped``
+    list, a bone not in ``skeleton`` is appended to it and left out instead (a pose file from a
+    similar rig applies to the bones both share)."""
     if key not in reader.obj:
         reader.asked.add(key)
         return {}
@@ -59,7 +61,10 @@ def read_pins(reader, skeleton, key="pins"):
     pins = {}
     for name in pins_reader.names():
         if name not in skeleton.index:
-            pins_reader.fail(name, "the name of a bone in the rig", name)
+            if skipped is None:
+                pins_reader.fail(name, "the name of a bone in the rig", name)
+            skipped.append(name)
+            continue
         entry = pins_reader.child(name)
         position = entry.vector("position", 3, bound=MAX_COORDINATE)
         rotation = None
@@ -68,7 +73,7 @@ def read_pins(reader, skeleton, key="pins"):
             norm = np.linalg.norm(rotation)
             if norm < 1e-6:
                 entry.fail("rotation", "a non-zero quaternion [x, y, z, w]", list(rotation))
-            rotation = tuple(float(v) for v in rotation / norm)
+            rotation = tuple(float(v) for v in unit_quaternion(rotation, norm))
         else:
             entry.asked.add("rotation")
         pins[name] = Pin(position, rotation)

@@ -55,9 +55,9 @@ class Skeleton:
 
     ``rest_world`` holds each bone's rest frame in armature space, shape (N, 4, 4), rigid.
     ``rest_local[i] = inverse(rest_world[parent]) @ rest_world[i]`` (the armature frame for roots).
-    ``rest_local_rotations`` (N, 4) are the rest_local rotations as quaternions; ``solver_chains`` and
-    ``solver_limbs`` are where ``rig.ik`` keeps the solver chains and two-bone limbs it builds from
-    this skeleton. ``lengths`` (N,) is
+    ``rest_local_rotations`` (N, 4) are the rest_local rotations as quaternions; ``solver_chains``,
+    ``solver_limbs`` and ``solver_lone_chains`` are where ``rig.ik`` keeps the solver chains, two-bone
+    limbs and free FABRIK chains it builds from this skeleton. ``lengths`` (N,) is
     head-to-tail distance; ``connected`` (N,) marks bones whose head sits on the parent's tail
     (Blender's "Connected", followed by Auto IK).
     """
@@ -71,6 +71,7 @@ class Skeleton:
     rest_local_rotations: np.ndarray = field(init=False)
     solver_chains: dict = field(init=False, default_factory=dict, repr=False, compare=False)
     solver_limbs: dict = field(init=False, default_factory=dict, repr=False, compare=False)
+    solver_lone_chains: dict = field(init=False, default_factory=dict, repr=False, compare=False)
     _subtrees: dict = field(init=False, default_factory=dict, repr=False, compare=False)
     _chains: dict = field(init=False, default_factory=dict, repr=False, compare=False)
     _preorder: object = field(init=False, default=None, repr=False, compare=False)

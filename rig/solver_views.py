@@ -9,6 +9,7 @@ import numpy as np
 from rig.pose import bone_rows
 from solvers.chain import Chain, rotation_error
 from solvers.transforms import matrix3_to_quat, quat_to_matrix3
+from solvers.kinematics import bone_tree
 from solvers.tree import Tree
 
 
@@ -83,11 +84,21 @@ def chain_arrays(skeleton, pose, world, chain):
     return cached.rebased
 
 
+def _tree_parts(skeleton, pose, world, bones):
+    position = {bone: i for i, bone in enumerate(bones)}
+    parents = [position.get(int(skeleton.parents[b]), -1) for b in bones]
+    return (parents, *_hanging_arrays(skeleton, pose, world, bones, _inherited_scale(skeleton, world, bones[0])))
+
+
 def tree_arrays(skeleton, pose, world, bones):
     """The solver's view of ``bones`` (ascending, one connected subtree such as a union of
     overlapping chains, which always has a single top bone): a Tree hanging from its parent."""
-    position = {bone: i for i, bone in enumerate(bones)}
-    parents = [position.get(int(skeleton.parents[b]), -1) for b in bones]
-    base, offsets, rest_rotations, lengths = _hanging_arrays(skeleton, pose, world, bones,
-                                                             _inherited_scale(skeleton, world, bones[0]))
+    parents, base, offsets, rest_rotations, lengths = _tree_parts(skeleton, pose, world, bones)
     return Tree(base, parents, offsets, rest_rotations, lengths)
+
+
+def bone_tree_arrays(skeleton, pose, world, bones):
+    """``tree_arrays`` as compiled kernels read it (a ``solvers.kinematics.BoneTree``), without a
+    Tree's checks, which a skeleton's own subtree passes: what a solve each frame pays less."""
+    parents, base, offsets, rest_rotations, lengths = _tree_parts(skeleton, pose, world, bones)
+    return bone_tree(base, parents, offsets, rest_rotations, lengths)

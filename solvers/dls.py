@@ -32,8 +32,7 @@ from solvers.chain import SolveResult
 from solvers.dls_plan import DISTANCE, MAX_STRETCH, POSITION, ROTATION, TURN_FRAME_AXIS, TURN_OWN_AXIS, UNFOLD, \
     DlsPlan, dls_plan  # noqa: F401
 from solvers.iterate import iterate
-from solvers.limits import clamp_swing_twist, on_bound, split_swing_twist
-from solvers.so3 import log_jacobian_inverse, swing_turn
+from solvers.limits import clamp_swing_twist, held_rotation, on_bound, swing_turn, swing_twist_coordinates
 from solvers.transforms import EPS
 from solvers.tree import tree_pose_rows
 
@@ -100,7 +99,7 @@ def _evaluate(plan, quats, angles, stretch, damping, unfolded):
             # its pose rotation to the joint goal's.
             current = world[b] if kind == ROTATION else sc.qmatrix(quats[b])
             rotvec = sc.qto_rotvec(sc.quat_from_matrix3(sc.mmul(sc.transpose(current), target_matrix)))
-            inverse = log_jacobian_inverse(rotvec)
+            inverse = _log_jacobian_inverse(rotvec)
             # (inverse @ world.T), kept rows.
             w0, w1, w2 = world[b]
             residual = tuple(rotvec[i] for i in kept)
@@ -112,17 +111,21 @@ def _evaluate(plan, quats, angles, stretch, damping, unfolded):
                   damping, unfolded)
 
 
-def _held_rotation(coordinates):
-    """The pose rotation (4 floats) of swing-twist ``coordinates`` (u, t, w)."""
-    u, t, w = coordinates
-    return sc.qmul(sc.qfrom_rotvec((u, 0.0, w)), sc.qaxis_angle((0.0, 1.0, 0.0), t))
-
-
-def _coordinates(q):
-    """The swing-twist coordinates (u, t, w) of a pose rotation ``q``."""
-    swing, twist = split_swing_twist(q)
-    u, _, w = sc.qto_rotvec(swing)
-    return u, twist, w
+def _log_jacobian_inverse(rotvec):
+    """How log(exp(w) exp(v)) changes with a small turn w at rotation vector ``v`` (3 floats): the
+    inverse left Jacobian of SO(3), I - K/2 + c K^2 with K = [v]x (exact rows even far from the
+    goal, so large rotation errors still step straight). Rows of 3 floats."""
+    x, y, z = rotvec
+    angle = min(math.sqrt(x * x + y * y + z * z), math.pi - 1e-6)
+    if angle < 1e-4:
+        c = 1.0 / 12.0
+    else:
+        c = 1.0 / angle ** 2 - (1.0 + math.cos(angle)) / (2.0 * angle * math.sin(angle))
+    # K^2 = v v^T - |v|^2 I
+    xy, xz, yz = c * x * y, c * x * z, c * y * z
+    return ((1.0 - c * (y * y + z * z), 0.5 * z + xy, xz - 0.5 * y),
+            (xy - 0.5 * z, 1.0 - c * (x * x + z * z), 0.5 * x + yz),
+            (0.5 * y + xz, yz - 0.5 * x, 1.0 - c * (x * x + y * y)))
 
 
 def _cost(plan, errors):
@@ -275,9 +278,9 @@ def _held_columns(plan, state, delta):
         moved = [a + (change[c] if c >= 0 else 0.0) for a, c in zip(coordinates, columns)]
         found = [sc.clip(a, lo, hi) for a, lo, hi in zip(moved, *box)]
         if limit is not None:
-            clamped, held = clamp_swing_twist(limit, _held_rotation(found))
+            clamped, held = clamp_swing_twist(limit, held_rotation(found))
             if held[0] or held[2]:
-                swing = _coordinates(clamped)
+                swing = swing_twist_coordinates(clamped)
                 found[0], found[2] = swing[0], swing[2]
         for axis, c in enumerate(columns):
             if c >= 0 and found[axis] != moved[axis]:
@@ -300,11 +303,11 @@ def _apply(plan, state, delta, damping, unfolded):
             angles[j] = tuple(a + t for a, t in zip(angles[j], turn))
             if box is not None:
                 angles[j] = tuple(sc.clip(a, lo, hi) for a, lo, hi in zip(angles[j], *box))
-            quats[j] = _held_rotation(angles[j])
+            quats[j] = held_rotation(angles[j])
             if limit is not None:
                 quats[j], clamped = clamp_swing_twist(limit, quats[j])
                 if clamped[0] or clamped[1] or clamped[2]:
-                    angles[j] = _coordinates(quats[j])
+                    angles[j] = swing_twist_coordinates(quats[j])
         else:
             q = sc.qmul(quats[j], sc.qfrom_rotvec(turn))
             norm = math.sqrt(sc.qdot(q, q))
@@ -381,15 +384,15 @@ def _start(plan, rotations, lay_straight=True):
         angles.append((0.0, 0.0, 0.0))
     for j, held, columns, limit, box in plan.rows.bones:
         if held:
-            found = _coordinates(quats[j])
+            found = swing_twist_coordinates(quats[j])
             angles[j] = tuple(a if c >= 0 else 0.0 for a, c in zip(found, columns))
             if box is not None:
                 angles[j] = tuple(sc.clip(a, lo, hi) for a, lo, hi in zip(angles[j], *box))
             if limit is not None:
-                quats[j], _ = clamp_swing_twist(limit, _held_rotation(angles[j]))
-                angles[j] = _coordinates(quats[j])
+                quats[j], _ = clamp_swing_twist(limit, held_rotation(angles[j]))
+                angles[j] = swing_twist_coordinates(quats[j])
             elif angles[j] != found:
-                quats[j] = _held_rotation(angles[j])
+                quats[j] = held_rotation(angles[j])
     stretch = list(plan.start_stretch)
     for aim in plan.aims if lay_straight else ():
         _lay_straight(plan, aim, quats, stretch)

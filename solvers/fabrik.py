@@ -230,11 +230,7 @@ def solve_fabrik_chain(chain: Chain, rotations, target, limits=None, target_rota
     (``stretch_to_reach``), reported in ``result.stretch``.
     """
     use_rotation = target_rotation is not None
-    if limits is None:
-        # A free chain's plan depends on the chain alone: built once per chain (and base).
-        plan = chain.cached_for_base(("fabrik plan", use_rotation), lambda: _chain_plan(chain, use_rotation, None))
-    else:
-        plan = _chain_plan(chain, use_rotation, limits)
+    plan = free_chain_plan(chain, use_rotation) if limits is None else _chain_plan(chain, use_rotation, limits)
     grown = stretch_to_reach(chain, target, stretch)
     if grown is not None:
         plan = _resized(plan, Tree.from_chain(grown.chain))
@@ -244,6 +240,13 @@ def solve_fabrik_chain(chain: Chain, rotations, target, limits=None, target_rota
     if grown is not None:
         result.stretch = grown.factors
     return result
+
+
+def free_chain_plan(chain, use_rotation=False):
+    """The plan of ``chain`` without limits, its last bone's tail the one effector (taking a
+    target rotation when ``use_rotation``): it depends on the chain alone, so it is built once
+    per chain (and base)."""
+    return chain.cached_for_base(("fabrik plan", use_rotation), lambda: _chain_plan(chain, use_rotation, None))
 
 
 def _chain_plan(chain, use_rotation, limits):

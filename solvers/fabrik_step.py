@@ -47,6 +47,21 @@ StepTables = namedtuple("StepTables", BoneTree._fields + (
     "strand_bone", "limit_start", "limit_kind", "limit_parameters"))
 
 
+# The parts of the tables the helpers run every iteration read: numba counts a reference to each
+# array of a record it passes (two atomic operations an array), so a helper handed all the
+# tables paid ~0.3 us a call, a third of a free chain's iteration; these records carry only what
+# their helpers read. Effector e's straight path is rows ``start[e]:start[e + 1]`` of ``node``
+# and ``reach``, as in the tables.
+Paths = namedtuple("Paths", ("start", "node", "reach"))
+
+
+@njit(cache=True)
+def parts(t):
+    """The tree (``kinematics.BoneTree``) and the straight paths (``Paths``) of tables ``t``."""
+    return (BoneTree(t.parents, t.base_rotation, t.origin, t.rest_rotations, t.offsets, t.lengths),
+            Paths(t.path_start, t.path_node, t.path_reach))
+
+
 def for_kernel(values, dtype):
     """``values`` as an array of ``dtype`` the kernel takes without compiling again: C-ordered and
     writeable (numba compiles one specialisation per layout and flag)."""
@@ -230,26 +245,26 @@ def _backward(t, heads, world, targets, goals, has_goal):
 
 
 @njit(cache=True)
-def beyond_reach(t, heads, targets, has_goal, e):
-    """Whether effector ``e`` has a straight path (and no rotation goal) whose reach its target
-    lies beyond."""
-    first, stop = t.path_start[e], t.path_start[e + 1]
+def beyond_reach(paths, heads, targets, has_goal, e):
+    """Whether effector ``e`` has a straight path (``Paths``; and no rotation goal) whose reach
+    its target lies beyond."""
+    first, stop = paths.start[e], paths.start[e + 1]
     if first == stop or has_goal[e]:
         return False
-    return sc.length(sc.sub(vector_row(targets, e), vector_row(heads, t.path_node[first]))) >= t.path_reach[stop - 1]
+    return sc.length(sc.sub(vector_row(targets, e), vector_row(heads, paths.node[first]))) >= paths.reach[stop - 1]
 
 
 @njit(cache=True)
-def _lay_paths_straight(t, heads, targets, has_goal, back):
-    """Effectors whose target lies beyond their straight path's reach: the path laid straight
-    toward it at once (in ``back``)."""
-    for e in range(len(t.effector_bone)):
-        if beyond_reach(t, heads, targets, has_goal, e):
-            first, stop = t.path_start[e], t.path_start[e + 1]
-            top = vector_row(heads, t.path_node[first])
+def _lay_paths_straight(paths, heads, targets, has_goal, back):
+    """Effectors whose target lies beyond their straight path's reach (``Paths``): the path laid
+    straight toward it at once (in ``back``)."""
+    for e in range(len(has_goal)):
+        if beyond_reach(paths, heads, targets, has_goal, e):
+            first, stop = paths.start[e], paths.start[e + 1]
+            top = vector_row(heads, paths.node[first])
             unit = sc.normalize(sc.sub(vector_row(targets, e), top))
             for s in range(first, stop):
-                put_vector(back, t.path_node[s], sc.add(top, sc.scale(unit, t.path_reach[s])))
+                put_vector(back, paths.node[s], sc.add(top, sc.scale(unit, paths.reach[s])))
 
 
 @njit(cache=True)
@@ -387,25 +402,27 @@ def _free_turn(link_vector, link_node, link, frame, back, head):
 
 
 @njit(cache=True)
-def pose(t, local):
-    """World rotations (n, 3, 3), heads and tails (n, 3) of pose rotations ``local`` (n, 3, 3):
+def pose(bones, local):
+    """World rotations (n, 3, 3), heads and tails (n, 3) of the tree ``bones`` (a
+    ``kinematics.BoneTree``, or tables with its fields) at pose rotations ``local`` (n, 3, 3):
     the solvers' forward kinematics (``kinematics.pose_bones``), each rotation first made
     orthonormal through its quaternion so rounding cannot compound across iterations (``local``
     is changed in place)."""
-    n = len(t.parents)
+    n = len(bones.parents)
     rotations, world, heads, tails = np.empty((n, 4)), np.empty((n, 4)), np.empty((n, 3)), np.empty((n, 3))
     for i in range(n):
         q = sc.quat_from_matrix3(matrix_at(local, i))
         put_matrix(local, i, sc.qmatrix(q))
         rotations[i, 0], rotations[i, 1], rotations[i, 2], rotations[i, 3] = q
-    pose_bones(t, None, rotations, None, world, heads, tails)
+    pose_bones(bones, None, rotations, None, world, heads, tails)
     return rotation_matrices(world), heads, tails
 
 
 @njit(cache=True)
-def fabrik_step(t, targets, goals, has_goal, local, world, heads):
-    """One FABRIK iteration from pose rotations ``local`` (n, 3, 3) with their ``world``
-    rotations and ``heads``: ``targets`` (k, 3) one per effector, ``goals`` (k, 3, 3) the world
+def fabrik_step(t, bones, paths, targets, goals, has_goal, local, world, heads):
+    """One FABRIK iteration on tables ``t`` (with their ``parts``: ``bones`` and ``paths``) from
+    pose rotations ``local`` (n, 3, 3) with their ``world`` rotations and ``heads``: ``targets``
+    (k, 3) one per effector, ``goals`` (k, 3, 3) the world
     rotation of those whose ``has_goal``. The forward pass runs root first, as rotations: each
     bone turns from where its (limited) parent put its head toward the points the backward pass
     left for what it carries, and its limits hold that turn, so the heads below follow the pose
@@ -413,7 +430,7 @@ def fabrik_step(t, targets, goals, has_goal, local, world, heads):
     the axes the limits held (n, 3)."""
     n = len(t.parents)
     back, frames = _backward(t, heads, world, targets, goals, has_goal)
-    _lay_paths_straight(t, heads, targets, has_goal, back)
+    _lay_paths_straight(paths, heads, targets, has_goal, back)
     new_local, new_world, new_heads = local.copy(), world.copy(), heads.copy()
     held = np.zeros((n, 3), dtype=np.bool_)
     goal_of = np.full(n, -1)
@@ -461,5 +478,5 @@ def fabrik_step(t, targets, goals, has_goal, local, world, heads):
                     put_matrix(frames, bone, sc.mmul(spin, matrix_at(frames, bone)))
         put_matrix(new_local, j, rotation)
         put_matrix(new_world, j, sc.mmul(sc.mmul(above, rest), rotation))
-    new_world, new_heads, tails = pose(t, new_local)
+    new_world, new_heads, tails = pose(bones, new_local)
     return new_local, new_world, new_heads, tails, held

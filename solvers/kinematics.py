@@ -72,6 +72,32 @@ def update_world(rest_local, parents, bones, locations, rotations, scales, world
         world[b, 3, 0], world[b, 3, 1], world[b, 3, 2], world[b, 3, 3] = 0.0, 0.0, 0.0, 1.0
 
 
+STALE = -1.0  # what a kept compiled solve answers, writing nothing, once ``hangs_as_built`` fails
+
+
+@njit
+def hangs_as_built(built, parent, bones, locations, world):
+    """Whether the bones a compiled solve keeps rows for still hang as they did when the rows
+    were built: ``built`` (``built_under``) holds the world matrix of ``bones``' ``parent`` (-1:
+    none) and each bone's pose location then, and either moving moves the bones."""
+    if parent >= 0:
+        for i in range(4):
+            for j in range(4):
+                if world[parent, i, j] != built[4 * i + j]:
+                    return False
+    for b in range(len(bones)):
+        for k in range(3):
+            if locations[bones[b], k] != built[16 + 3 * b + k]:
+                return False
+    return True
+
+
+def built_under(parent_world, locations):
+    """``hangs_as_built``'s row: the parent's world matrix by rows (``parent_world`` (4, 4); None
+    for a root: zeros, unread), then the bones' pose ``locations`` (m, 3)."""
+    return np.concatenate([np.zeros(16) if parent_world is None else np.ravel(parent_world), np.ravel(locations)])
+
+
 class BoneTree(NamedTuple):
     """A bone tree as ``pose_bones`` reads it: ``parents`` (n,) int64, parents before children, -1
     for a bone hanging from the base, whose rotation (``base_rotation``, a quaternion) and

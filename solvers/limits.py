@@ -34,6 +34,10 @@ LOCK_TOLERANCE = 1e-12
 # Below this a swing-ellipse semi-axis (sin of half an angle) counts as zero: the swing is held in
 # a box (Blender's EllipseClamp does the same).
 FLAT_ELLIPSE = 1e-9
+# The most sx^2 + sz^2 a clamp that must shorten X or Z past a half-turn swing gives: a swing of
+# exactly a half turn (Y onto -Y) leaves its twist undefined, so the twist the clamp held would not
+# be the one read back; this stops such a swing 2e-4 rad short of it.
+SWING_ROOM = 1.0 - 1e-8
 
 
 def _check_range(low, high, what):
@@ -272,11 +276,11 @@ def clamp_swing_twist(p, q):
     x = sc.clip(x, math.sin(0.5 * p[0]), math.sin(0.5 * p[3]))
     z = sc.clip(z, math.sin(0.5 * p[2]), math.sin(0.5 * p[5]))
     if x * x + z * z > 1.0:  # ranges past a half-turn swing: Z keeps its range, X takes what is left
-        room = math.sqrt(max(1.0 - z * z, 0.0))
+        room = math.sqrt(max(SWING_ROOM - z * z, 0.0))
         if max(math.sin(0.5 * p[0]), -room) <= min(math.sin(0.5 * p[3]), room):
             x = sc.clip(x, max(math.sin(0.5 * p[0]), -room), min(math.sin(0.5 * p[3]), room))
         else:
-            z = math.copysign(math.sqrt(max(1.0 - x * x, 0.0)), z)
+            z = math.copysign(math.sqrt(max(SWING_ROOM - x * x, 0.0)), z)
     clamped = sc.clip(angle, p[1], p[4])
     # Held: an angle on its bound give or take AT_LIMIT (``holds``), the swing on the ellipse's rim
     # or moved off a half turn; so an allowed ``q`` gets its at-limit verdict from here as well.
@@ -413,3 +417,35 @@ def best_within_limits(kinds, parameters, start, stop, q, before, vectors, direc
         if best == start_of_round:  # no turn served better: none will next round either
             break
     return q
+
+
+# Swing-twist coordinates (u, t, w), the DOFs the Jacobian methods move a held bone by (DLS and
+# the priority solver): the pose rotation exp(u X + w Z) * twist(t), swing's rotation vector
+# (u, 0, w) in the frame the bone turns in and the twist t about its own +Y.
+@register_jitable
+def swing_turn(rotvec, axis):
+    """How exp(rotvec) turns (an angular velocity, 3 floats) as rotvec moves along ``axis`` (0, 1
+    or 2): the left Jacobian of SO(3), J e = e + a (v x e) + b (v x (v x e))."""
+    angle = sc.length(rotvec)
+    if angle < 1e-4:
+        a, b = 0.5 - angle * angle / 24.0, 1.0 / 6.0 - angle * angle / 120.0
+    else:
+        a, b = (1.0 - math.cos(angle)) / angle ** 2, (angle - math.sin(angle)) / angle ** 3
+    e = (1.0 if axis == 0 else 0.0, 1.0 if axis == 1 else 0.0, 1.0 if axis == 2 else 0.0)
+    across = sc.cross(rotvec, e)
+    return sc.add(sc.add(e, sc.scale(across, a)), sc.scale(sc.cross(rotvec, across), b))
+
+
+@register_jitable
+def held_rotation(coordinates):
+    """The pose rotation (4 floats) of swing-twist ``coordinates`` (u, t, w)."""
+    u, t, w = coordinates
+    return sc.qmul(sc.qfrom_rotvec((u, 0.0, w)), sc.qaxis_angle((0.0, 1.0, 0.0), t))
+
+
+@register_jitable
+def swing_twist_coordinates(q):
+    """The swing-twist coordinates (u, t, w) of a pose rotation ``q``."""
+    swing, twist = split_swing_twist(q)
+    u, _, w = sc.qto_rotvec(swing)
+    return u, twist, w

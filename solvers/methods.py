@@ -11,7 +11,7 @@ with some axes locked), "stiffness", "distance", "rotation control", "location o
 rotation-only goal), "location locks" (a position goal free along some axes, of the bone or the
 target: iTaSC's), "soft reach" (a two-bone limb's reach eased in before full extension),
 "weights" (several goals pulling one tree), "simulation" (iTaSC's Simulation mode: joint velocities
-integrated over a frame's time, ``solvers.simulation``; only the Jacobian methods step in time,
+integrated over a frame's time, ``solvers.simulation``; only DLS and SDLS step in time,
 and a solve stepping in time never restarts from fresh poses: that would be a jump). A method honours a feature when its result holds it.
 The analytic methods hold locks and limits, one bone by clamping its answer, two bones by solving
 within them (auto then finishes with an iterative method when that answer falls short).
@@ -21,11 +21,11 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from solvers import ccd, fabrik, kinematics, two_bone, two_bone_limits, two_bone_posed
+from solvers import ccd, fabrik, fabrik_posed, kinematics, priority, two_bone, two_bone_limits, two_bone_posed
 from solvers.chain import straight_chain
 from solvers.goals import PositionGoal
 from solvers.problem import Freedoms, Problem, Settings
-from solvers.runners import run_ccd, run_dls, run_fabrik, run_one_bone, run_sdls, run_two_bone
+from solvers.runners import run_ccd, run_dls, run_fabrik, run_one_bone, run_priority, run_sdls, run_two_bone
 from solvers.tree import Tree
 
 FEATURES = ("locks", "limits", "stretch", "target rotation", "rotation locks", "stiffness", "distance",
@@ -91,6 +91,7 @@ class Method:
 
 
 _ALL = frozenset(FEATURES) - {"soft reach"}
+_PRIORITY = frozenset({"locks", "limits", "target rotation", "stiffness", "weights"})
 # Rows in auto's order, fastest first, as bench/bench_solvers.py and bench/bench_limits.py measure
 # them through the rig (app.py solve's path), with one exception: on free chains compiled CCD is
 # now the faster (10 bones: 45 vs 54 us median; 50 bones: 63 vs 146 us, both 100%), but it turns
@@ -112,12 +113,15 @@ METHODS = {m.name: m for m in (
            kernels=(two_bone.warm, two_bone_limits.warm, two_bone_posed.warm)),
     Method("fabrik", GEOMETRIC, run_fabrik, None, frozenset({"locks", "limits", "stretch", "target rotation"}),
            frozenset({"locks", "limits", "target rotation", "weights"}), auto=(FREE,), patience=2,
-           kernels=(fabrik.warm,)),
+           kernels=(fabrik.warm, fabrik_posed.warm)),
     Method("ccd", GEOMETRIC, run_ccd, None,
            frozenset({"locks", "limits", "stretch", "target rotation", "stiffness"}), auto=(FREE, LIMITED),
            kernels=(ccd.warm,)),
     Method("dls", JACOBIAN, run_dls, None, _ALL, _ALL, auto=(FREE, LIMITED), restarts_auto=True),
     Method("sdls", JACOBIAN, run_sdls, None, _ALL, _ALL),
+    # Goals in priority levels (pins, ground, the dragged goal, the rig's handles) are the whole-body
+    # solve's (rig.whole_body); as a row it takes every goal on one level, which auto leaves to DLS.
+    Method("priority", JACOBIAN, run_priority, None, _PRIORITY, _PRIORITY, kernels=(priority.warm,)),
 )}
 AUTO_ORDER_FREE = tuple(name for name, m in METHODS.items() if FREE in m.auto)
 AUTO_ORDER_LIMITED = tuple(name for name, m in METHODS.items() if LIMITED in m.auto)
@@ -126,7 +130,7 @@ RESTARTED = next(name for name, m in METHODS.items() if m.restarts_auto)
 # rig's, compiled before any row's.
 SHARED_KERNELS = (kinematics.warm,)
 REASONS = {"tree": "takes one chain, not chains sharing bones",
-           "simulation": "jumps to its answer (only the Jacobian methods, dls and sdls, step in time)"}
+           "simulation": "jumps to its answer (only dls and sdls step in time)"}
 
 
 def method_named(name):

@@ -28,11 +28,18 @@ def _joint_limit(dofs):
     then turn it about that axis directly rather than clamp a turn onto it)."""
     if dofs is None or not dofs.held:
         return None
-    low = [lo if on else -np.pi for lo, on in zip(dofs.limit_min, dofs.use_limit)]
-    high = [hi if on else np.pi for hi, on in zip(dofs.limit_max, dofs.use_limit)]
+    limit = swing_twist_limit(dofs)
     if sum(dofs.lock) == 2:
         axis = dofs.lock.index(False)
-        return Hinge(tuple(float(a == axis) for a in range(3)), low[axis], high[axis])
+        return Hinge(tuple(float(a == axis) for a in range(3)), limit.min[axis], limit.max[axis])
+    return limit
+
+
+def swing_twist_limit(dofs):
+    """One bone's ``BoneDofs`` as a ``SwingTwistLimit`` (the limit on the swing-twist coordinates
+    the Jacobian methods move a held bone by)."""
+    low = [lo if on else -np.pi for lo, on in zip(dofs.limit_min, dofs.use_limit)]
+    high = [hi if on else np.pi for hi, on in zip(dofs.limit_max, dofs.use_limit)]
     return SwingTwistLimit(tuple(low), tuple(high), tuple(dofs.lock), tuple(dofs.use_limit))
 
 

@@ -20,9 +20,11 @@ from solvers.fabrik import Effector, fabrik_plan, solve_fabrik, solve_fabrik_cha
 from solvers.goals import DistanceGoal, JointRotationGoal, PositionGoal, RotationGoal
 from solvers.limits import clamp_rotation
 from solvers.one_bone import solve_one_bone
+from solvers.priority import solve_priority
+from solvers.priority_plan import POSITION, ROTATION, Task, column_layout, priority_plan
 from solvers.simulation import pole_turned, simulate_dls
-from solvers.transforms import matrix3_to_quat, normalize, quat_angle, safe_acos
-from solvers.tree import Tree
+from solvers.transforms import matrix3_to_quat, normalize, quat_angle, quat_to_matrix3, safe_acos
+from solvers.tree import Tree, tree_pose
 from solvers.two_bone import solve_two_bone
 from solvers.two_bone_limits import solve_two_bone_limited
 
@@ -242,3 +244,51 @@ def _run_jacobian(selective, problem, start, settings, fresh):
 
 run_dls = partial(_run_jacobian, False)
 run_sdls = partial(_run_jacobian, True)
+
+
+def _priority_tasks(goals):
+    """The priority solver's tasks for a problem's goals, all on one level (weights share it), and
+    per goal the index of its task (None for a kind it does not take: distance, joint rotation)."""
+    tasks, index = [], []
+    for goal in goals:
+        if isinstance(goal, PositionGoal):
+            index.append(len(tasks))
+            tasks.append(Task(POSITION, goal.bone, 1, goal.target, use_tail=goal.use_tail, weight=goal.weight))
+        elif isinstance(goal, RotationGoal):
+            index.append(len(tasks))
+            tasks.append(Task(ROTATION, goal.bone, 1, goal.rotation, weight=goal.weight))
+        else:
+            index.append(None)
+    return tasks, index
+
+
+def _tree_residual(tree, goal, rotations):
+    """The residual of a goal the priority solver does not take, on the pose it left."""
+    if isinstance(goal, JointRotationGoal):
+        return quat_angle(rotations[goal.bone], np.array(goal.rotation))
+    _, heads, tails = tree_pose(tree, quat_to_matrix3(rotations))
+    point = tails[goal.bone] if goal.use_tail else heads[goal.bone]
+    return _distance_residual(goal, float(np.linalg.norm(point - np.array(goal.target))))
+
+
+def run_priority(problem, start, settings, fresh):
+    """The priority solver with every goal on one level (weighted among themselves) above its pull
+    toward the start: the bones above each goal's bone move, within their locks and limits."""
+    reach = _tip_goals(problem)[0] if problem.is_chain and fresh else None
+    if reach is not None:
+        start = _pole_faced(problem, start, reach)
+    tree = Tree.from_chain(problem.bones) if problem.is_chain else problem.bones
+    tasks, index = _priority_tasks(problem.goals)
+    parents = tree.parents.tolist()
+    moving = set()
+    for task in tasks:
+        bone = task.bone
+        while bone >= 0 and bone not in moving:
+            moving.add(bone)
+            bone = parents[bone]
+    plan = priority_plan(tree.bone_tree, tasks, column_layout(tree.bone_tree, problem.freedoms.dofs, moving))
+    solved = solve_priority(plan, start, settings.iterations, settings.tolerance, settings.damping)
+    errors = np.array([solved.errors[k] if k is not None else _tree_residual(tree, goal, solved.rotations)
+                       for goal, k in zip(problem.goals, index)])
+    return SolveResult(solved.rotations, solved.iterations, errors, bool((errors <= settings.tolerance).all()),
+                       at_limit=solved.at_limit)

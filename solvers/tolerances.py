@@ -23,6 +23,14 @@ GIMBAL = 1e-12
 REACHED = 1e-6
 AIMED = 1e-9
 
+# What the priority solver's first level (pins, ground contact) holds to, whatever the levels
+# below it ask: metres for a position (and how far below its ground a point may sink), radians for
+# a rotation. Its last iterations work on that level alone until it is within HOLD_MARGIN of
+# these, so rounding in what a caller does with the pose afterwards stays inside them.
+PIN_POSITION = 1e-5
+PIN_ROTATION = 1e-4
+HOLD_MARGIN = 1e-2
+
 # Radians: iTaSC's Simulation mode (``solvers.simulation``) turns no bone by more than
 # max_velocity * dt in a frame, give or take this much (the angle between two rotations is
 # measured to ~1e-15; the bound is met by scaling, not by rounding).

@@ -20,14 +20,12 @@ from numba import njit
 
 from solvers import inputs
 from solvers.chain import Chain
-from solvers.kinematics import TINY_SCALE, update_world
+from solvers.kinematics import STALE, TINY_SCALE, built_under, hangs_as_built, update_world
 from solvers.two_bone import Asked, limb_constants, solve_limb
 
 PACKED = 27  # ``two_bone._packed``'s row comes first in a posed row,
 STRETCH = PACKED  # then both bones' stretch amounts (2; zero: no stretch),
-PARENT_WORLD = STRETCH + 2  # the parent's world matrix (16, rows; unused for a root limb)
-LOCATIONS = PARENT_WORLD + 16  # and both bones' pose locations (6)
-STALE = -1.0  # ``solve_posed``'s answer when the row was built under another parent or locations
+BUILT = STRETCH + 2  # then what it was built under: its parent's world, its locations (``kinematics.built_under``)
 NEAR = inputs.FAR * inputs.FAR / 4.0  # ``inputs.near_target``'s bound on a squared distance
 UNIT = 1e-3  # ``inputs.unit_rows``' tolerance on a start rotation's squared norm
 
@@ -48,20 +46,6 @@ def _start(rotations, bone, from_rest):
     return (x, y, z, w), abs(x * x + y * y + z * z + w * w - 1.0) < UNIT
 
 
-@njit
-def _holds(c, first, second, parent, locations, world):
-    """Whether posed row ``c`` was built under the parent's world matrix and the bones' locations."""
-    if parent >= 0:
-        for i in range(4):
-            for j in range(4):
-                if world[parent, i, j] != c[PARENT_WORLD + 4 * i + j]:
-                    return False
-    for k in range(3):
-        if locations[first, k] != c[LOCATIONS + k] or locations[second, k] != c[LOCATIONS + 3 + k]:
-            return False
-    return True
-
-
 @njit(cache=True)
 def solve_posed(c, first, second, from_rest, tx, ty, tz, has_pole, px, py, pz, pole_angle, soft, rest_local, parents,
                 moved, locations, rotations, scales, world):
@@ -74,7 +58,7 @@ def solve_posed(c, first, second, from_rest, tx, ty, tz, has_pole, px, py, pz, p
     ``kinematics.update_world`` with ``rest_local``, ``parents`` and ``locations``. Returns the
     tip's distance from the target; with nothing written, ``STALE`` when the row no longer holds
     and NaN for input needing conditioning."""
-    if not _holds(c, first, second, parents[first], locations, world):
+    if not hangs_as_built(c[BUILT:], parents[first], (first, second), locations, world):
         return STALE
     ox, oy, oz = c[3], c[7], c[11]
     q0, unit0 = _start(rotations, first, from_rest)
@@ -102,8 +86,7 @@ def posed_row(chain, stretch, parent_world, locations):
     bones at pose ``locations`` (2, 3): the kernel's constants (kept on the chain for its base,
     as ``solve_two_bone`` keeps them), the stretch, then what they were built under."""
     packed = chain.cached_for_base("two_bone", lambda: limb_constants(chain))
-    return np.concatenate([packed, np.zeros(2) if stretch is None else stretch,
-                           np.zeros(16) if parent_world is None else np.ravel(parent_world), np.ravel(locations)])
+    return np.concatenate([packed, np.zeros(2) if stretch is None else stretch, built_under(parent_world, locations)])
 
 
 def warm():

@@ -109,6 +109,12 @@ def test_bad_simulation_settings_exit_2_naming_the_file_and_field(tmp_path, caps
     assert str(tmp_path / "goals.json") in message and f"'{field}'" in message and message.count("\n") == 1
 
 
+def test_pins_beside_a_simulation_are_refused_the_priority_solver_does_not_step_in_time(tmp_path, capsys):
+    case = {"goals": frames(ARM, [SHOULDER])[0]["goals"] + [{"bone": "foot.L", "pin": True}]}
+    status, _ = run(tmp_path, {"simulation": {"dt": 0.1}, "cases": [case]})
+    assert status == 2 and "'simulation'" in capsys.readouterr().err
+
+
 def test_a_non_finite_dt_and_a_simulation_that_is_no_object_are_refused(tmp_path, capsys):
     goals = tmp_path / "goals.json"
     for text, field in (('{"simulation": {"dt": NaN}, "cases": []}', "simulation.dt"),

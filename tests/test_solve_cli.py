@@ -247,3 +247,87 @@ def test_a_fresh_command_times_its_first_case_as_a_frame_not_a_kernel_load(tmp_p
     subprocess.run([sys.executable, "app.py", "solve", str(RIG), str(goals), "-o", str(out)], check=True,
                    cwd=Path(app.__file__).parent, timeout=120)
     assert json.loads(out.read_text())["cases"][0]["seconds"] < FRAME_BUDGET_S
+
+
+def pinned_feet_case(**case):
+    return {"goals": [{"bone": "foot.L", "pin": True}, {"bone": "foot.R", "pin": True},
+                      arm_goal(target=[1.2, 0.5, 0.4], priority=0)], **case}
+
+
+def test_pinned_feet_stay_while_a_free_root_lets_the_body_reach(tmp_path):
+    """Pins hold the feet where they start; a free root brings a hand past the arm's reach far
+    nearer than a fixed one; residuals list the goal, then each pin (position, rotation)."""
+    _, out = run(tmp_path, {"cases": [pinned_feet_case(root="free"), pinned_feet_case()]})
+    rest = load_rig(RIG).skeleton
+    free, fixed = out["cases"]
+    for case in (free, fixed):
+        assert [r["bone"] for r in case["residuals"]] == ["forearm.L", "foot.L", "foot.R"]
+        assert all(r["method"] == "priority" for r in case["residuals"])
+        for foot in ("foot.L", "foot.R"):
+            np.testing.assert_allclose(case["bones"][foot]["head"], rest.rest_heads[rest.index[foot]], atol=1e-5)
+            np.testing.assert_allclose(case["bones"][foot]["tail"], rest.rest_tails[rest.index[foot]], atol=1e-5)
+        assert [g["unit"] for g in case["residuals"][1]["goals"]] == ["m", "rad"]
+    assert free["residuals"][0]["residual"] < 1e-4 < fixed["residuals"][0]["residual"]
+    assert free["bones"]["pelvis"]["head"] != fixed["bones"]["pelvis"]["head"]
+
+
+def test_a_lower_priority_gives_way_to_a_higher_one(tmp_path):
+    """Both hands pulled where they cannot both go: the priority 0 goal is met."""
+    goals = [arm_goal(target=[0.4, 0.4, 0.3], priority=0),
+             {"bone": "forearm.R", "chain_length": 2, "target": [-0.4, 2.4, 0.3], "priority": 1}]
+    _, out = run(tmp_path, {"cases": [{"root": "free", "goals": [{"bone": "foot.L", "pin": True}] + goals}]})
+    residuals = out["cases"][0]["residuals"]
+    assert residuals[0]["residual"] < 1e-5 and residuals[1]["residual"] > 1e-2
+
+
+def test_with_a_ground_no_bone_goes_below_it(tmp_path):
+    document = {"ground": {"height": 0.0}, "cases": [pinned_feet_case(root="free", goals=[
+        {"bone": "foot.L", "pin": True}, arm_goal(target=[0.5, -0.5, 0.3])])]}
+    _, out = run(tmp_path, document)
+    lowest = min(min(b["head"][1], b["tail"][1]) for b in out["cases"][0]["bones"].values())
+    assert lowest >= -1e-5
+
+
+@pytest.mark.parametrize("document, field", [
+    ({"cases": [{"goals": [{"bone": "foot.L", "pin": True, "target": [0, 0, 0]}]}]}, "cases[0].goals[0].target"),
+    ({"cases": [{"goals": [{"bone": "foot.L", "pin": True, "priority": 1}]}]}, "cases[0].goals[0].priority"),
+    ({"cases": [{"goals": [{"bone": "foot.L", "pin": "yes"}]}]}, "cases[0].goals[0].pin"),
+    ({"cases": [{"goals": [{"bone": "nope", "pin": True}]}]}, "cases[0].goals[0].bone"),
+    ({"cases": [{"goals": [arm_goal(priority=-1)]}]}, "cases[0].goals[0].priority"),
+    ({"cases": [{"goals": [arm_goal(priority=1.5)]}]}, "cases[0].goals[0].priority"),
+    ({"cases": [{"root": "loose", "goals": [arm_goal()]}]}, "cases[0].root"),
+    ({"ground": {"height": "low"}, "cases": [{"goals": [arm_goal()]}]}, "ground.height"),
+    ({"ground": {"height": 1e300}, "cases": [{"goals": [arm_goal()]}]}, "ground.height"),
+])
+def test_bad_whole_body_keys_exit_2_naming_the_field(tmp_path, capsys, document, field):
+    status, _ = run(tmp_path, document)
+    message = capsys.readouterr().err
+    assert status == 2 and f"field '{field}'" in message and message.count("\n") == 1 and "Traceback" not in message
+
+
+def test_an_unknown_ground_key_is_refused_naming_the_nearest(tmp_path, capsys):
+    status, _ = run(tmp_path, {"ground": {"height": 0.0, "hieght": 0.0}, "cases": [{"goals": [arm_goal()]}]})
+    err = capsys.readouterr().err
+    assert status == 2 and "'ground.hieght'" in err and "did you mean 'height'" in err
+
+
+def test_a_mesh_ground_holds_every_bone_above_its_surface(tmp_path):
+    """A sloping floor from an OBJ beside the goals file: the hand pulled through it stays on it."""
+    (tmp_path / "slope.obj").write_text("v -3 -0.5 -3\nv 3 -0.5 -3\nv 3 0.1 3\nv -3 0.1 3\nf 1 2 3 4\n")
+    document = {"ground": {"mesh": "slope.obj"}, "cases": [pinned_feet_case(root="free", goals=[
+        {"bone": "foot.L", "pin": True}, arm_goal(target=[0.5, -0.8, 0.3])])]}
+    _, out = run(tmp_path, document)
+    points = [p for b in out["cases"][0]["bones"].values() for p in (b["head"], b["tail"])]
+    assert min(y - (-0.2 + 0.1 * z) for _, y, z in points) >= -1e-5
+
+
+def test_a_ground_is_a_plane_or_a_mesh_not_both(tmp_path, capsys):
+    (tmp_path / "floor.obj").write_text("v -1 0 -1\nv 1 0 -1\nv 0 0 1\nf 1 2 3\n")
+    status, _ = run(tmp_path, {"ground": {"mesh": "floor.obj", "height": 0.0}, "cases": [{"goals": [arm_goal()]}]})
+    assert status == 2 and "field 'ground.height'" in capsys.readouterr().err
+
+
+def test_a_missing_mesh_ground_is_named_in_one_line(tmp_path, capsys):
+    status, _ = run(tmp_path, {"ground": {"mesh": "floor.glb"}, "cases": [{"goals": [arm_goal()]}]})
+    message = capsys.readouterr().err
+    assert status == 2 and "floor.glb" in message and message.count("\n") == 1 and "Traceback" not in message

@@ -96,10 +96,10 @@ class FileWrite:
 
 class Autosaver:
     """Writes the session to ``path`` once ``delay`` seconds have passed since the first change
-    not yet saved (so a long edit is saved every ``delay`` seconds). A change is a new undo step,
-    a camera move, a new selection, hidden bone or view switch, another animation frame chosen,
-    or a pose file saved. ``clock`` is injectable for tests. ``writing`` is the FileWrite in
-    flight (at most one), if any."""
+    not yet saved (so a long edit is saved every ``delay`` seconds). A change is a new undo step
+    (a pin or unpin too), a camera move, a new selection, hidden bone or view switch, another
+    animation frame chosen, the whole-body choice, or a pose file saved. ``clock`` is injectable
+    for tests. ``writing`` is the FileWrite in flight (at most one), if any."""
 
     def __init__(self, path, delay=AUTOSAVE_DELAY_S, clock=time.monotonic):
         self.path, self.delay, self.clock = path, delay, clock
@@ -113,7 +113,7 @@ class Autosaver:
         return (id(state), state.history.version, tuple(camera.target), camera.distance, camera.yaw, camera.pitch,
                 camera.orthographic, camera.ortho_scale, camera.fov_y, tuple(camera.shift), frozenset(view.selected),
                 view.active, frozenset(view.hidden), tuple(getattr(view, name) for name in SHOWN),
-                None if animation is None else (animation.clip, animation.frame), pose_file,
+                None if animation is None else (animation.clip, animation.frame), state.whole_body, pose_file,
                 GroundChoice.of(state))
 
     @property

@@ -6,11 +6,13 @@ from imgui_bundle import imgui
 from ui import widgets
 from ui.auto_setup import should_offer, show_auto_setup
 from ui.ground_panel import ground_panel
+from ui.ik_fk import limb_switch
 from ui.layout import OUTLINER, PROPERTIES, TIMELINE
 from ui.outliner import outliner_panel
 from ui.simulation_panel import itasc_section
 from ui.panels import auto_setup_panel, bone_ik_panel, copy_rotation_panel, help_marker, \
     ik_constraint_panel, solver_panel, transform_panel, view_panel, wrapped
+from ui.pin_widgets import active_bone_pin, pins_row
 from ui.state import GIZMO_MODES
 from ui.stats_panel import stats_panel
 from ui.status import error_toast
@@ -21,8 +23,8 @@ GIZMO_LABELS = dict(zip(GIZMO_MODES, ("Select", "Move", "Rotate")))
 
 
 def pose_panel(state):
-    """The selection, the active bone's pose channels, and automatic IK set-up for the limbs of
-    rigs it recognises; returns whether a channel changed."""
+    """The selection, the active bone's pose channels and pin, and automatic IK set-up for the
+    limbs of rigs it recognises; returns whether a channel changed."""
     view = state.view
     if view.active is None:
         wrapped("No active bone: click one in the viewport or the outliner.")
@@ -31,11 +33,18 @@ def pose_panel(state):
     if view.hidden:
         imgui.text_disabled(f"{len(view.hidden)} hidden (Alt+H reveals)")
     dirty = transform_panel(state)
+    active_bone_pin(state)
     if show_auto_setup(state):
         offer = imgui.TreeNodeFlags_.default_open if should_offer(state) else 0
         if widgets.collapsing_header("Auto IK setup", offer):
             auto_setup_panel(state)  # the set-up asks for its own solve
     return dirty
+
+
+def ik_tab(state):
+    """The IK constraint's settings (with its limb's IK/FK switch), or the limb's switch alone."""
+    limb_switch(state)  # a switch asks for its own solve
+    return ik_constraint_panel(state)
 
 
 def solver_tab(state):
@@ -53,7 +62,7 @@ def view_tab(state):
     ground_panel(state)  # its changes ask for their own solve
 
 
-PROPERTY_TABS = (("Pose", pose_panel), ("IK constraint", ik_constraint_panel), ("Bone IK", bone_ik_panel),
+PROPERTY_TABS = (("Pose", pose_panel), ("IK constraint", ik_tab), ("Bone IK", bone_ik_panel),
                  ("Copy rotation", copy_rotation_panel), ("Solver", solver_tab), ("View", view_tab))
 
 
@@ -100,7 +109,8 @@ def _gizmo_choice(state):
 
 
 def tools_row(state):
-    """The pose tools' options, as Blender's tool settings: Auto IK and its chain length, the gizmo."""
+    """The pose tools' options, as Blender's tool settings: Auto IK and its chain length, the
+    gizmo; under them the pins' row."""
     _, state.auto_ik = widgets.checkbox("Auto IK", state.auto_ik)
     help_marker("Drag a bone: its tip follows the pointer and its connected parents follow it.\n"
                 "During the drag Ctrl+wheel down / PageUp lengthens the chain, Ctrl+wheel up / "
@@ -108,7 +118,8 @@ def tools_row(state):
     imgui.same_line()
     imgui.text_disabled(f"chain length {state.auto_ik_length}  |")
     imgui.same_line()
-    _gizmo_choice(state)
+    _gizmo_choice(state)  # its help marker ends the row
+    pins_row(state)
 
 
 def timeline_window(state, layout):

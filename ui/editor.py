@@ -25,7 +25,7 @@ from rig.formats.export import POSED, export_rig
 from rig.formats.document import ImportOptions, RigDocument
 from rig.formats.jsonfields import FileFormatError
 from rig.pose_ops import clear_channels, mirror_pose
-from rig.formats.rigfile import load_pose, pose_from_dict, pose_to_dict, save_pose
+from rig.formats.rigfile import load_pose_data, pose_from_dict, pose_to_dict, save_pose
 from ui import DEFAULT_RIG, widgets
 from ui.files import EXPORT_FILTERS, GROUND_FILTERS, RIG_FILTERS, FileAsker, native_dialogs_available
 from ui.ground_state import open_ground, plant_feet
@@ -307,7 +307,7 @@ class Editor:
     def write_pose(self, path):
         """Save the pose to ``path`` (atomically); failures become the status message."""
         try:
-            save_pose(self.state.rig.skeleton, self.state.pose, path, self.state.rig.name)
+            save_pose(self.state.rig.skeleton, self.state.pose, path, self.state.rig.name, self.state.pins)
         except (OSError, ValueError) as error:
             self.state.report_error(f"Cannot save {path}: {error}")
             return False
@@ -317,14 +317,16 @@ class Editor:
         return True
 
     def read_pose(self, path):
-        """Open a pose file; a bad file leaves the pose alone and says why."""
+        """Open a pose file with its pins (they replace the pins there were); a bad file leaves
+        the pose alone and says why."""
         try:
-            pose, warnings = load_pose(path, self.state.rig.skeleton)
+            read = load_pose_data(path, self.state.rig.skeleton)
         except FileFormatError as error:
             self.state.report_error(str(error))
             return False
         self.pose_path = path
-        self._set_pose(pose, "; ".join([f"Opened {path}"] + warnings))
+        self.state.pins = read.pins
+        self._set_pose(read.pose, "; ".join([f"Opened {path}"] + read.warnings))
         return True
 
     def _default_path(self):

@@ -1,5 +1,5 @@
-"""Undo / redo: snapshots of everything the user edits (pose, rig settings and which bones are
-hidden), one per step.
+"""Undo / redo: snapshots of everything the user edits (pose, pins, rig settings and which bones
+are hidden), one per step.
 
 A step is whatever changed between two quiet moments: the app calls ``History.commit`` at the end
 of every frame in which no viewport drag is running and no panel widget is held, so a drag of a
@@ -26,7 +26,8 @@ HISTORY_LIMIT = 256
 @dataclass
 class Snapshot:
     """Copies of the pose, of the world matrices shown with it, of every rig setting a panel
-    can change and of the hidden bones' names, and the rig they belong to."""
+    can change, of the hidden bones' names and of the pins (``rig.pins``: frozen, by bone name),
+    and the rig they belong to."""
     rig: object
     pose: Pose
     world: np.ndarray
@@ -36,6 +37,7 @@ class Snapshot:
     solver: object
     hidden: frozenset = frozenset()
     action: object = None  # the keys (rig.keys.Action, a value); None: a step read back without them
+    pins: dict = field(default_factory=dict)
     memo: dict = field(default_factory=dict, compare=False, repr=False)  # what writers derived from it (it never changes)
 
     @classmethod
@@ -43,18 +45,18 @@ class Snapshot:
         rig = state.rig
         return cls(rig, state.pose.copy(), state.world.copy(), copy.deepcopy(rig.ik), copy.deepcopy(rig.copy_rotation),
                    copy.deepcopy(rig.bone_ik), copy.deepcopy(rig.solver), frozenset(state.view.hidden),
-                   state.timeline.action)
+                   state.timeline.action, dict(state.pins))
 
     def matches(self, state):
         """Whether ``state`` still holds exactly this snapshot's values (no copies made)."""
         return self.holds_work_of(state) and self.hidden == state.view.hidden
 
     def holds_work_of(self, state):
-        """Whether ``state`` has this snapshot's pose and rig settings, what saving keeps (hidden
-        bones are the view's, in no file)."""
+        """Whether ``state`` has this snapshot's pose, pins and rig settings, what saving keeps
+        (hidden bones are the view's, in no file)."""
         rig = state.rig
-        return (self.rig is rig and self.pose == state.pose and self.ik == rig.ik and self.copy_rotation == rig.copy_rotation
-                and self.bone_ik == rig.bone_ik and self.solver == rig.solver
+        return (self.rig is rig and self.pose == state.pose and self.pins == state.pins and self.ik == rig.ik
+                and self.copy_rotation == rig.copy_rotation and self.bone_ik == rig.bone_ik and self.solver == rig.solver
                 and (self.action is None or self.action is state.timeline.action))
 
     def restore(self, state):
@@ -69,6 +71,7 @@ class Snapshot:
         rig.ik, rig.copy_rotation = copy.deepcopy(self.ik), copy.deepcopy(self.copy_rotation)
         rig.bone_ik, rig.solver = copy.deepcopy(self.bone_ik), copy.deepcopy(self.solver)
         state.world = self.world.copy()
+        state.pins = dict(self.pins)
         set_hidden(state.view, self.hidden)
         if self.action is not None:
             state.timeline.action = self.action

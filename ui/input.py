@@ -1,5 +1,5 @@
 """The viewport's pyglet event handlers: navigation, picking, drags, Auto IK length, G grab and
-R rotate with their axis locks and typed values.
+R rotate with their axis locks and typed values, P pin.
 
 Pushed onto the window above ImGui's backend; mouse handlers never consume events (ImGui must
 see them too), keys the viewport uses are consumed. Nothing reaches the rig while ImGui wants
@@ -15,7 +15,7 @@ import numpy as np
 from imgui_bundle import imgui
 from pyglet.window import key, mouse
 
-from ui import gizmo, navigation, selection, timeline, viewport
+from ui import gizmo, ik_fk, navigation, pins, selection, timeline, viewport
 
 CTRL, SHIFT, ALT = key.MOD_CTRL, key.MOD_SHIFT, key.MOD_ALT
 MODIFIER_MASK = CTRL | SHIFT | ALT  # Num Lock and Caps Lock change no binding (nor the numpad's symbols)
@@ -69,6 +69,11 @@ VIEWPORT_KEYS = (
     KeyBinding("Selection", "Reveal the hidden bones", ((key.H, ALT),), "reveal"),
     KeyBinding("Pose tools", "Grab (move) the active bone", ((key.G, 0),), "grab"),
     KeyBinding("Pose tools", "Rotate the active bone", ((key.R, 0),), "rotate"),
+    # Blender has no pins: P is free in its pose mode, and Alt clears as Alt+G / Alt+R / Alt+H do
+    # (Blender's Alt+P, Propagate, is not in Posekit).
+    KeyBinding("Pose tools", "Pin the selected bones (position and rotation)", ((key.P, 0),), "pin"),
+    KeyBinding("Pose tools", "Pin the selected bones' positions only", ((key.P, SHIFT),), "pin", (False,)),
+    KeyBinding("Pose tools", "Unpin the selected bones (none selected: every pin)", ((key.P, ALT),), "unpin"),
     KeyBinding("Pose tools", "Confirm the grab or rotation", ((key.ENTER, 0), (key.NUM_ENTER, 0)), "confirm",
                when="transform"),
     KeyBinding("Pose tools", "Grab / rotate: lock to an axis (again: local, again: none)",
@@ -82,6 +87,9 @@ VIEWPORT_KEYS = (
                when="transform"),
     KeyBinding("Pose tools", "Grab: type the previous axis' value", ((key.TAB, SHIFT), (key.TAB, CTRL)),
                "next_component", (-1,), when="transform"),
+    # Blender binds Shift+I (add IK) and Ctrl+Alt+I (clear IK) in pose mode but not Ctrl+Shift+I.
+    KeyBinding("Pose tools", "Switch the selected limb between IK and FK, snapped in place", ((key.I, CTRL | SHIFT),),
+               "switch_ik_fk"),
     # Blender's own keys for the Auto IK chain length are Ctrl+PageUp/PageDown; PageUp/PageDown
     # alone do the same, as nothing else uses them in pose mode.
     KeyBinding("Pose tools", "Auto IK drag: longer chain", ((key.PAGEUP, 0), (key.PAGEUP, CTRL)), "step_auto_ik",
@@ -265,6 +273,12 @@ class ViewportInput:
     def grab(self):
         viewport.begin_grab(self.state, *self.pointer, *self._size())
 
+    def pin(self, rotation=True):
+        pins.pin_selected(self.state, rotation)
+
+    def unpin(self):
+        pins.unpin_selected(self.state)
+
     def confirm(self):
         viewport.end_drag(self.state)
 
@@ -279,6 +293,9 @@ class ViewportInput:
 
     def next_component(self, step):
         viewport.next_component(self.state, step, *self.pointer, *self._size())
+
+    def switch_ik_fk(self):
+        ik_fk.toggle_selected(self.state)
 
     def step_auto_ik(self, step):
         viewport.change_auto_ik_length(self.state, step)

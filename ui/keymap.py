@@ -24,11 +24,21 @@ def shortcut_text(symbol, mods):
     return "+".join([name for bit, name in MODIFIER_NAMES if mods & bit] + [key_name(symbol)])
 
 
+def binding_keys(binding):
+    """A ``ui.input.KeyBinding``'s keys as Help > Keymap writes them: "Shift+P", "F / Numpad ."."""
+    return binding.keys or " / ".join(shortcut_text(*s) for s in binding.shortcuts)
+
+
+def viewport_keys(method, args=()):
+    """The keys of the viewport binding running ``method(*args)``, for a tooltip (StopIteration: none does)."""
+    return binding_keys(next(b for b in VIEWPORT_KEYS if (b.method, b.args) == (method, tuple(args))))
+
+
 def keymap_rows(commands):
     """(section, keys, what they do) for every binding: pointer actions, viewport keys, then the
     editor ``commands`` that have shortcuts, in ``SECTIONS`` order."""
     rows = list(POINTER_BINDINGS)
-    rows += [(b.section, b.keys or " / ".join(shortcut_text(*s) for s in b.shortcuts), b.label) for b in VIEWPORT_KEYS]
+    rows += [(b.section, binding_keys(b), b.label) for b in VIEWPORT_KEYS]
     rows += [(c.menu, " / ".join(shortcut_text(*s) for s in c.shortcuts), c.label) for c in commands if c.shortcuts]
     return sorted(rows, key=lambda row: SECTIONS.index(row[0]))
 

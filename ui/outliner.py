@@ -1,13 +1,15 @@
 """The outliner: the bone tree as rows, drawn only where they are on screen, so a rig of 100,000
 bones (or a chain 100,000 deep) costs no more per frame than the rows that fit. Each row ends in
 its bone's viewport visibility toggle, as Blender's eye; a hidden bone's row is dimmed and, as in
-the viewport, takes no selection."""
+the viewport, takes no selection. A right click on a row pins or unpins its bone; a pinned bone's
+row shows a pin toggle."""
 from dataclasses import dataclass, field
 
 import numpy as np
 from imgui_bundle import imgui
 
 from ui import widgets
+from ui.pin_widgets import outliner_pin_items, outliner_pin_toggle
 from ui.selection import set_hidden
 
 OUTLINER_INDENT = 9.0
@@ -65,6 +67,8 @@ def _row(state, bone, depth, has_children):
         extend = imgui.get_io().key_shift or imgui.get_io().key_ctrl
         state.view.selected = (state.view.selected | {name}) if extend else {name}
         state.view.active = name
+    outliner_pin_items(state, name)
+    outliner_pin_toggle(state, name)
     _visibility_toggle(state, name, hidden)
     imgui.pop_id()
 

@@ -16,6 +16,7 @@ from solvers.transforms import euler_xyz_from_quat, quat_from_euler_xyz
 from ui import widgets
 from ui.auto_setup import LIMB_ROLES, apply_auto_setup, choose_limb_end, current_setup, limbs_to_set_up
 from ui.honoured import WARNING_COLOUR, dropped_settings, not_honoured_marker, reports_moving
+from ui.ik_fk import ik_fk_row
 from ui.navigation import frame_bones
 
 AXES = "XYZ"
@@ -126,6 +127,9 @@ def ik_constraint_panel(state):
     dirty = False
     changed, constraint.enabled = widgets.checkbox("Enabled", constraint.enabled)
     dirty |= changed
+    if constraint.target is not None:
+        imgui.same_line(CHECKBOX_COLUMN)
+        ik_fk_row(state, constraint)  # a switch asks for its own solve
     changed, target = _combo("Target", constraint.target or "", sorted(set(choices) | {constraint.target or ""}))
     if changed:
         constraint.target = target or None

@@ -2,10 +2,10 @@
 new AppState.
 
 Version 2 holds what the user made or chose: the rig (settings and constraints included), the
-pose, the camera, the selection and hidden bones, which animation clip and frame were chosen, the
-keys and the timeline (``ui.session_keys``), where Save writes the pose and whether that is up to
-date, the ground (its scene file, read again, and the contact and planting switches), the rig file
-the session came
+pose with its pins (and each undo step's), the whole-body choice, the camera, the selection and
+hidden bones, which animation clip and frame were chosen, the keys and the timeline
+(``ui.session_keys``), where Save writes the pose and whether that is up to date, the ground (its
+scene file, read again, and the contact and planting switches), the rig file the session came
 from with its fingerprint (``ui.source``), and the undo and redo steps (``history``: each step's
 pose, world matrices and hidden bones, on the session's rig or one of ``rigs``, those that
 automatic IK set-up replaced, with one of ``settings``), so Ctrl+Z goes on where it was: all of
@@ -29,7 +29,7 @@ from rig.formats.document import BVH_UP_AXES, ImportOptions
 from rig.formats.jsonfields import FileFormatError, Reader, check_header, load_json
 from rig.formats.reader import open_rig
 from rig.evaluate import evaluation
-from rig.formats.rigfile import pose_from_dict, pose_to_dict, rig_from_dict, rig_to_dict, settings_from_dict, \
+from rig.formats.rigfile import pose_to_dict, read_pose_data, rig_from_dict, rig_to_dict, settings_from_dict, \
     settings_to_dict
 from rig.pose import world_matrices
 from rig.ranges import MAX_BVH_SCALE
@@ -120,7 +120,7 @@ def _channels_json(step):
     text = step.memo.get("session_channels")
     if text is None:
         skeleton = step.rig.skeleton
-        channels = {"pose": pose_to_dict(skeleton, step.pose), "world": _world_dict(skeleton, step.pose, step.world),
+        channels = {"pose": pose_to_dict(skeleton, step.pose, pins=step.pins), "world": _world_dict(skeleton, step.pose, step.world),
                     "hidden": sorted(step.hidden)}
         text = step.memo["session_channels"] = _encoded(channels)[1:-1]
     return text
@@ -205,7 +205,8 @@ def _scene_dict(state, pose_file):
     return {"format": RECOVERY_FORMAT, "version": RECOVERY_VERSION, "saved": time.time(),
             "rig_path": os.path.abspath(state.rig_path), "source": _source_dict(state.source),
             "pose_file": {"path": os.path.abspath(pose_file.path) if pose_file.path else "", "saved": pose_file.saved},
-            "rig": rig_to_dict(rig, exact=True), "pose": pose_to_dict(rig.skeleton, state.pose, rig.name),
+            "rig": rig_to_dict(rig, exact=True), "pose": pose_to_dict(rig.skeleton, state.pose, rig.name, state.pins),
+            "whole_body": state.whole_body,
             "world": _world_dict(rig.skeleton, state.pose, state.world),
             "camera": _camera_dict(state.camera), "view": _view_dict(state.view),
             "animation": _animation_dict(state.animation), "ground": GroundChoice.of(state).to_dict(),
@@ -254,6 +255,11 @@ def _read_pose_file(root):
     if pose_file is None:
         return PoseFile()
     return PoseFile(pose_file.string("path", ""), pose_file.boolean("saved", False))
+
+
+def _read_whole_body(root):
+    """The user's whole-body choice; None (not made yet) when absent, as in an older autosave."""
+    return None if root.get("whole_body", None) is None else root.boolean("whole_body")
 
 
 def _names(reader, key):
@@ -321,6 +327,7 @@ def read_recovery(path):
     AnimationChoice.read(root)
     GroundChoice.read(root)
     mark_read(root)
+    _read_whole_body(root)
     root.get("world", None)  # these two are read as the session is restored
     root.get("history", None)
     root.check_fields(within=False)  # the objects within: as the session is restored
@@ -403,15 +410,16 @@ def _read_step(step, rigs, settings, session_rig):
     skeleton, names = rig.skeleton, set(rig.skeleton.names)
     chosen = step.integer("settings", low=0, high=len(settings) - 1)
     rig_settings = settings_from_dict(settings[chosen], names, step.path, f"history.settings[{chosen}].")
-    pose, skipped = pose_from_dict(step.required("pose"), skeleton, step.path, step.name("pose."))
-    if skipped:
-        step.fail("pose", "a pose of the step's rig", skipped[0])
+    read = read_pose_data(step.required("pose"), skeleton, step.path, step.name("pose."))
+    if read.warnings:
+        step.fail("pose", "a pose of the step's rig", read.warnings[0])
+    pose = read.pose
     hidden = _names(step, "hidden")
     if not hidden <= names:
         step.fail("hidden", "names of bones in the step's rig", sorted(hidden - names))
     world = _read_world(step, skeleton, pose)
     return Snapshot(rig, pose, world_matrices(skeleton, pose) if world is None else world, rig_settings.ik,
-                    rig_settings.copy_rotation, rig_settings.bone_ik, rig_settings.solver, frozenset(hidden))
+                    rig_settings.copy_rotation, rig_settings.bone_ik, rig_settings.solver, frozenset(hidden), pins=read.pins)
 
 
 def _objects(reader, key):
@@ -454,12 +462,12 @@ def restore_session(data, path="<recovery>"):
     root = Reader(path, data)
     check_header(root, RECOVERY_FORMAT, RECOVERY_VERSION)
     rig = rig_from_dict(root.required("rig"), path)
-    pose, _ = pose_from_dict(root.required("pose"), rig.skeleton, path)
+    read = read_pose_data(root.required("pose"), rig.skeleton, path)
     source = _read_source(root)
     reopened = _reopen(source, root.number("saved"), rig)
     document = reopened.document
-    state = _state(root, rig, pose, document.mesh if document else None)
-    state.source = source
+    state = _state(root, rig, read.pose, document.mesh if document else None)
+    state.source, state.pins, state.whole_body = source, read.pins, _read_whole_body(root)
     if document is not None:
         state.animation, state.skins, state.skin = Animation.of(document), document.skins, document.skin
     choice, view = AnimationChoice.read(root), SavedView.read(root)

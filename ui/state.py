@@ -9,7 +9,7 @@ import numpy as np
 
 from render.camera import OrbitCamera
 from render.view_state import ViewState
-from rig.evaluate import evaluate
+from rig.evaluate import active_ik, evaluate
 from rig.ground import PlaneGround
 from rig.pose import Pose, heads_tails, world_matrices
 from ui.animation import Animation
@@ -23,7 +23,7 @@ from ui.transform_input import TypedInput
 
 
 DRAG_KINDS = ("translate", "auto_ik", "rotate", "gizmo")
-DEFAULT_INSETS = (0.0, 19.0, 422.0, 117.0)
+DEFAULT_INSETS = (0.0, 19.0, 422.0, 140.0)
 """Window pixels the default layout (``ui.layout``) covers at the (left, top, right, bottom)
 edges at the default font: the menu bar; the right column and its splitter; the timeline strip,
 its splitter and the status bar. From the first frame on, the dock space's central node says."""
@@ -71,6 +71,13 @@ class DragState:
     def goals(self):
         """The temporary IK goals to solve with the rig's constraints, as ``evaluate`` takes them."""
         return [(self.goal, self.target)] if self.goal is not None and self.target is not None else []
+
+    def dragged_constraint(self, rig):
+        """The IK constraint whose goal this drag moves, solved right after the pins: Auto IK's
+        temporary one, or the first active constraint aiming at the dragged handle; else None."""
+        if self.goal is not None:
+            return self.goal if self.target is not None else None
+        return next((c for c in active_ik(rig) if c.target == self.bone), None)
 
 
 GIZMO_MODES = ("none", "translate", "rotate")
@@ -138,6 +145,8 @@ class AppState:
     plant_feet: bool = False  # plant the feet after every solve
     legs_cache: tuple = None  # (key, rig.feet.Legs) for planting, ``ui.ground_state.legs_of``
     timeline: TimelineState = None  # the keys and the current frame (ui.timeline)
+    pins: dict = field(default_factory=dict)  # bone name -> rig.pins.Pin: held above every other goal
+    whole_body: bool | None = None  # the root and spine join a solve with pins (None: the user has not said)
     simulation_clock: SimulationClock = field(default_factory=SimulationClock)  # iTaSC Simulation mode's time
 
     def __post_init__(self):
@@ -150,13 +159,13 @@ class AppState:
 
     @classmethod
     def for_rig(cls, rig, rig_path, pose=None, aspect=16 / 9, mesh=None, size=None, insets=DEFAULT_INSETS,
-                floating=()):
-        """State for a freshly opened rig (and its skinned mesh), solved once and framed for a
-        view of ``aspect``, or with ``size`` (width, height pixels) into the part of that window
-        the panels leave free (``insets`` and ``floating``: as ``view_insets`` and ``floating``,
+                floating=(), pins=None):
+        """State for a freshly opened rig (with its skinned mesh, and ``pins``), solved once and
+        framed for a view of ``aspect``, or with ``size`` (width, height pixels) into the part of
+        that window the panels leave free (``insets`` and ``floating``: as ``view_insets`` and ``floating``,
         the default layout's unless the window knows better)."""
         state = cls(rig, rig_path, pose if pose is not None else Pose.rest(len(rig.skeleton)), OrbitCamera(),
-                    mesh=mesh, view_insets=insets, floating=tuple(floating))
+                    mesh=mesh, view_insets=insets, floating=tuple(floating), pins=dict(pins or {}))
         state.resolve()
         heads, tails = heads_tails(rig.skeleton, state.world)
         points = [heads, tails] if mesh is None else [heads, tails, mesh.skinned_positions(state.world)]
@@ -169,19 +178,25 @@ class AppState:
 
     @classmethod
     def for_document(cls, document, pose=None, size=None, animation=None, source=None, insets=DEFAULT_INSETS,
-                     floating=()):
+                     floating=(), pins=None):
         """State for a rig opened from a file (a ``rig.formats.document.RigDocument``, fingerprinted
         as ``source``): its mesh, its animation clips (``animation``, else
-        ``Animation.of(document)``), and ``pose`` or else the pose the file holds; framed as
-        ``for_rig`` frames it."""
+        ``Animation.of(document)``), and ``pose`` (with ``pins``) or else the pose the file holds;
+        framed as ``for_rig`` frames it."""
         state = cls.for_rig(document.rig, document.path, document.pose if pose is None else pose,
-                            mesh=document.mesh, size=size, insets=insets, floating=floating)
+                            mesh=document.mesh, size=size, insets=insets, floating=floating, pins=pins)
         state.animation = animation if animation is not None else Animation.of(document)
         state.skins, state.skin = document.skins, document.skin
         state.source = source
         state.timeline = timeline_for(state.animation, document.rig.skeleton, state.pose)
         state.history.reset(state)  # the file's keys are where undo stops
         return state
+
+    @property
+    def body_follows(self):
+        """Whether a solve with pins moves the whole body: the user's choice once made, until then
+        on exactly while pins exist."""
+        return bool(self.pins) if self.whole_body is None else self.whole_body
 
     def free_rect(self, width, height):
         """The viewport part no panel covers, docked or floating over it (``ui.free_space``), as
@@ -246,9 +261,14 @@ class AppState:
 
     def resolve(self):
         """Evaluate constraints on the current channels, with the active drag's temporary Auto
-        IK goal if there is one (the frame calls it through ``solve_if_pending``)."""
-        goals = self.drag.goals() if self.drag is not None else []
-        self.pose, self.world, reports = planted_after_solve(self, evaluate(self.rig, self.pose, goals))
+        IK goal if there is one, holding the pins, the dragged goal next, the whole body moving
+        when it follows, then plants the feet when asked (the frame calls it through ``solve_if_pending``)."""
+        drag = self.drag
+        goals = drag.goals() if drag is not None else []
+        dragged = drag.dragged_constraint(self.rig) if drag is not None else None
+        self.pose, self.world, reports = planted_after_solve(
+            self, evaluate(self.rig, self.pose, goals, self.pins, dragged, self.body_follows,
+                           self.ground if self.ground_contact else None))
         self.take_reports(reports)
 
     def take_reports(self, reports):

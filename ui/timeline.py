@@ -19,6 +19,7 @@ from rig.autorig import snap_handles
 from rig.keys import MAX_FPS, MAX_FRAME, Action, moved_keys, with_interpolation, with_keys, without_keys
 from rig.formats.export import Timing
 from rig.keys import action_from_poses, frame_range
+from rig.snap import set_switches, under_own_switches
 
 
 @dataclass
@@ -94,6 +95,7 @@ def go_to_frame(state, frame):
         if state.drag is None:
             state.history.commit(state)  # an edit not yet a step stays reachable by undo
         state.pose = keyed_pose(state, frame)
+        set_switches(state.rig, timeline.action.switches_at(frame))
         state.mark_dirty()
     timeline.moved = True
 
@@ -143,12 +145,14 @@ def advance(state, now):
 
 
 def keyed_export(state):
-    """(poses, Timing) for an export: every frame from start to end as the keys give it, at the
-    action's rate; with no keys, the pose as it is."""
+    """(poses, Timing) for an export: every frame from start to end as the keys give it (keyed
+    IK/FK switches included, though the export bakes the rig's own), at the action's rate; with no
+    keys, the pose as it is."""
     action = state.timeline.action
     if not action.has_keys():
         return state.pose, Timing()
-    return [keyed_pose(state, frame) for frame in frame_range(action)], Timing(action.fps, action.name)
+    return [under_own_switches(state.rig, keyed_pose(state, frame), action.switches_at(frame))
+            for frame in frame_range(action)], Timing(action.fps, action.name)
 
 
 # Keys -------------------------------------------------------------------------------------------

@@ -12,7 +12,8 @@ import numpy as np
 
 from rig.formats.jsonfields import Reader
 from rig.formats.rigfile import pose_from_dict, pose_to_dict
-from rig.keys import FRAME_TOLERANCE, INTERPOLATIONS, MAX_FPS, MAX_FRAME, PATHS, Action, Channel, sized_pose
+from rig.constraints import RANGES
+from rig.keys import FRAME_TOLERANCE, INTERPOLATIONS, MAX_FPS, MAX_FRAME, PATHS, SWITCH, Action, Channel, sized_pose
 from rig.ranges import MAX_COORDINATE
 
 
@@ -52,6 +53,9 @@ def _channel(reader, skeleton):
     values = _numbers(reader, "values", count * PATHS[path], MAX_COORDINATE).reshape(count, PATHS[path])
     if path == "rotation" and np.any(np.linalg.norm(values, axis=1) < 1e-6):
         reader.fail("values", "non-zero quaternions")
+    low, high = RANGES["influence"]
+    if path == SWITCH and (np.any(values < low) or np.any(values > high)):
+        reader.fail("values", f"influences from {low:g} to {high:g}")
     modes = reader.required("interpolation")
     if not isinstance(modes, list) or len(modes) != count or any(m not in INTERPOLATIONS for m in modes):
         reader.fail("interpolation", f"a list of {count} of {', '.join(INTERPOLATIONS)}",

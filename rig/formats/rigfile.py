@@ -13,15 +13,15 @@ import numpy as np
 from rig.constraints import ITASC_MODES, RANGES, REITERATIONS, BoneIKSettings, CopyRotationConstraint, IKConstraint, \
     IK_TYPES, LIMIT_MODES, REFERENCE_AXES, SOLVE_MODES, SOLVER_TYPES, SolverSettings
 from rig.formats.jsonfields import FileFormatError, Reader, check_header, load_json, save_json_atomic
+from rig.pins import pins_to_json, read_pins
 from rig.pose import Pose
-from rig.ranges import MAX_COORDINATE, MAX_QUATERNION, MAX_SCALE
+from rig.ranges import MAX_COORDINATE, MAX_QUATERNION, MAX_SCALE, unit_quaternion
 from rig.rig import Rig
 from rig.skeleton import MIN_BONE_LENGTH, Skeleton
 
 RIG_FORMAT, RIG_VERSION = "posekit.rig", 1
 POSE_FORMAT, POSE_VERSION = "posekit.pose", 1
 UNITS, UP = "metres", "+Y"  # a rig file's conventions, written out for people and other tools
-UNIT_TOLERANCE = 1e-12  # a quaternion this close to unit length is one, to rounding
 
 
 def _topological_order(path, bones):
@@ -261,8 +261,9 @@ def save_rig(rig, path):
     save_json_atomic(path, rig_to_dict(rig))
 
 
-def pose_to_dict(skeleton, pose, rig_name=""):
-    """Only bones that differ from rest are written, so poses stay readable and diffable."""
+def pose_to_dict(skeleton, pose, rig_name="", pins=None):
+    """Only bones that differ from rest are written, so poses stay readable and diffable; ``pins``
+    (``rig.pins``), when there are any, go under ``"pins"``."""
     bones = {}
     rest = Pose.rest(len(skeleton))
     for i, name in enumerate(skeleton.names):
@@ -275,13 +276,25 @@ def pose_to_dict(skeleton, pose, rig_name=""):
             entry["scale"] = _vec(pose.scales[i])
         if entry:
             bones[name] = entry
-    return {"format": POSE_FORMAT, "version": POSE_VERSION, "rig": rig_name, "bones": bones}
+    data = {"format": POSE_FORMAT, "version": POSE_VERSION, "rig": rig_name, "bones": bones}
+    if pins:
+        data["pins"] = pins_to_json(pins)
+    return data
 
 
-def pose_from_dict(data, skeleton, path="<pose>", prefix=""):
-    """Returns (pose, warnings). Bones the skeleton lacks are skipped with a warning, so a pose
-    saved from a similar rig still applies to the bones both share. ``prefix`` names where in the
-    file the pose is, for messages ("history.undo[0].pose.")."""
+@dataclass
+class PoseData:
+    """What a pose file holds: the channels, the pins (``rig.pins``, by bone name) and warnings
+    about bones the rig lacks, which were skipped."""
+    pose: Pose
+    pins: dict
+    warnings: list
+
+
+def read_pose_data(data, skeleton, path="<pose>", prefix=""):
+    """A ``PoseData`` from a pose object. Bones the skeleton lacks (channels or pins) are skipped
+    with a warning, so a pose saved from a similar rig still applies to the bones both share.
+    ``prefix`` names where in the file the pose is, for messages ("history.undo[0].pose.")."""
     root = Reader(path, data, prefix)
     check_header(root, POSE_FORMAT, POSE_VERSION)
     root.string("rig", "")  # the name of the rig it was saved from, for people
@@ -298,23 +311,37 @@ def pose_from_dict(data, skeleton, path="<pose>", prefix=""):
         norm = np.linalg.norm(rotation)
         if norm < 1e-6:
             b.fail("rotation", "a non-zero quaternion [x, y, z, w]", list(rotation))
-        # A unit quaternion is kept bit for bit (dividing by a norm of 1 +- 1e-16 would change it).
-        pose.rotations[i] = rotation if abs(norm - 1.0) <= UNIT_TOLERANCE else rotation / norm
+        pose.rotations[i] = unit_quaternion(rotation, norm)
         pose.locations[i] = b.vector("location", 3, tuple(pose.locations[i]), bound=MAX_COORDINATE)
         pose.scales[i] = b.vector("scale", 3, tuple(pose.scales[i]), bound=MAX_SCALE)
+    unknown_pins = []
+    pins = read_pins(root, skeleton, skipped=unknown_pins)
+    warnings += [f"{path}: the pin on bone '{name}' is not in the rig; skipped" for name in unknown_pins]
     root.check_fields()
-    return pose, warnings
+    return PoseData(pose, pins, warnings)
+
+
+def pose_from_dict(data, skeleton, path="<pose>", prefix=""):
+    """Returns (pose, warnings): ``read_pose_data``'s channels, for callers that pose a rig and
+    hold nothing (export, clips, the clipboard); the pins are read, checked and left to those
+    that hold them."""
+    read = read_pose_data(data, skeleton, path, prefix)
+    return read.pose, read.warnings
 
 
 def load_pose(path, skeleton):
     return pose_from_dict(load_json(path), skeleton, str(path))
 
 
-def save_pose(skeleton, pose, path, rig_name=""):
+def load_pose_data(path, skeleton):
+    return read_pose_data(load_json(path), skeleton, str(path))
+
+
+def save_pose(skeleton, pose, path, rig_name="", pins=None):
     if not pose.is_finite():
         raise ValueError("refusing to save a pose with non-finite values")
-    save_json_atomic(path, pose_to_dict(skeleton, pose, rig_name))
+    save_json_atomic(path, pose_to_dict(skeleton, pose, rig_name, pins))
 
 
 __all__ = ["FileFormatError", "load_rig", "save_rig", "load_pose", "save_pose", "rig_from_dict", "rig_to_dict",
-           "pose_from_dict", "pose_to_dict"]
+           "pose_from_dict", "pose_to_dict", "PoseData", "read_pose_data", "load_pose_data"]

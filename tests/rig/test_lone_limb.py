@@ -9,31 +9,20 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-import rig.ik as ik
 from rig.constraints import BoneIKSettings, IKConstraint
 from rig.formats.rigfile import load_rig
-from rig.ik import IKGoal, solve_groups
+from rig.ik import IKGoal
 from rig.ik_plan import group_plan
 from rig.lone_limb import solve_lone_limb, takes
 from rig.pose import Pose, world_matrices
+from tests.rig.lone_paths import assert_same, solved, solves_as_the_arm_moves
 
 SETTINGS = settings(max_examples=60, deadline=None, derandomize=True)
 LIMBS = {"forearm.L": "elbow_pole.L", "forearm.R": "elbow_pole.R", "shin.L": "knee_pole.L", "shin.R": "knee_pole.R"}
-SAME = 1e-12  # both paths run the same compiled solve and forward kinematics: equal up to rounding
+PATH = "solve_lone_limb"  # turned off, the general path runs
 HUMANOID = load_rig("assets/humanoid.json")
 coordinate = st.floats(-1.0, 1.0)
 point = st.tuples(coordinate, coordinate, coordinate)
-
-
-def _solve(rig, pose, constraint, goal, general):
-    """pose, world and reports of one solve, through the general path when ``general``."""
-    with pytest.MonkeyPatch.context() as patch:
-        if general:
-            patch.setattr(ik, "solve_lone_limb", lambda *_: None)
-        pose = pose.copy()
-        world = world_matrices(rig.skeleton, pose)
-        reports, _ = solve_groups(rig, pose, world, [constraint], lambda c, _: goal)
-    return pose, world, reports
 
 
 def _rig(mode, stretch):
@@ -62,14 +51,8 @@ def test_the_compiled_path_matches_the_general_one(bone, offset, pole_offset, po
     pole = None if pole_offset is None else root + np.array(pole_offset)
     goal = IKGoal(constraint, target, pole=pole)
     assert takes(group_plan(rig, [goal], bones))
-    fast, general = (_solve(rig, pose, constraint, goal, g) for g in (False, True))
-    np.testing.assert_allclose(fast[0].rotations, general[0].rotations, atol=SAME)
-    np.testing.assert_allclose(fast[0].scales, general[0].scales, atol=SAME)
-    np.testing.assert_allclose(fast[1], general[1], atol=SAME)
-    (ours,), (theirs,) = fast[2], general[2]
-    assert (ours.solver, ours.iterations, ours.converged, ours.notes, ours.unit, ours.at_limit) == \
-        (theirs.solver, theirs.iterations, theirs.converged, theirs.notes, theirs.unit, theirs.at_limit)
-    assert ours.error == pytest.approx(theirs.error, abs=SAME)
+    fast, general = (solved(rig, pose, constraint, goal, p) for p in (None, PATH))
+    assert_same(fast, general)
 
 
 def _goal_and_plan(target=(0.2, -0.3, 0.1), pole=None, **settings):
@@ -126,17 +109,7 @@ def test_a_kept_limb_follows_its_parent_and_locations_as_they_move():
     pose locations, the next solve sees it (the kernel answers stale and the row is built again)."""
     rig = _rig("continuous", 0.0)
     skel = rig.skeleton
-    constraint = IKConstraint("forearm.L", chain_count=2)
-    pose = Pose.rest(len(skel))
-    moves = [lambda p: None, lambda p: p.rotations.__setitem__(skel.index["spine.03"], [0.0, 0.0, 0.2, 0.98]),
-             lambda p: p.locations.__setitem__(skel.index["upper_arm.L"], [0.0, 0.05, 0.02]),
-             lambda p: p.locations.__setitem__(skel.index["forearm.L"], [0.01, 0.0, 0.0]), lambda p: None]
-    for k, move in enumerate(moves):
-        move(pose)
-        target = world_matrices(skel, pose)[skel.index["upper_arm.L"], :3, 3] + [0.25, -0.3, 0.1 * k]
-        goal = IKGoal(constraint, target)
-        fast, general = (_solve(rig, pose, constraint, goal, g) for g in (False, True))
-        np.testing.assert_allclose(fast[1], general[1], atol=SAME)
+    for fast, _ in solves_as_the_arm_moves(rig, IKConstraint("forearm.L", chain_count=2),
+                                          lambda k: [0.25, -0.3, 0.1 * k], PATH):
         np.testing.assert_allclose(fast[2][0].error, 0.0, atol=1e-9)
-        pose = fast[0]
     assert (skel.index["upper_arm.L"], skel.index["forearm.L"]) in skel.solver_limbs  # the path ran, and kept its limb

@@ -1,8 +1,10 @@
+import json
+
 import numpy as np
 import pytest
 
 from rig.formats.jsonfields import FileFormatError, Reader
-from rig.formats.rigfile import load_rig
+from rig.formats.rigfile import load_pose, load_pose_data, load_rig, pose_to_dict, read_pose_data, save_pose
 from rig.pins import Pin, pin_where_it_is, pins_to_json, read_pins
 from rig.pose import Pose, world_matrices
 
@@ -51,3 +53,54 @@ def test_an_unknown_key_in_a_pin_is_refused(rig):
     read_pins(reader, rig.skeleton)
     with pytest.raises(FileFormatError, match="rotaton"):
         reader.check_fields()
+
+
+def pinned_pose(rig):
+    pose = Pose.rest(len(rig.skeleton))
+    pose.rotations[rig.skeleton.index["thigh.L"]] = [0.0, 0.0, np.sin(0.3), np.cos(0.3)]
+    world = world_matrices(rig.skeleton, pose)
+    index = rig.skeleton.index
+    return pose, {"foot.L": pin_where_it_is(world, index["foot.L"]),
+                  "foot.R": pin_where_it_is(world, index["foot.R"], rotation=False)}
+
+
+def test_a_pose_file_keeps_its_pins_bit_for_bit(rig, tmp_path):
+    pose, pins = pinned_pose(rig)
+    path = tmp_path / "pose.json"
+    save_pose(rig.skeleton, pose, path, rig.name, pins)
+    read = load_pose_data(path, rig.skeleton)
+    assert read.pose == pose and read.pins == pins and read.warnings == []
+    assert load_pose(path, rig.skeleton) == (pose, [])  # callers posing a rig read the channels alone
+
+
+def test_a_pose_without_pins_is_written_as_before_and_reads_with_none(rig, tmp_path):
+    pose, _ = pinned_pose(rig)
+    assert "pins" not in pose_to_dict(rig.skeleton, pose, rig.name, {})
+    path = tmp_path / "old.json"
+    save_pose(rig.skeleton, pose, path, rig.name)
+    assert load_pose_data(path, rig.skeleton).pins == {}
+
+
+def test_a_pin_on_a_bone_the_rig_lacks_is_skipped_with_a_warning_as_its_channels_are(rig):
+    pose, pins = pinned_pose(rig)
+    data = pose_to_dict(rig.skeleton, pose, rig.name, pins)
+    data["pins"]["tail.01"] = {"position": [0, 1, 0]}
+    read = read_pose_data(data, rig.skeleton, "similar.json")
+    assert read.pins == pins
+    assert read.warnings == ["similar.json: the pin on bone 'tail.01' is not in the rig; skipped"]
+
+
+@pytest.mark.parametrize("pin, field", [
+    ({"position": [0, 0]}, "pins.foot.L.position"),
+    ({"position": [0, 0, 0], "rotation": [0, 0, 1e9, 1]}, "pins.foot.L.rotation"),
+    ({"position": [0, 0, 0], "rotaton": [0, 0, 0, 1]}, "rotaton"),
+    ("here", "pins.foot.L"),
+])
+def test_a_bad_pin_in_a_pose_file_names_the_file_and_field(rig, tmp_path, pin, field):
+    pose, _ = pinned_pose(rig)
+    data = pose_to_dict(rig.skeleton, pose, rig.name)
+    data["pins"] = {"foot.L": pin}
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(FileFormatError, match=f"{path}.*{field.replace('.', '[.]')}"):
+        load_pose_data(path, rig.skeleton)

@@ -4,7 +4,7 @@ and serves its links no worse than where it started, and one compiled specialisa
 arrays the caller hands in."""
 import numpy as np
 import pytest
-from hypothesis import assume, given, settings, strategies as st
+from hypothesis import assume, example, given, settings, strategies as st
 
 from solvers.chain import straight_chain
 from solvers.fabrik import Effector, fabrik_plan, solve_fabrik, solve_fabrik_chain
@@ -101,6 +101,9 @@ def served(q, before, vectors, directions, weights):
 
 @SETTINGS
 @given(links_to_turn, boxes, st.tuples(st.booleans(), st.booleans(), st.booleans()), quaternions, quaternions)
+# A clamp that shortened Z past a half-turn swing made one (Y onto -Y), whose twist reads back as 0.
+@example([((0.0, 0.0, 1.0), (0.0, 0.0, 1.0), 1.0)], [(1.0, 0.0), (1.0, 0.0), (1.0, 2.0)], (False, False, False),
+         (0.0, 0.0, 0.0, 1.0), (0.0, 0.0, 0.0, 1.0))
 def test_best_turn_within_limits_stays_inside_and_serves_its_links_no_worse(links, box, lock, start, frame):
     assume(np.linalg.norm(frame) > 0.1 and np.linalg.norm(start) > 0.1)
     before = quat_to_matrix3(np.array(frame) / np.linalg.norm(frame))

@@ -263,7 +263,7 @@ def float_the_outliner_over(driver, left, top, right, bottom):
     (away from the dock space's edges, where letting go of a title docks the window again)."""
     window = imgui.internal.find_window_by_name(OUTLINER)
     title = imgui.get_frame_height() / 2
-    drag_by(driver, (window.pos.x + 30, window.pos.y + title), (-300, 150))
+    drag_by(driver, (window.pos.x + 30, window.pos.y + title), (-360, 110))  # clear of the central dock target
     assert window.dock_node is None  # floating
     drag_by(driver, (window.pos.x + 60, window.pos.y + title), (left - window.pos.x, top - window.pos.y))
     corner = (window.pos.x + window.size.x - 3, window.pos.y + window.size.y - 3)

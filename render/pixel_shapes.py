@@ -1,0 +1,38 @@
+"""Flat shapes in window pixels drawn over the scene (the solver's helpers, pin markers): no depth
+test, so no bone or mesh hides them, and they keep their size at any zoom."""
+import moderngl
+import numpy as np
+
+from render import shaders
+
+SHAPE_FLOATS = 2 + 4  # window pixel position, RGBA
+
+
+class PixelShapes:
+    """GPU objects drawing (triangles (N, 2) window pixels, RGBA) pairs on one moderngl context;
+    ``release()`` frees them."""
+
+    def __init__(self, ctx, reserve=1024):
+        self.ctx = ctx
+        self.program = ctx.program(vertex_shader=shaders.OVERLAY_VERTEX, fragment_shader=shaders.OVERLAY_FRAGMENT)
+        self.vbo = ctx.buffer(reserve=SHAPE_FLOATS * 4 * reserve)
+        self.vao = ctx.vertex_array(self.program, [(self.vbo, "2f 4f", "in_pos", "in_color")])
+
+    def draw(self, parts, width, height):
+        """Draw ``parts`` in order over the framebuffer in use (blended, no depth test)."""
+        rows = [np.c_[triangles, np.tile(colour, (len(triangles), 1))] for triangles, colour in parts if len(triangles)]
+        if not rows:
+            return
+        data = np.ascontiguousarray(np.concatenate(rows), dtype="f4")
+        if data.nbytes > self.vbo.size:
+            self.vbo.orphan(data.nbytes)
+        self.vbo.write(data.tobytes())
+        self.program["u_size"].value = (float(width), float(height))
+        self.ctx.disable(moderngl.DEPTH_TEST)
+        self.ctx.enable(moderngl.BLEND)
+        self.ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
+        self.vao.render(moderngl.TRIANGLES, vertices=len(data))
+
+    def release(self):
+        for obj in (self.vao, self.vbo, self.program):
+            obj.release()

@@ -1,0 +1,205 @@
+"""Whole-body posing: pins that never slip, the body following a dragged goal, a ground below.
+
+``solve_with_pins`` is what the window calls each frame when pins exist (and what scripted solves
+call for cases with pins, priorities, a free root or a ground): every goal is one task of the
+priority solver (``solvers.priority``) on the tree of bones from the solved root down to every
+goal's bone, in levels: pins (a bone's head, and its world rotation unless position-only) and
+ground contact first, then the dragged goal, then the rig's other IK goals, then a gentle pull
+toward the start pose. The solved root is the top bone of the body (the highest ancestor of the
+goals whose subtree holds no IK handle, so a master bone carrying the handles stays put); with
+``root_free`` it also shifts, so the spine bends, the pelvis lowers and the knees bend while pinned
+feet stay. The rig's bone IK locks and limits hold throughout.
+"""
+from dataclasses import dataclass
+
+import numpy as np
+
+from rig.ik import ChainReport, Residual
+from rig.ik_plan import MAX_PLANS, bone_dofs
+from rig.pose import update_world
+from rig.simulation import simulating
+from rig.solver_views import bone_tree_arrays
+from solvers.methods import choose_methods
+from solvers.priority import solve_priority
+from solvers.priority_plan import GROUND, POSITION, ROTATION, Task, column_layout, priority_plan
+from solvers.tolerances import PIN_POSITION
+from solvers.transforms import quat_normalize
+
+METHOD = "priority"
+PIN_LEVEL, DRAGGED_LEVEL, HANDLE_LEVEL = 0, 1, 2
+GROUND_PASSES = 3  # solves against a mesh ground, each with the surface found under the last one's bones
+
+
+@dataclass(frozen=True)
+class LeveledGoal:
+    """An ``rig.ik.IKGoal`` at priority ``level`` (0 first: pins; the goals below them from 1)."""
+    goal: object
+    level: int
+
+
+def solve_with_pins(rig, pose, world, constraints, goal_for, pins, dragged=None, root_free=True, ground=None):
+    """Solve ``constraints`` (IK constraints; ``goal_for(constraint, world)`` gives each one's
+    ``rig.ik.IKGoal``) and hold ``pins`` ({bone name: ``rig.pins.Pin``}) into ``pose`` and
+    ``world`` (N, 4, 4) in place. ``dragged`` (one of ``constraints``, or a temporary constraint
+    such as Auto IK's) is solved before the others; ``root_free``: the body's top bone moves too;
+    ``ground`` (``rig.ground`` kind, or None): no bone of the solved tree goes below it. Returns
+    what ``rig.ik.solve_groups`` does: ([ChainReport] one per constraint, the dragged one first,
+    then one per pin, residuals position then rotation), [] (no bone is blended with FK))."""
+    goals = [] if dragged is None else [LeveledGoal(goal_for(dragged, world), DRAGGED_LEVEL)]
+    goals += [LeveledGoal(goal_for(c, world), HANDLE_LEVEL) for c in constraints if c is not dragged]
+    return solve_levels(rig, pose, world, goals, pins, root_free, ground), []
+
+
+def _tip(rig, constraint):
+    """The bone whose tail a constraint's chain brings to its target."""
+    return rig.ik_chain(constraint)[-1]
+
+
+def solved_root(rig, bones):
+    """The top bone of the tree that moves for goals on ``bones``: their lowest common ancestor,
+    raised to the highest ancestor whose subtree holds no IK handle (target or pole bone)."""
+    skeleton = rig.skeleton
+    paths = [list(skeleton.ancestors(b))[::-1] + [b] for b in bones]
+    common = None
+    for depth in range(min(len(p) for p in paths)):
+        if len({p[depth] for p in paths}) > 1:
+            break
+        common = paths[0][depth]
+    if common is None:
+        return None
+    targets, poles = rig.handle_bones()
+    handles = {skeleton.index[name] for name in targets | poles}
+    for bone in paths[0][:paths[0].index(common) + 1]:
+        if not handles & set(skeleton.subtree(bone).tolist()):
+            return bone
+    return common
+
+
+def _tasks(rig, goals, pins, place):
+    """The solver's tasks for ``goals`` (LeveledGoal) and ``pins``, bones as ``place`` numbers them;
+    goals with a non-finite target are left out (their residual is inf)."""
+    tasks = []
+    for leveled in goals:
+        goal = leveled.goal
+        tip = place[_tip(rig, goal.constraint)]
+        if np.isfinite(goal.target).all():
+            tasks.append(Task(POSITION, tip, leveled.level, tuple(goal.target), use_tail=True,
+                              weight=goal.constraint.weight))
+        if goal.rotation is not None and np.isfinite(goal.rotation).all():
+            tasks.append(Task(ROTATION, tip, leveled.level, tuple(quat_normalize(goal.rotation)),
+                              weight=goal.constraint.orient_weight))
+    for name, pin in pins.items():
+        bone = place[rig.skeleton.index[name]]
+        tasks.append(Task(POSITION, bone, PIN_LEVEL, tuple(pin.position)))
+        if pin.holds_rotation:
+            tasks.append(Task(ROTATION, bone, PIN_LEVEL, tuple(pin.rotation)))
+    return tasks
+
+
+def _ground_tasks(ground, heads, tails):
+    """One GROUND task per head and tail of the tree's bones over the ground, on the plane
+    through the surface under it."""
+    points = np.concatenate([heads, tails])
+    hits = ground.surface_under(points)
+    n = len(heads)
+    return [Task(GROUND, k % n, PIN_LEVEL, tuple(hits.point[k]), use_tail=k >= n, normal=tuple(hits.normal[k]))
+            for k in np.flatnonzero(hits.hit).tolist()]
+
+
+def _below(ground, heads, tails):
+    """How far the deepest head or tail lies below the ground (0 when none does)."""
+    points = np.concatenate([heads, tails])
+    hits = ground.surface_under(points)
+    depth = np.einsum("ij,ij->i", hits.point - points, hits.normal)[hits.hit]
+    return float(depth.max(initial=0.0))
+
+
+def solve_levels(rig, pose, world, goals, pins, root_free=True, ground=None):
+    """Solve ``goals`` (LeveledGoal, levels >= 1) and ``pins`` at level 0 with the priority solver
+    into ``pose`` and ``world`` in place; returns [ChainReport], one per goal then one per pin."""
+    skeleton = rig.skeleton
+    goal_bones = [_tip(rig, g.goal.constraint) for g in goals] + [skeleton.index[name] for name in pins]
+    root = solved_root(rig, goal_bones) if goal_bones else None
+    if root is None:  # no goal, or goals on separate skeletons: nothing is solved together
+        return _reports(rig, goals, pins, None)
+    tree_bones = skeleton.subtree(root).tolist()
+    tree_bones.sort()
+    place = {bone: k for k, bone in enumerate(tree_bones)}
+    moving = sorted({place[a] for b in goal_bones for a in [b, *skeleton.ancestors(b)] if a in place})
+    tasks = _tasks(rig, goals, pins, place)
+    solver = rig.solver
+    result, passes = None, GROUND_PASSES if ground is not None else 1
+    for _ in range(passes):
+        bones = bone_tree_arrays(skeleton, pose, world, tree_bones)
+        layout = _layout(rig, bones, tree_bones, moving, root_free)
+        extra = [] if ground is None else _ground_tasks(ground, *_heads_tails(rig, world, tree_bones))
+        plan = priority_plan(bones, tasks + extra, layout)
+        result = solve_priority(plan, pose.rotations[tree_bones], solver.iterations, solver.tolerance,
+                                solver.damping)
+        _write(rig, pose, world, tree_bones, moving, result, root_free)
+        if ground is None or _below(ground, *_heads_tails(rig, world, tree_bones)) <= PIN_POSITION:
+            break
+    return _reports(rig, goals, pins, result)
+
+
+def _layout(rig, bones, tree_bones, moving, root_free):
+    """The solve's ``solvers.priority_plan.Layout``, kept in ``rig.solve_plans`` under its bones with
+    the bone IK settings it came from (frozen records: an edit replaces them), so a drag builds it
+    once."""
+    key = ("priority", tuple(tree_bones), tuple(moving), root_free)
+    names, settings = rig.skeleton.names, rig.bone_ik
+    snapshot = [settings.get(names[b]) for b in tree_bones]
+    kept = rig.solve_plans.get(key)
+    if kept is not None and kept[0] == snapshot:
+        return kept[1]
+    layout = column_layout(bones, tuple(bone_dofs(rig, bone).dofs for bone in tree_bones), moving, root_free)
+    if len(rig.solve_plans) >= MAX_PLANS:  # the bound the group plans share
+        rig.solve_plans.clear()
+    rig.solve_plans[key] = (snapshot, layout)
+    return layout
+
+
+def _heads_tails(rig, world, bones):
+    heads = world[bones, :3, 3]
+    return heads, heads + world[bones, :3, 1] * rig.skeleton.lengths[bones, None]
+
+
+def _write(rig, pose, world, tree_bones, moving, result, root_free):
+    """The solve's rotations (of the bones that move) and the top bone's shift into ``pose``, then
+    the world matrices from the top bone down."""
+    skeleton = rig.skeleton
+    rows = [tree_bones[k] for k in moving]
+    pose.rotations[rows] = result.rotations[moving]
+    top = tree_bones[0]
+    if root_free and np.any(result.shift):
+        # The shift is in the top bone's base frame: its rest offset's frame, grown by what it inherits.
+        parent = skeleton.parents[top]
+        scale = 1.0 if parent < 0 else float(np.linalg.norm(world[parent, :3, 0]))
+        rest = skeleton.rest_local[top, :3, :3]
+        pose.locations[top] += rest.T @ result.shift / (scale if scale > 0.0 else 1.0)
+    update_world(skeleton, pose, world, [top])
+
+
+def _reports(rig, goals, pins, result):
+    """ChainReports for ``goals`` then ``pins``, each task's error where it was solved (inf where
+    its target was not finite or nothing was solved)."""
+    errors = iter(result.errors.tolist()) if result is not None else iter(())
+    iterations = result.iterations if result is not None else 0
+    reports = []
+    tolerance = rig.solver.tolerance
+    # iTaSC's Simulation mode is a setting the priority solve does not hold: each report says so.
+    notes = choose_methods(METHOD, {"simulation"}, 0, True).notes if simulating(rig) else ()
+    for leveled in goals:
+        goal = leveled.goal
+        residuals = (Residual("position", next(errors) if np.isfinite(goal.target).all() else np.inf, "m"),)
+        if goal.rotation is not None:
+            residuals += (Residual("rotation", next(errors) if np.isfinite(goal.rotation).all() else np.inf, "rad"),)
+        reports.append(ChainReport(goal.constraint.bone, METHOD, iterations,
+                                   all(r.value <= tolerance for r in residuals), residuals, notes=notes))
+    for name, pin in pins.items():
+        residuals = (Residual("position", next(errors, np.inf), "m"),)
+        if pin.holds_rotation:
+            residuals += (Residual("rotation", next(errors, np.inf), "rad"),)
+        reports.append(ChainReport(name, METHOD, iterations, all(r.value <= tolerance for r in residuals), residuals,
+                                   notes=notes))
+    return reports

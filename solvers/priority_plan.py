@@ -1,0 +1,159 @@
+"""What the priority solver (``solvers.priority``) takes, as arrays its compiled kernel reads: a
+bone tree, the bones that move and how (their columns), and tasks in priority levels.
+
+A ``Task`` asks one thing of one bone at a ``level`` (0 first; each lower level is solved only in
+the freedom the levels above it leave): POSITION brings its head (or tail) to a point, ROTATION
+turns it to a world rotation (xyzw), GROUND keeps its head (or tail) on the outer side of the
+plane through ``target`` with unit ``normal`` (one-sided: only a point below pulls). Below every
+task the solve pulls gently toward the start pose, so joints no task needs stay put.
+
+Columns (the DOFs): a free bone turns about its own X, Y and Z axes; a bone with a lock or a
+limit moves its swing-twist coordinates (``solvers.limits.swing_turn``), one column per unlocked
+axis, held by Blender's limits (``solvers.limits.SwingTwistLimit``); with the root free, the
+tree's top bone also shifts along its base frame's axes (metres). A column's weight is 1 minus its
+stiffness.
+"""
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+
+from solvers.kinematics import BoneTree
+from solvers.limits import encode_limits
+from solvers.problem import swing_twist_limit
+
+POSITION, ROTATION, GROUND = range(3)
+OWN, SWING, TWIST, SHIFT = range(4)  # column kinds: own axis turn, swing coordinate, twist, root shift
+
+
+@dataclass(frozen=True)
+class Task:
+    """One goal of a priority solve: ``kind`` (POSITION, ROTATION, GROUND) of ``bone`` at
+    ``level``; ``target`` a point (3,) or a rotation (4,, xyzw); ``use_tail``: the bone's tail
+    rather than its head (POSITION, GROUND); ``normal`` the ground's (GROUND); ``weight`` > 0 among
+    the tasks of its level."""
+    kind: int
+    bone: int
+    level: int
+    target: tuple
+    use_tail: bool = False
+    normal: tuple = (0.0, 1.0, 0.0)
+    weight: float = 1.0
+
+
+class PriorityPlan(NamedTuple):
+    """The arrays the kernel reads (``priority_plan`` builds them; numba types a record of arrays
+    once per call). Per column: ``column_kind``, ``column_bone``, ``column_axis`` (0-2),
+    ``column_weight``; ``above[j, b]``: bone j is b or one of its ancestors; limits as
+    ``solvers.limits.encode_limits`` lays them out, ``held[j]``: bone j moves by swing-twist
+    coordinates; per task its fields (targets padded to 4); ``levels`` ascending; ``scale`` the
+    tree's longest path (metres: angles count at this length, steps are bounded by it)."""
+    bones: BoneTree
+    column_kind: np.ndarray
+    column_bone: np.ndarray
+    column_axis: np.ndarray
+    column_weight: np.ndarray
+    above: np.ndarray
+    limit_starts: np.ndarray
+    limit_kinds: np.ndarray
+    limit_parameters: np.ndarray
+    held: np.ndarray
+    task_kind: np.ndarray
+    task_bone: np.ndarray
+    task_tail: np.ndarray
+    task_level: np.ndarray
+    task_target: np.ndarray
+    task_normal: np.ndarray
+    task_weight: np.ndarray
+    levels: np.ndarray
+    scale: float
+
+
+def _columns(moving, dofs, root_free):
+    """(kind, bone, axis, weight) per column of the ``moving`` bones (ascending)."""
+    columns = []
+    for j in moving:
+        bone_dofs = dofs[j]
+        stiffness = bone_dofs.stiffness if bone_dofs is not None else (0.0, 0.0, 0.0)
+        held = bone_dofs is not None and bone_dofs.held
+        for axis in range(3):
+            if held and bone_dofs.lock[axis]:
+                continue  # a locked axis has no column: it stays where its clamp put it
+            kind = OWN if not held else TWIST if axis == 1 else SWING
+            columns.append((kind, j, axis, 1.0 - stiffness[axis]))
+    if root_free:
+        columns += [(SHIFT, 0, axis, 1.0) for axis in range(3)]
+    return columns
+
+
+def _above(parents):
+    n = len(parents)
+    above = np.eye(n, dtype=np.bool_)
+    for b in range(n):
+        p = parents[b]
+        if p >= 0:
+            above[:, b] |= above[:, p]
+    return above
+
+
+def _scale(bones):
+    """The longest path from the top bones' heads to a tail (metres, their own offsets left out so
+    a shifted root keeps its scale), at least a millimetre."""
+    reach = np.zeros(len(bones.lengths))
+    for i, p in enumerate(bones.parents.tolist()):
+        reach[i] = reach[p] + float(np.linalg.norm(bones.offsets[i])) if p >= 0 else 0.0
+    return max(float((reach + bones.lengths).max(initial=0.0)), 1e-3)
+
+
+class Layout(NamedTuple):
+    """What a plan takes from its bones and freedoms alone (``column_layout``), kept while they
+    stay: the plan's column, ancestry, limit and scale fields."""
+    column_kind: np.ndarray
+    column_bone: np.ndarray
+    column_axis: np.ndarray
+    column_weight: np.ndarray
+    above: np.ndarray
+    limit_starts: np.ndarray
+    limit_kinds: np.ndarray
+    limit_parameters: np.ndarray
+    held: np.ndarray
+    scale: float
+
+
+def _ints(values):
+    return np.array(values, dtype=np.int64).reshape(-1)
+
+
+def column_layout(bones, dofs, moving, root_free=False):
+    """The ``Layout`` of ``bones`` (a ``solvers.kinematics.BoneTree``) with ``dofs`` (n,) ``BoneDofs``
+    or None per bone, ``moving`` the bones that turn (indices), ``root_free``: the top bone shifts
+    too. Raises ValueError for a free root on a tree with several top bones."""
+    n = len(bones.parents)
+    if root_free and int((bones.parents < 0).sum()) != 1:
+        raise ValueError("a free root needs a tree with one top bone")
+    moving = sorted(set(int(j) for j in moving))
+    columns = _columns(moving, dofs, root_free)
+    held = np.zeros(n, dtype=np.bool_)  # bones that do not move keep their rotations, limits or not
+    held[moving] = [dofs[j] is not None and dofs[j].held for j in moving]
+    limits = tuple((swing_twist_limit(d),) if h else () for d, h in zip(dofs, held.tolist()))
+    starts, kinds, parameters = encode_limits(n, limits if held.any() else None)
+    return Layout(_ints([c[0] for c in columns]), _ints([c[1] for c in columns]), _ints([c[2] for c in columns]),
+                  np.array([c[3] for c in columns], dtype=float).reshape(-1), _above(bones.parents.tolist()),
+                  starts, kinds, parameters, held, _scale(bones))
+
+
+def priority_plan(bones, tasks, layout):
+    """The ``PriorityPlan`` of ``tasks`` on ``bones`` (a ``solvers.kinematics.BoneTree``) moving as
+    ``layout`` (``column_layout``) says. Raises ValueError for a task on a bone not in the tree."""
+    n = len(bones.parents)
+    for task in tasks:
+        if not 0 <= task.bone < n:
+            raise ValueError(f"a task's bone must be one of the tree's {n}, got {task.bone}")
+    targets = np.zeros((len(tasks), 4))
+    for k, task in enumerate(tasks):
+        targets[k, :len(task.target)] = task.target
+    return PriorityPlan(
+        bones, *layout[:-1], _ints([t.kind for t in tasks]), _ints([t.bone for t in tasks]),
+        np.array([t.use_tail for t in tasks], dtype=np.bool_), _ints([t.level for t in tasks]), targets,
+        np.array([t.normal for t in tasks], dtype=float).reshape(-1, 3),
+        np.array([t.weight for t in tasks], dtype=float), _ints(sorted({t.level for t in tasks})), layout.scale)

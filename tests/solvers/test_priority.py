@@ -1,0 +1,135 @@
+"""The priority solver (``solvers.priority``): the first level holds exactly whatever the levels
+below ask, lower levels never disturb higher ones, limits and locks hold, the ground is one-sided,
+and no input gives a NaN."""
+import numpy as np
+from hypothesis import assume, given, settings, strategies as st
+
+from solvers.goals import BoneDofs
+from solvers.kinematics import pose_matrices
+from solvers.limits import limit_violation, swing_twist_angles
+from solvers.priority import solve_priority
+from solvers.priority_plan import GROUND, POSITION, ROTATION, Task, column_layout, priority_plan
+from solvers.problem import swing_twist_limit
+from solvers.tolerances import PIN_POSITION, PIN_ROTATION
+from solvers.transforms import matrix3_to_quat, quat_angle, quat_from_rotvec
+from solvers.tree import Tree
+
+# A body: a hip (0) on a free root, two legs of three bones (1-3, 4-6) and a spine (7) with an arm
+# of two bones (8, 9): the humanoid's shape in miniature.
+PARENTS = [-1, 0, 1, 2, 0, 4, 5, 0, 7, 8]
+OFFSETS = [[0, 1, 0], [0.1, 0, 0], [0, 0.45, 0], [0, 0.45, 0], [-0.1, 0, 0], [0, 0.45, 0], [0, 0.45, 0], [0, 0.1, 0],
+           [0, 0.5, 0], [0, 0.3, 0]]
+DOWN = quat_from_rotvec([0.0, 0.0, np.pi])  # legs point down (-Y)
+REST = [[0, 0, 0, 1], DOWN, [0, 0, 0, 1], [0, 0, 0, 1], DOWN, [0, 0, 0, 1], [0, 0, 0, 1], [0, 0, 0, 1],
+        quat_from_rotvec([0.0, 0.0, -np.pi / 2]), [0, 0, 0, 1]]
+LENGTHS = [0.1, 0.45, 0.45, 0.1, 0.45, 0.45, 0.1, 0.5, 0.3, 0.3]
+TREE = Tree(np.eye(4), PARENTS, OFFSETS, REST, LENGTHS)
+N = len(PARENTS)
+FEET, HAND = (3, 6), 9
+ALL = tuple(range(N))
+IDENTITY = np.tile([0.0, 0.0, 0.0, 1.0], (N, 1))
+LIMITED = BoneDofs(lock=(False, True, False), use_limit=(True, False, True), limit_min=(-1.2, -3, -0.3),
+                   limit_max=(0.3, 3, 0.4))
+
+vectors = st.tuples(*[st.floats(-1.0, 1.0)] * 3)
+far = st.sampled_from([1.0, 3.0, 50.0, 1e6])
+
+
+def world_of(rotations, shift=(0.0, 0.0, 0.0)):
+    """Heads, tails and world rotations (xyzw) of TREE at ``rotations``, its root moved by ``shift``."""
+    offsets = np.array(OFFSETS, dtype=float)
+    offsets[0] += shift
+    bones = Tree(np.eye(4), PARENTS, offsets, REST, LENGTHS).bone_tree
+    posed = pose_matrices(*bones, np.ones(N), np.asarray(rotations, dtype=float))
+    return posed[:, 6], posed[:, 7], matrix3_to_quat(posed[:, 3:6])
+
+
+def pins_at(rotations, bones=FEET):
+    heads, _, world = world_of(rotations)
+    return [t for b in bones for t in (Task(POSITION, b, 0, tuple(heads[b])), Task(ROTATION, b, 0, tuple(world[b])))]
+
+
+def solve(tasks, dofs=(None,) * N, start=IDENTITY, root_free=True, iterations=100):
+    plan = priority_plan(TREE.bone_tree, tasks, column_layout(TREE.bone_tree, dofs, ALL, root_free))
+    return solve_priority(plan, start, iterations, 1e-6)
+
+
+def pose_from(turns):
+    return np.array([quat_from_rotvec(np.asarray(t) * 0.5) for t in turns])
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(start=st.lists(vectors, min_size=N, max_size=N), direction=vectors, distance=far, other=vectors,
+       limited=st.booleans())
+def test_pins_hold_whatever_the_goals_below_ask(start, direction, distance, other, limited):
+    """Both feet pinned where they start; a hand target near or absurdly far, a second goal
+    pulling elsewhere: the feet hold to the stated tolerances, and nothing is NaN."""
+    assume(np.linalg.norm(direction) > 0.1)
+    rotations = pose_from(start)
+    dofs = tuple(LIMITED if b in (2, 5, 8) else None for b in range(N))
+    target = np.asarray(direction) / np.linalg.norm(direction) * distance
+    tasks = pins_at(rotations) + [Task(POSITION, HAND, 1, tuple(target), use_tail=True),
+                                  Task(POSITION, 7, 2, tuple(other), use_tail=True)]
+    result = solve(tasks, dofs if limited else (None,) * N, rotations)
+    assert np.isfinite(result.rotations).all() and np.isfinite(result.shift).all()
+    heads, _, world = world_of(result.rotations, result.shift)
+    start_heads, _, start_world = world_of(rotations)
+    for foot in FEET:
+        assert np.linalg.norm(heads[foot] - start_heads[foot]) <= PIN_POSITION
+        assert quat_angle(world[foot], start_world[foot]) <= PIN_ROTATION
+
+
+@settings(max_examples=30, deadline=None, derandomize=True)
+@given(target=vectors, start=st.lists(vectors, min_size=N, max_size=N))
+def test_limits_and_locks_hold_throughout(target, start):
+    dofs = tuple(LIMITED if b not in (0,) else None for b in range(N))
+    tasks = [Task(POSITION, HAND, 1, tuple(np.asarray(target) * 2), use_tail=True),
+             Task(POSITION, 3, 2, (0.5, -0.5, 0.5), use_tail=True)]
+    result = solve(tasks, dofs, pose_from(start))
+    limit = (swing_twist_limit(LIMITED),)
+    for b in range(1, N):
+        assert limit_violation(limit, result.rotations[b]) <= 1e-9
+        assert abs(swing_twist_angles(tuple(result.rotations[b]))[1]) <= 1e-9  # Y locked: no twist
+
+
+@settings(max_examples=30, deadline=None, derandomize=True)
+@given(first=vectors, second=vectors)
+def test_a_lower_goal_never_disturbs_a_higher_one(first, second):
+    """The hand's goal at level 1 is met as well with a conflicting goal at level 2 (on the elbow)
+    as without it, and the level-2 goal does what it can in the freedom left."""
+    target = tuple(np.array([0.4, 0.8, 0.2]) + 0.3 * np.asarray(first))
+    alone = solve([Task(POSITION, HAND, 1, target, use_tail=True)], root_free=False)
+    both = solve([Task(POSITION, HAND, 1, target, use_tail=True),
+                  Task(POSITION, 8, 2, tuple(np.asarray(second) * 3), use_tail=True)], root_free=False)
+    assume(alone.errors[0] <= 1e-6)  # reachable
+    assert both.errors[0] <= 1e-6
+
+
+def test_the_ground_pushes_up_and_never_pulls_down():
+    """A hand dragged below the ground stops on it; one above it is left where it reaches."""
+    ground = [Task(GROUND, b, 0, (0.0, 0.0, 0.0), use_tail=tail) for b in range(N) for tail in (False, True)]
+    below = solve(pins_at(IDENTITY) + ground + [Task(POSITION, HAND, 1, (0.5, -0.5, 0.0), use_tail=True)])
+    heads, tails, _ = world_of(below.rotations, below.shift)
+    assert min(heads[:, 1].min(), tails[:, 1].min()) >= -PIN_POSITION
+    assert np.linalg.norm(tails[HAND] - (0.5, 0.0, 0.0)) <= 1e-3  # as near as the ground lets it
+    above = solve(pins_at(IDENTITY) + ground + [Task(POSITION, HAND, 1, (0.6, 0.2, 0.0), use_tail=True)])
+    assert above.errors[-1] <= 1e-6
+
+
+def test_the_root_moves_only_when_free():
+    reach = [Task(POSITION, HAND, 1, (1.5, 0.5, 0.0), use_tail=True)]
+    assert not solve(reach, root_free=False).shift.any()
+    free = solve(reach)
+    assert free.shift.any() and free.errors[0] < solve(reach, root_free=False).errors[0]
+
+
+def test_degenerate_input_gives_a_finite_answer():
+    """A NaN start, zero-length bones and a target on a bone's head: finite rotations, pins held."""
+    start = IDENTITY.copy()
+    start[4] = np.nan
+    result = solve(pins_at(IDENTITY) + [Task(POSITION, HAND, 1, (0.0, 1.0, 0.0), use_tail=True)], start=start)
+    assert np.isfinite(result.rotations).all() and np.isfinite(result.errors).all()
+    flat = Tree(np.eye(4), [-1, 0], [[0, 0, 0], [0, 0, 0]], [[0, 0, 0, 1]] * 2, [0.0, 0.0])
+    plan = priority_plan(flat.bone_tree, [Task(POSITION, 1, 1, (1.0, 0.0, 0.0), use_tail=True)],
+                         column_layout(flat.bone_tree, (None, None), (0, 1)))
+    assert np.isfinite(solve_priority(plan, IDENTITY[:2]).rotations).all()
