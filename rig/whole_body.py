@@ -17,11 +17,12 @@ from typing import NamedTuple
 import numpy as np
 
 from rig.ik import ChainReport, Residual
-from rig.ik_plan import MAX_PLANS, bone_dofs
+from rig.ik_plan import MAX_PLANS, bone_dofs, problem_features
 from rig.pose import update_world
 from rig.reach_stiffness import combined, reach_stiffness
 from rig.solver_views import bone_tree_arrays
 from solvers.goals import BoneDofs
+from solvers.methods import choose_methods
 from solvers.priority import solve_priority
 from solvers.priority_plan import GROUND, POSITION, ROTATION, Task, column_layout, priority_plan
 from solvers.tolerances import PIN_POSITION, PIN_ROTATION
@@ -241,6 +242,19 @@ def _write(rig, pose, world, tree_bones, moving, result, root_free):
     update_world(skeleton, pose, world, [top])
 
 
+def _not_honoured(rig, goal):
+    """What the whole-body solve does not hold of ``goal``'s settings, each as a note naming the
+    setting and why: those the priority row does not honour (``solvers.methods``), and an
+    influence below 1 (every goal of the solve is met in full or as near as it gets)."""
+    constraint = goal.constraint
+    features = problem_features(rig, [goal], rig.ik_chain(constraint))
+    notes = choose_methods(METHOD, features, len(rig.ik_chain(constraint)), True).notes
+    if constraint.influence < 1.0:
+        notes += (f"influence: {METHOD} solves every goal of a whole-body solve at full influence "
+                  f"(asked {constraint.influence:g})",)
+    return notes
+
+
 def _reports(rig, goals, pins, result):
     """ChainReports for ``goals`` then ``pins``, each task's error where it was solved (inf where
     its target was not finite or nothing was solved)."""
@@ -254,7 +268,8 @@ def _reports(rig, goals, pins, result):
         if goal.rotation is not None:
             residuals += (Residual("rotation", next(errors) if np.isfinite(goal.rotation).all() else np.inf, "rad"),)
         reports.append(ChainReport(goal.constraint.bone, METHOD, iterations,
-                                   all(r.value <= tolerance for r in residuals), residuals))
+                                   all(r.value <= tolerance for r in residuals), residuals,
+                                   notes=_not_honoured(rig, goal)))
     for name, pin in pins.items():
         residuals = (Residual("position", next(errors, np.inf), "m"),)
         if pin.holds_rotation:

@@ -177,3 +177,16 @@ def test_the_rigs_other_handles_are_solved_below_the_dragged_goal():
     _, _, reports, _ = drag(HUMANOID, hand_target((1.0, -0.3, 0.6), 0.8 * reach, shoulder))
     right = next(r for r in reports if r.bone == "forearm.R")
     assert reports[0].error <= HUMANOID.solver.tolerance and right.error <= HUMANOID.solver.tolerance
+
+
+def test_settings_the_whole_body_solve_does_not_hold_are_reported_per_constraint():
+    """A partial influence and a stretchy chain on the rig's right-hand IK: its report says both
+    were not honoured; the dragged goal, asking for nothing more, has no note."""
+    constraints = [dataclasses.replace(c, influence=0.5, use_stretch=True) if c.bone == "forearm.R" else c
+                   for c in HUMANOID.ik]
+    stretchy = BoneIKSettings(stretch=0.5)
+    rig = dataclasses.replace(HUMANOID, ik=constraints, bone_ik={"forearm.R": stretchy}, solve_plans={})
+    _, _, reports, _ = drag(rig, (0.6, 1.0, 0.3))
+    right = next(r for r in reports if r.bone == "forearm.R")
+    assert [note.split(":")[0] for note in right.notes] == ["stretch", "influence"], right.notes
+    assert reports[0].notes == ()
