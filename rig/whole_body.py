@@ -10,19 +10,23 @@ goals whose subtree holds no IK handle, so a master bone carrying the handles st
 ``root_free`` it also shifts, so the spine bends, the pelvis lowers and the knees bend while pinned
 feet stay. The rig's bone IK locks and limits hold throughout.
 """
+import dataclasses
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
 from rig.ik import ChainReport, Residual
-from rig.ik_plan import MAX_PLANS, bone_dofs
+from rig.ik_plan import MAX_PLANS, bone_dofs, problem_features
 from rig.pose import update_world
+from rig.reach_stiffness import combined, reach_stiffness
 from rig.simulation import simulating
 from rig.solver_views import bone_tree_arrays
+from solvers.goals import BoneDofs
 from solvers.methods import choose_methods
 from solvers.priority import solve_priority
 from solvers.priority_plan import GROUND, POSITION, ROTATION, Task, column_layout, priority_plan
-from solvers.tolerances import PIN_POSITION
+from solvers.tolerances import PIN_POSITION, PIN_ROTATION
 from solvers.transforms import quat_normalize
 
 METHOD = "priority"
@@ -127,19 +131,64 @@ def solve_levels(rig, pose, world, goals, pins, root_free=True, ground=None):
     place = {bone: k for k, bone in enumerate(tree_bones)}
     moving = sorted({place[a] for b in goal_bones for a in [b, *skeleton.ancestors(b)] if a in place})
     tasks = _tasks(rig, goals, pins, place)
-    solver = rig.solver
-    result, passes = None, GROUND_PASSES if ground is not None else 1
-    for _ in range(passes):
+    start = (pose.copy(), world.copy())
+    solved = _solve_passes(rig, pose, world, tasks, tree_bones, moving, root_free, ground)
+    tolerance = rig.solver.tolerance
+    if root_free and _first_goals_short(solved) > tolerance:
+        # A free root can end short where a fixed one reaches further (a local minimum of the larger
+        # solve): the solve with the root fixed, from the same start, is kept when it brings the
+        # first goals below the pins nearer by more than the tolerance, its pins held.
+        fixed_pose, fixed_world = start[0].copy(), start[1].copy()
+        fixed = _solve_passes(rig, fixed_pose, fixed_world, tasks, tree_bones, moving, False, ground)
+        if _pins_held(fixed) and _first_goals_short(fixed) < _first_goals_short(solved) - tolerance:
+            _take(pose, world, fixed_pose, fixed_world)
+            solved = fixed
+    return _reports(rig, goals, pins, solved.result)
+
+
+class Solved(NamedTuple):
+    """One solve's ``PriorityResult`` and the ``PriorityPlan`` it solved (its last ground pass's)."""
+    result: object
+    plan: object
+
+
+def _solve_passes(rig, pose, world, tasks, tree_bones, moving, root_free, ground):
+    """Solve ``tasks`` on ``tree_bones`` into ``pose`` and ``world`` in place, against a mesh
+    ground again from where each pass left a bone below the surface found under the last."""
+    skeleton, solver = rig.skeleton, rig.solver
+    solved = None
+    for _ in range(GROUND_PASSES if ground is not None else 1):
         bones = bone_tree_arrays(skeleton, pose, world, tree_bones)
         layout = _layout(rig, bones, tree_bones, moving, root_free)
         extra = [] if ground is None else _ground_tasks(ground, *_heads_tails(rig, world, tree_bones))
         plan = priority_plan(bones, tasks + extra, layout)
-        result = solve_priority(plan, pose.rotations[tree_bones], solver.iterations, solver.tolerance,
-                                solver.damping)
-        _write(rig, pose, world, tree_bones, moving, result, root_free)
+        solved = Solved(solve_priority(plan, pose.rotations[tree_bones], solver.iterations, solver.tolerance,
+                                       solver.damping), plan)
+        _write(rig, pose, world, tree_bones, moving, solved.result, root_free)
         if ground is None or _below(ground, *_heads_tails(rig, world, tree_bones)) <= PIN_POSITION:
             break
-    return _reports(rig, goals, pins, result)
+    return solved
+
+
+def _first_goals_short(solved):
+    """The summed error of the first level of goals below the pins (the dragged goal's, in a drag)."""
+    plan = solved.plan
+    below = plan.levels[plan.levels > PIN_LEVEL]
+    return float(solved.result.errors[plan.task_level == below[0]].sum()) if len(below) else 0.0
+
+
+def _pins_held(solved):
+    """Whether the solve held its pins (and ground) within their bounds."""
+    plan, errors = solved.plan, solved.result.errors
+    top = plan.task_level == PIN_LEVEL
+    bounds = np.where(plan.task_kind == ROTATION, PIN_ROTATION, PIN_POSITION)
+    return bool((errors[top] <= bounds[top]).all())
+
+
+def _take(pose, world, other_pose, other_world):
+    """Copy ``other_pose`` and ``other_world`` into ``pose`` and ``world`` in place."""
+    pose.rotations[:], pose.locations[:], pose.scales[:] = other_pose.rotations, other_pose.locations, other_pose.scales
+    world[:] = other_world
 
 
 def _layout(rig, bones, tree_bones, moving, root_free):
@@ -152,11 +201,25 @@ def _layout(rig, bones, tree_bones, moving, root_free):
     kept = rig.solve_plans.get(key)
     if kept is not None and kept[0] == snapshot:
         return kept[1]
-    layout = column_layout(bones, tuple(bone_dofs(rig, bone).dofs for bone in tree_bones), moving, root_free)
+    layout = column_layout(bones, _body_dofs(rig, tree_bones), moving, root_free)
     if len(rig.solve_plans) >= MAX_PLANS:  # the bound the group plans share
         rig.solve_plans.clear()
     rig.solve_plans[key] = (snapshot, layout)
     return layout
+
+
+def _body_dofs(rig, tree_bones):
+    """Each bone's ``BoneDofs``: its panel's, with the stiffness a reaching body gives its role
+    (``rig.reach_stiffness``) on top."""
+    body = reach_stiffness(rig.skeleton)
+    dofs = []
+    for bone in tree_bones:
+        panel = bone_dofs(rig, bone).dofs
+        if bone in body:
+            panel = panel or BoneDofs()
+            panel = dataclasses.replace(panel, stiffness=combined(panel.stiffness, body[bone]))
+        dofs.append(panel)
+    return tuple(dofs)
 
 
 def _heads_tails(rig, world, bones):
@@ -180,6 +243,19 @@ def _write(rig, pose, world, tree_bones, moving, result, root_free):
     update_world(skeleton, pose, world, [top])
 
 
+def _not_honoured(rig, goal):
+    """What the whole-body solve does not hold of ``goal``'s settings, each as a note naming the
+    setting and why: those the priority row does not honour (``solvers.methods``), and an
+    influence below 1 (every goal of the solve is met in full or as near as it gets)."""
+    constraint = goal.constraint
+    features = problem_features(rig, [goal], rig.ik_chain(constraint))
+    notes = choose_methods(METHOD, features, len(rig.ik_chain(constraint)), True).notes
+    if constraint.influence < 1.0:
+        notes += (f"influence: {METHOD} solves every goal of a whole-body solve at full influence "
+                  f"(asked {constraint.influence:g})",)
+    return notes
+
+
 def _reports(rig, goals, pins, result):
     """ChainReports for ``goals`` then ``pins``, each task's error where it was solved (inf where
     its target was not finite or nothing was solved)."""
@@ -195,7 +271,8 @@ def _reports(rig, goals, pins, result):
         if goal.rotation is not None:
             residuals += (Residual("rotation", next(errors) if np.isfinite(goal.rotation).all() else np.inf, "rad"),)
         reports.append(ChainReport(goal.constraint.bone, METHOD, iterations,
-                                   all(r.value <= tolerance for r in residuals), residuals, notes=notes))
+                                   all(r.value <= tolerance for r in residuals), residuals,
+                                   notes=notes + _not_honoured(rig, goal)))
     for name, pin in pins.items():
         residuals = (Residual("position", next(errors, np.inf), "m"),)
         if pin.holds_rotation:

@@ -37,7 +37,8 @@ SINGULAR = 1e-9  # a row whose part outside the levels above is below this share
 CLAMP_ROUNDS = 4  # Baerlocher's re-solves per iteration after columns stop on limits
 HOLD_ITERATIONS = 30  # the most iterations of each finishing pass (levels above the last alone)
 SETTLED = 1e-2  # errors within this share of the scale: the pull toward the start pose rests
-YIELD = 0.1  # the share of its step a level takes while a goal level above it is short of its goals
+CRAWL = 1e-3  # a level whose cost falls by less than this share of it an iteration makes no progress
+YIELD = 0.1  # the share of its step a level takes while a goal level above it is SETTLED short of its goals
 
 
 class PriorityResult(NamedTuple):
@@ -107,7 +108,7 @@ def _remove_along(v, basis, count):
 
 
 @njit(cache=True)
-def _direction(plan, levels, axes, world, heads, tails, contact, active, fixed, back, damping, pull, tolerance):
+def _direction(plan, levels, axes, world, heads, tails, contact, active, fixed, back, damping, pull):
     """One step's column changes: the first ``levels`` levels in priority order, each in the null
     space of those above, then ``pull`` times the way ``back`` to the start in what is left.
     Inactive columns change by ``fixed`` (where a limit stopped them) and serve no level.
@@ -145,15 +146,15 @@ def _direction(plan, levels, axes, world, heads, tails, contact, active, fixed, 
         size = math.sqrt((left * left).sum())
         if unsettled:  # its null-space steps would hold the level above off at second order: go gently
             left *= YIELD
-        unsettled = unsettled or (k > 0 and size > tolerance)
+        unsettled = unsettled or (k > 0 and size > SETTLED * plan.scale)
         first = count
         for i in range(m):
             v = reduced[i].copy()
-            size = math.sqrt((v * v).sum())
+            whole = math.sqrt((v * v).sum())
             _remove_along(v, basis, count)
             _remove_along(v, basis, count)  # twice: Gram-Schmidt's rounding, removed once more
             rest = math.sqrt((v * v).sum())
-            if rest > SINGULAR * size and rest > 1e-300 and count < c:
+            if rest > SINGULAR * whole and rest > 1e-300 and count < c:
                 basis[count] = v / rest
                 count += 1
         new = count - first
@@ -251,7 +252,7 @@ def _touching(plan, contact, moved_quats, moved_shift):
 
 
 @njit(cache=True)
-def _step(plan, levels, quats, coords, shift, start_quats, start_coords, damping, pull, tolerance, at_limit):
+def _step(plan, levels, quats, coords, shift, start_quats, start_coords, damping, pull, at_limit):
     """One iteration: the priority step, solved again (``CLAMP_ROUNDS`` at most) without the
     columns a limit stopped (their change fixed where the clamp put them), and with the ground
     points it would carry below held on their ground (an active set: a point the step lifts off is
@@ -267,7 +268,7 @@ def _step(plan, levels, quats, coords, shift, start_quats, start_coords, damping
     grounded = (plan.task_kind == GROUND).any()
     for _ in range(CLAMP_ROUNDS + 1):
         dq = _bounded(plan, _direction(plan, levels, axes, world, heads, tails, contact, active, fixed, back, damping,
-                                       pull, tolerance))
+                                       pull))
         moved = _apply(plan, quats, coords, shift, dq, at_limit)
         stopped = False
         for col in range(c):
@@ -324,6 +325,23 @@ def _met(plan, errors, keep, tolerance):
 
 
 @njit(cache=True)
+def _level_errors(plan, errors, count):
+    """The errors of the tasks on the first ``count`` levels (others 0)."""
+    top = plan.levels[min(count, len(plan.levels)) - 1]
+    return np.where(plan.task_level <= top, errors, 0.0)
+
+
+@njit(cache=True)
+def _progressed(costs, best, tolerance):
+    """Whether some level not yet within the tolerance lowered its best cost by ``CRAWL`` of it (and
+    ``min_gain``): a level crawling toward goals it cannot reach, or wavering in rounding, does not."""
+    for k in range(len(costs)):
+        if best[k] == np.inf or best[k] > tolerance and costs[k] < best[k] - max(CRAWL * best[k], min_gain(tolerance)):
+            return True
+    return False
+
+
+@njit(cache=True)
 def _run(plan, keep, state, start_quats, start_coords, budget, tolerance, damping, pull, at_limit):
     """Iterate on the first ``keep`` levels from ``state`` (quats, coords, shift, errors, iterations
     done) until they are met, ``budget`` iterations pass, or ``PATIENCE`` in a row lower none of
@@ -334,14 +352,15 @@ def _run(plan, keep, state, start_quats, start_coords, budget, tolerance, dampin
         if _met(plan, errors, keep, tolerance):
             break
         costs = _level_costs(plan, errors)[:keep]
-        stalled = 0 if (costs < best[:keep] - min_gain(tolerance)).any() else stalled + 1
+        stalled = 0 if _progressed(costs, best[:keep], tolerance) else stalled + 1
         best[:keep] = np.minimum(best[:keep], costs)
         if stalled >= PATIENCE:
             break
-        # Near the goals the pull rests: its steps, null-space to first order only, would hold them off.
-        near = errors.max() <= SETTLED * plan.scale
+        # Near the first two levels' goals the pull rests: its steps, null-space to first order only,
+        # would hold them off (lower levels' goals, often out of reach, do not keep it on).
+        near = _level_errors(plan, errors, 2).max() <= SETTLED * plan.scale
         moved = _step(plan, keep, quats, coords, shift, start_quats, start_coords, damping, 0.0 if near else pull,
-                      tolerance, at_limit)
+                      at_limit)
         done += 1
         if not _finite(moved[0], moved[2]):
             break

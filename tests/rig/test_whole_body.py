@@ -134,3 +134,59 @@ def test_pins_hold_on_an_imported_bvh_figure_after_the_automatic_set_up(distance
     assert_pins_hold(rig, world, pins)
     assert reports[0].error < np.linalg.norm(rig.skeleton.rest_tails[rig.skeleton.index[lower]] -
                                              (shoulder + (distance, -distance, 0.5 * distance)))
+
+
+def arm_reach(rig=HUMANOID):
+    skeleton = rig.skeleton
+    return skeleton.rest_heads[skeleton.index["upper_arm.L"]], \
+        skeleton.lengths[[skeleton.index["upper_arm.L"], skeleton.index["forearm.L"]]].sum()
+
+
+@settings(max_examples=20, deadline=None, derandomize=True)
+@given(direction=st.tuples(*[st.floats(-1.0, 1.0)] * 3), times=st.floats(1.0, 3.0))
+def test_a_body_that_follows_never_ends_further_from_the_hands_goal_than_with_its_root_fixed(direction, times):
+    """Hand targets from the arm's reach to three times it (beyond what the body reaches too):
+    with the root free the hand ends no further than with it fixed, pins equal and held."""
+    assume(np.linalg.norm(direction) > 0.1)
+    shoulder, reach = arm_reach()
+    target = hand_target(direction, reach * times, shoulder)
+    _, world, free, pins = drag(HUMANOID, target)
+    assert_pins_hold(HUMANOID, world, pins)
+    _, _, fixed, _ = drag(HUMANOID, target, root_free=False)
+    assert free[0].error <= fixed[0].error + HUMANOID.solver.tolerance
+
+
+def test_a_body_reaching_past_the_arm_bends_its_spine_moderately():
+    """Targets a little past the arm's reach: the hips and legs share the reach, so the spine's
+    bones turn 50 degrees at most together (it folded 90-110 degrees sideways before)."""
+    rng = np.random.default_rng(5)
+    shoulder, reach = arm_reach()
+    spine = [HUMANOID.skeleton.index[f"spine.0{k}"] for k in (1, 2, 3)]
+    for _ in range(12):
+        target = hand_target(rng.normal(size=3), reach * rng.uniform(1.0, 1.3), shoulder)
+        pose, _, reports, _ = drag(HUMANOID, target)
+        assert reports[0].error <= HUMANOID.solver.tolerance
+        turned = sum(quat_angle(pose.rotations[b], np.array([0.0, 0.0, 0.0, 1.0])) for b in spine)
+        assert np.degrees(turned) <= 50.0, (target, np.degrees(turned))
+
+
+def test_the_rigs_other_handles_are_solved_below_the_dragged_goal():
+    """A reachable drag of the left hand: the right hand stays on its IK handle (the level below
+    the dragged goal was left unsolved while a non-finite step ended the first pass)."""
+    shoulder, reach = arm_reach()
+    _, _, reports, _ = drag(HUMANOID, hand_target((1.0, -0.3, 0.6), 0.8 * reach, shoulder))
+    right = next(r for r in reports if r.bone == "forearm.R")
+    assert reports[0].error <= HUMANOID.solver.tolerance and right.error <= HUMANOID.solver.tolerance
+
+
+def test_settings_the_whole_body_solve_does_not_hold_are_reported_per_constraint():
+    """A partial influence and a stretchy chain on the rig's right-hand IK: its report says both
+    were not honoured; the dragged goal, asking for nothing more, has no note."""
+    constraints = [dataclasses.replace(c, influence=0.5, use_stretch=True) if c.bone == "forearm.R" else c
+                   for c in HUMANOID.ik]
+    stretchy = BoneIKSettings(stretch=0.5)
+    rig = dataclasses.replace(HUMANOID, ik=constraints, bone_ik={"forearm.R": stretchy}, solve_plans={})
+    _, _, reports, _ = drag(rig, (0.6, 1.0, 0.3))
+    right = next(r for r in reports if r.bone == "forearm.R")
+    assert [note.split(":")[0] for note in right.notes] == ["stretch", "influence"], right.notes
+    assert reports[0].notes == ()
