@@ -263,7 +263,8 @@ def _reports(rig, goals, pins, result):
     iterations = result.iterations if result is not None else 0
     reports = []
     tolerance = rig.solver.tolerance
-    # iTaSC's Simulation mode is a setting the priority solve does not hold: each report says so.
+    # iTaSC's Simulation mode is a setting the priority solve does not hold: each report says so
+    # (a goal's among its other settings, ``_not_honoured``).
     notes = choose_methods(METHOD, {"simulation"}, 0, True).notes if simulating(rig) else ()
     for leveled in goals:
         goal = leveled.goal
@@ -272,7 +273,7 @@ def _reports(rig, goals, pins, result):
             residuals += (Residual("rotation", next(errors) if np.isfinite(goal.rotation).all() else np.inf, "rad"),)
         reports.append(ChainReport(goal.constraint.bone, METHOD, iterations,
                                    all(r.value <= tolerance for r in residuals), residuals,
-                                   notes=notes + _not_honoured(rig, goal)))
+                                   notes=_not_honoured(rig, goal)))
     for name, pin in pins.items():
         residuals = (Residual("position", next(errors, np.inf), "m"),)
         if pin.holds_rotation:
