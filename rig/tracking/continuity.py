@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from rig.tracking.calibration import BoneTarget
+from rig.tracking.estimate import ease
 from solvers.transforms import matrix3_to_quat, quat_conjugate, quat_mul, quat_rotate, quat_slerp
 
 BLEND_TIME = 0.3  # seconds a found tracker's bone takes to ease onto it
@@ -21,11 +22,6 @@ HELD = ("head", "hand.L", "hand.R")  # roles the solve always needs a target for
 class _Blend:
     start: BoneTarget
     clock: float = 0.0
-
-
-def _ease(s):
-    s = min(max(s, 0.0), 1.0)
-    return s * s * (3.0 - 2.0 * s)
 
 
 def bone_placement(world, bone):
@@ -56,7 +52,7 @@ class Continuity:
             blend = self.blends.get(role)
             if blend is not None:
                 blend.clock += dt
-                s = _ease(blend.clock / BLEND_TIME)
+                s = ease(blend.clock / BLEND_TIME)
                 target = BoneTarget(blend.start.position + (target.position - blend.start.position) * s,
                                     quat_slerp(blend.start.rotation, target.rotation, s))
                 if blend.clock >= BLEND_TIME:

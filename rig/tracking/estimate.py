@@ -22,6 +22,12 @@ def yaw_between(a, b):
     return quat_from_axis_angle(UP, signed_angle(a, b, UP))
 
 
+def ease(s):
+    """Smoothstep of ``s`` clipped to [0, 1]: starts and ends at rest, so an eased move never jumps."""
+    s = min(max(s, 0.0), 1.0)
+    return s * s * (3.0 - 2.0 * s)
+
+
 def smoothing(dt, time_constant):
     """The share of the way to a new value a first-order filter moves in ``dt`` seconds."""
     return 1.0 - math.exp(-dt / time_constant)

@@ -15,7 +15,7 @@ import numpy as np
 from rig.limb_roles import UP
 from rig.tracking.body import facing_frame
 from rig.tracking.calibration import BoneTarget
-from rig.tracking.estimate import smoothing, yaw_between
+from rig.tracking.estimate import ease, smoothing, yaw_between
 from solvers.transforms import quat_angle, quat_mul, quat_slerp
 
 FEET = ("foot.L", "foot.R")
@@ -34,11 +34,6 @@ class Foot:
     at: BoneTarget
     start: BoneTarget = None
     clock: float = 0.0
-
-
-def _smoothstep(s):
-    s = min(max(s, 0.0), 1.0)
-    return s * s * (3.0 - 2.0 * s)
 
 
 class Feet:
@@ -91,7 +86,7 @@ class Feet:
             if foot.start is not None:
                 foot.clock += dt
                 goal = stances[role].position + self.velocity * (LEAD * STEP_TIME)
-                s = _smoothstep(foot.clock / STEP_TIME)
+                s = ease(foot.clock / STEP_TIME)
                 position = foot.start.position + (goal - foot.start.position) * s
                 position += UP * (LIFT * self.body.leg_length * math.sin(math.pi * s))
                 foot.at = BoneTarget(position, quat_slerp(foot.start.rotation, stances[role].rotation, s))
