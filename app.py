@@ -18,6 +18,11 @@
                                   extension names; .glb and .bvh carry the pose, several poses
                                   (or the file's clip NAME) as an animation clip (.glb) or frames
                                   (.bvh) at N frames a second (default: the clip's rate, else 30)
+    python app.py track RIG TRACKS.json [--calibrate FRAME] -o OUT.glb|OUT.bvh|OUT.json
+                                  a full body from 3-6 trackers (posekit.tracks), a frame out per
+                                  frame in (.json: every bone's head and tail per frame)
+    python app.py tracks-from RIG_WITH_MOTION [--roles head,hands,pelvis,feet] [--clip NAME] -o TRACKS.json
+                                  the tracker stream the clip's own joints give
 
 Every command reading a rig takes the import options --bvh-scale M (metres per BVH unit) and
 --bvh-up y|z (the BVH file's up axis).
@@ -283,7 +288,56 @@ def plant_command(argv):
         print(f"posekit: warning: {warning}", file=sys.stderr)
 
 
-COMMANDS = {"solve": solve_command, "export": export_command, "plant": plant_command}
+def track_command(argv):
+    """``track RIG TRACKS.json [--calibrate FRAME] -o OUT``: tracker reconstruction, no GL."""
+    from rig.formats.reader import open_rig
+    from rig.tracking.files import track_file
+    parser = argparse.ArgumentParser(prog="posekit track", description="A full body from 3-6 trackers.")
+    parser.add_argument("rig", help="rig file (posekit JSON, BVH, glTF .gltf/.glb)")
+    parser.add_argument("tracks", metavar="TRACKS.json", help="tracker stream (posekit.tracks)")
+    parser.add_argument("--calibrate", type=int, metavar="FRAME", help="take each tracker's offset from its "
+                        "bone at FRAME, the user standing in the rig's rest pose (default: trackers on their bones)")
+    parser.add_argument("-o", "--output", metavar="OUT", required=True, help="output file: .glb, .bvh or .json")
+    add_import_options(parser)
+    args = parser.parse_args(argv)
+    try:
+        document = open_rig(args.rig, import_options(args))
+        tracked, warnings = track_file(document, args.tracks, args.output, args.calibrate)
+    except ValueError as error:  # FileFormatError included
+        raise UsageError(str(error)) from None
+    except OSError as error:
+        raise UsageError(f"cannot write {args.output}: {error}") from None
+    for warning in document.warnings + warnings:
+        print(f"posekit: warning: {warning}", file=sys.stderr)
+    print(f"tracked {len(tracked.poses)} frames in {tracked.solve_seconds:.2f} s")
+
+
+def tracks_from_command(argv):
+    """``tracks-from RIG [--roles ...] [--clip NAME] -o TRACKS.json``: a clip's own trackers, no GL."""
+    from rig.formats.reader import open_rig
+    from rig.formats.tracks import roles_from_groups
+    from rig.tracking.files import tracks_from_file
+    parser = argparse.ArgumentParser(prog="posekit tracks-from", description="The trackers a clip's joints give.")
+    parser.add_argument("rig", help="rig file with motion (BVH, glTF with a clip)")
+    parser.add_argument("--roles", default="head,hands", help="trackers: head,hands[,pelvis][,feet] (default head,hands)")
+    parser.add_argument("--clip", metavar="NAME", help="the clip to read (default: the file's first)")
+    parser.add_argument("-o", "--output", metavar="TRACKS.json", required=True, help="where to write the stream")
+    add_import_options(parser)
+    args = parser.parse_args(argv)
+    try:
+        roles = roles_from_groups(args.roles)
+    except ValueError as error:
+        parser.error(f"--roles: {error}")
+    try:
+        tracks_from_file(open_rig(args.rig, import_options(args)), args.output, roles, args.clip)
+    except ValueError as error:  # FileFormatError included
+        raise UsageError(str(error)) from None
+    except OSError as error:
+        raise UsageError(f"cannot write {args.output}: {error}") from None
+
+
+COMMANDS = {"solve": solve_command, "export": export_command, "plant": plant_command, "track": track_command,
+            "tracks-from": tracks_from_command}
 
 
 def use_headless_gl():

@@ -14,6 +14,7 @@ from render import shaders, shapes
 from render.ground_renderer import GroundRenderer
 from render.mesh_renderer import MeshRenderer
 from render.pin_markers import PinMarkerRenderer
+from render.tracker_markers import TrackerMarkerRenderer
 from render.solver_overlay import SolverOverlayRenderer
 from render.style import DEFAULT_STYLE
 from rig.pose import heads_tails
@@ -144,6 +145,7 @@ class RigRenderer:
         self.scene_ground = None  # the ground scene the backdrop draws (``draw``'s ``ground``)
         self.solver_overlay = SolverOverlayRenderer(ctx, style)
         self.pin_markers = PinMarkerRenderer(ctx, style)
+        self.tracker_markers = TrackerMarkerRenderer(ctx, style)
         self.backdrop = self.backdrop_fbo = self.backdrop_key = None
 
     def _mesh(self, mesh):
@@ -217,6 +219,7 @@ class RigRenderer:
         if view_state.solver_overlay is not None:
             self.solver_overlay.draw(view_state.solver_overlay, camera, width, height)
         self.pin_markers.draw(view_state.pins, camera, width, height)
+        self.tracker_markers.draw(view_state.trackers, camera, width, height)
         ctx.disable(moderngl.DEPTH_TEST | moderngl.BLEND)
         ctx.scissor = None
 
@@ -349,7 +352,7 @@ class RigRenderer:
     def release(self):
         self._release_backdrop()
         for mesh in (self.bones, self.joints, self.handles, self.poles, self.mesh_renderer, self.ground_renderer,
-                     self.solver_overlay, self.pin_markers):
+                     self.solver_overlay, self.pin_markers, self.tracker_markers):
             mesh.release()
         for obj in (self.ground, self.ground_vbo, self.dashes, self.dash_vbo, self.constraint, self.constraint_vbo,
                     self.background, self.solid_program, self.wire_program, self.line_program, self.background_program):

@@ -37,6 +37,9 @@ class Style:
     pin_needle_px: float = 10.0
     pin_line_px: float = 2.0
     """A pin marker: its colour, head radius, needle length and line width (pixels)."""
+    tracker: tuple = (0.25, 0.95, 0.55, 1.0)
+    tracker_px: float = 7.0
+    """A tracker glyph: its colour and half size (pixels); each role has its own shape."""
     overlay_shadow: tuple = (0.0, 0.0, 0.0, 0.55)
     overlay_line_px: float = 2.0
     limit_ring_min_px: float = 6.0

@@ -28,7 +28,8 @@ class ViewState:
     lock, drawn while it holds. ``show_solver`` asks for the solver's state (residual lines,
     limit rings, reach shells); ``solver_overlay`` is what of it to draw this frame, a
     ``render.solver_overlay.SolverOverlay`` (None: nothing). ``pins``: the pin markers to draw,
-    ``render.pin_markers.PinMark``s (those of shown bones).
+    ``render.pin_markers.PinMark``s (those of shown bones); ``trackers`` the tracker glyphs of an
+    opened tracker stream at the frame shown, ``render.tracker_markers.TrackerMark``s.
     """
     selected: set = field(default_factory=set)
     active: str | None = None
@@ -46,3 +47,4 @@ class ViewState:
     show_solver: bool = True
     solver_overlay: object = None
     pins: tuple = ()
+    trackers: tuple = ()

@@ -11,7 +11,7 @@ selected bones (all bones when none is selected), Ctrl+N starts over on the defa
 rig (also File > Open Recent, or a file dropped on the window; File > BVH import sets how BVH
 files read), Ctrl+E export the posed rig (.glb with its mesh, .bvh, or the rig alone as .json),
 Ctrl+Q quit; File > Open Ground picks a scene to stand on and Edit > Plant feet plants the feet
-on it (``ui.ground_state``). New, opening a rig and quitting ask first when there are unsaved
+on it (``ui.ground_state``); File > Open Tracks plays a tracker stream as keys (``ui.tracks``). New, opening a rig and quitting ask first when there are unsaved
 changes.
 """
 import os
@@ -29,6 +29,7 @@ from rig.formats.rigfile import load_pose_data, pose_from_dict, pose_to_dict, sa
 from ui import DEFAULT_RIG, widgets
 from ui.files import EXPORT_FILTERS, GROUND_FILTERS, RIG_FILTERS, FileAsker, native_dialogs_available
 from ui.ground_state import open_ground, plant_feet
+from ui.tracks import open_tracks
 from ui.keymap import keymap_window, shortcut_text
 from ui.recent import RecentFiles
 from ui.session_file import PoseFile
@@ -58,6 +59,7 @@ COMMANDS = (
     Command("Open rig...", "open_rig", ((key.O, CTRL | SHIFT),), "File"),
     Command("Open pose...", "open_pose", ((key.O, CTRL),), "File"),
     Command("Open Ground...", "open_ground", (), "File"),
+    Command("Open Tracks...", "open_tracks", (), "File"),
     Command("Save pose", "save_pose", ((key.S, CTRL),), "File"),
     Command("Save pose as...", "save_pose_as", ((key.S, CTRL | SHIFT),), "File"),
     Command("Export...", "export", ((key.E, CTRL),), "File"),
@@ -370,6 +372,10 @@ class Editor:
         """File > Open Ground: a scene file's surface to stand on (``ui.ground_state``)."""
         self.files.ask("Open ground", False, self.state.ground_path or self.state.rig_path,
                        lambda path: open_ground(self.state, path), GROUND_FILTERS)
+
+    def open_tracks(self):
+        """File > Open Tracks: a tracker stream played on the timeline as keys (``ui.tracks``)."""
+        self.files.ask("Open tracks", False, self.state.rig_path, lambda path: open_tracks(self.state, path))
 
     def plant_feet(self):
         plant_feet(self.state)

@@ -145,6 +145,7 @@ class AppState:
     plant_feet: bool = False  # plant the feet after every solve
     legs_cache: tuple = None  # (key, rig.feet.Legs) for planting, ``ui.ground_state.legs_of``
     timeline: TimelineState = None  # the keys and the current frame (ui.timeline)
+    tracks: object = None  # ui.tracks.OpenedTracks: a tracker stream playing as the keys
     pins: dict = field(default_factory=dict)  # bone name -> rig.pins.Pin: held above every other goal
     whole_body: bool | None = None  # the root and spine join a solve with pins (None: the user has not said)
     simulation_clock: SimulationClock = field(default_factory=SimulationClock)  # iTaSC Simulation mode's time

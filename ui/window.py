@@ -32,6 +32,7 @@ from ui.input import ViewportInput
 from ui.layout import DockLayout, layout_path
 from ui.overlay import draw_overlay
 from ui.pins import pin_marks
+from ui.tracks import tracker_marks
 from ui.solver_state import solver_overlay
 from ui.status import status_bar
 from ui.simulation_clock import simulated_solve
@@ -224,6 +225,7 @@ class PosekitWindow:
         self.state.view.constraint_line = constraint_line(self.state)
         self.state.view.solver_overlay = solver_overlay(self.state)
         self.state.view.pins = pin_marks(self.state)
+        self.state.view.trackers = tracker_marks(self.state)
         draw_overlay(self.state, self.input.pointer, width, height)
         self.editor.end_frame()
         problem = self.layout.save_if_changed()

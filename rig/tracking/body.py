@@ -1,0 +1,74 @@
+"""The body a tracker stream drives: which bone each tracker role sits on (found by the automatic
+IK set-up's recognition, so any rig we read works, names or not), the limbs, the tree the solve
+moves, and the rest measures the pelvis estimate and the stepping feet use."""
+from dataclasses import dataclass
+
+import numpy as np
+
+from rig.formats.tracks import ROLES
+from rig.limb_roles import UP, recognise
+from rig.whole_body import solved_root
+from solvers.transforms import matrix3_to_quat, normalize
+
+SIDES = ("L", "R")
+LIMB_OF = {"hand.L": "arm.L", "hand.R": "arm.R", "foot.L": "leg.L", "foot.R": "leg.R"}
+
+
+@dataclass(frozen=True)
+class Body:
+    """``bones`` {role: bone index} for every role of ``rig.formats.tracks.ROLES``; ``limbs``
+    {role: (upper, lower, end)} for the hands and feet; ``tree`` the bones the solve holds
+    (ascending; the first is the body's top bone), ``lower`` the hips and legs (for measures);
+    ``rest_rotations`` {role: the bone's rest world rotation, xyzw}; ``forward`` the figure's
+    facing; ``standing`` the rest head's height above the rest pose's lowest point; ``pelvis_below_head``
+    the rest pelvis from the rest head, in the facing frame (x left, y up, z forward);
+    ``feet_from_pelvis`` {foot role: the rest ankle from the rest pelvis, facing frame};
+    ``ankle_height`` above the rest lowest point; ``leg_length`` (thigh + shin, the longer side)."""
+    bones: dict
+    limbs: dict
+    tree: list
+    lower: np.ndarray
+    rest_rotations: dict
+    forward: np.ndarray
+    standing: float
+    pelvis_below_head: np.ndarray
+    feet_from_pelvis: dict
+    ankle_height: float
+    leg_length: float
+
+
+def facing_frame(forward):
+    """(3, 3) columns left, up, forward for a horizontal ``forward``."""
+    forward = normalize(forward - UP * np.dot(forward, UP), fallback=(0.0, 0.0, 1.0))
+    return np.column_stack([np.cross(UP, forward), UP, forward])
+
+
+def find_body(rig):
+    """The Body of ``rig``; ValueError naming what the recognition could not find."""
+    skeleton = rig.skeleton
+    report = recognise(skeleton)
+    needed = ["head", "hips"] + [f"{kind}.{s}" for kind in ("arm", "leg") for s in SIDES]
+    missing = [role for role in needed if role not in report.roles]
+    if missing:
+        raise ValueError(f"cannot drive '{rig.name}' from trackers: no {', '.join(missing)} found "
+                         f"({'; '.join(report.warnings) or 'the automatic IK set-up found no humanoid'})")
+    index = skeleton.index
+    limbs = {role: tuple(index[n] for n in report.roles[limb]) for role, limb in LIMB_OF.items()}
+    bones = {"head": index[report.roles["head"][0]], "pelvis": index[report.roles["hips"][0]]}
+    bones.update({role: limb[2] for role, limb in limbs.items()})
+    root = solved_root(rig, [bones[r] for r in ROLES])
+    tree = sorted(skeleton.subtree(root).tolist())
+    pelvis = bones["pelvis"]
+    lower = [pelvis]
+    for role in ("foot.L", "foot.R"):  # the leg with what joins it to the pelvis (CMU's LHipJoint)
+        thigh = limbs[role][0]
+        lower += skeleton.subtree(thigh).tolist() + skeleton.ancestors(thigh)[:skeleton.ancestors(thigh).index(pelvis)]
+    heads, lowest = skeleton.rest_heads, float(min(skeleton.rest_heads[:, 1].min(), skeleton.rest_tails[:, 1].min()))
+    frame = facing_frame(np.asarray(report.facing, dtype=float))
+    return Body(
+        bones, limbs, tree, np.array(sorted(set(lower))),
+        {role: matrix3_to_quat(skeleton.rest_world[b, :3, :3]) for role, b in bones.items()},
+        frame[:, 2], float(heads[bones["head"], 1] - lowest), frame.T @ (heads[pelvis] - heads[bones["head"]]),
+        {role: frame.T @ (heads[bones[role]] - heads[pelvis]) for role in ("foot.L", "foot.R")},
+        float(np.mean([heads[bones[r], 1] for r in ("foot.L", "foot.R")]) - lowest),
+        float(max(skeleton.lengths[list(limbs[r][:2])].sum() for r in ("foot.L", "foot.R"))))

@@ -1,0 +1,70 @@
+"""The pelvis estimated from the head when no pelvis tracker is worn (the IK overview's VR
+technique): down from the head by the rest pose's head-to-pelvis offset, turned to the body's
+heading (the head's, followed with a lag: a head looks around, the body turns slower) and leaned
+forward by a share of the head's pitch; never higher than the legs can hold it over the floor."""
+import math
+
+import numpy as np
+
+from rig.limb_roles import UP
+from rig.tracking.body import facing_frame
+from rig.tracking.calibration import BoneTarget
+from solvers.transforms import normalize, quat_conjugate, quat_from_axis_angle, quat_mul, quat_rotate, signed_angle
+
+LEAN_SHARE = 0.5  # of the head's pitch that is the torso's lean
+MAX_LEAN = 1.2  # radians forward (0.3 back): past this the head nods alone
+HEADING_TIME = 0.2  # seconds: the body's heading follows the head's with this time constant
+LEVEL_LOOK = 0.2  # the head's look must have this much horizontal part to give a heading
+
+
+def yaw_between(a, b):
+    """The turn about +Y taking horizontal direction ``a`` onto ``b`` (xyzw; a half turn stays upright)."""
+    return quat_from_axis_angle(UP, signed_angle(a, b, UP))
+
+
+def ease(s):
+    """Smoothstep of ``s`` clipped to [0, 1]: starts and ends at rest, so an eased move never jumps."""
+    s = min(max(s, 0.0), 1.0)
+    return s * s * (3.0 - 2.0 * s)
+
+
+def smoothing(dt, time_constant):
+    """The share of the way to a new value a first-order filter moves in ``dt`` seconds."""
+    return 1.0 - math.exp(-dt / time_constant)
+
+
+class PelvisEstimate:
+    """Call with the head's BoneTarget and the frame time: the pelvis BoneTarget and the body's
+    heading (3,); keeps the heading between frames."""
+
+    def __init__(self, body, floor=0.0):
+        self.body, self.floor, self.heading = body, floor, None
+
+    def look(self, head):
+        """Where the head faces (3,): the rest facing turned as the head turned from rest."""
+        return quat_rotate(quat_mul(head.rotation, quat_conjugate(self.body.rest_rotations["head"])),
+                           self.body.forward)
+
+    def follow(self, heading, dt):
+        """Turn the body's heading toward ``heading`` (horizontal, unit) over ``dt`` seconds."""
+        if self.heading is None or dt <= 0.0:
+            self.heading = heading
+        else:
+            self.heading = normalize(self.heading + (heading - self.heading) * smoothing(dt, HEADING_TIME),
+                                     fallback=heading)
+        return self.heading
+
+    def __call__(self, head, dt):
+        body = self.body
+        look = self.look(head)
+        flat = look - UP * look[1]
+        level = float(np.linalg.norm(flat))
+        heading = self.follow(flat / level if level > LEVEL_LOOK else
+                              (self.heading if self.heading is not None else body.forward), dt)
+        frame = facing_frame(heading)
+        lean = float(np.clip(LEAN_SHARE * math.atan2(-look[1], max(level, 1e-9)), -0.3, MAX_LEAN))
+        tilt = quat_from_axis_angle(frame[:, 0], lean)
+        position = head.position + quat_rotate(tilt, frame @ body.pelvis_below_head)
+        position[1] = min(position[1], self.floor + body.standing + body.pelvis_below_head[1])
+        yaw = yaw_between(body.forward, heading)
+        return BoneTarget(position, quat_mul(tilt, quat_mul(yaw, body.rest_rotations["pelvis"]))), heading

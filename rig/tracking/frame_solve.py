@@ -1,0 +1,93 @@
+"""One frame of tracking: the whole body solved by the priority solver (``solvers.priority``),
+warm-started from the previous frame's pose, with the body's top bone free to move.
+
+Two levels: the trackers first (head and hands, and a pelvis or feet where worn), then, weighted
+within one level, the planted or stepping feet, the estimated pelvis, and the knees and elbows
+toward their natural poles:
+the point the joint would be at with the wrist or ankle unbent (the hand's or foot's rotation
+carried up its limb), so a limb's swivel follows its hand or foot as a real one does; a knee's
+point is also moved ahead along the foot's forward (``KNEE_AHEAD``), so a leg that straightens and
+bends again (a step's reach) bends its knee forward, never flipping back. Below them
+all the solver pulls gently toward the previous frame's pose: the temporal smoothing, so joints
+no tracker pins down stay where they were rather than jump. (One level for the body's own goals,
+not three: the solver finishes each level above the last alone, and goals that cannot all be met,
+a pelvis estimate against planted feet, would each cost a finishing pass every frame.)
+"""
+from dataclasses import dataclass
+
+import numpy as np
+
+from rig.ik_plan import bone_dofs
+from rig.pose import update_world
+from rig.solver_views import bone_tree_arrays
+from solvers.priority import solve_priority
+from solvers.priority_plan import POSITION, ROTATION, Task, column_layout, priority_plan
+from solvers.transforms import quat_conjugate, quat_mul, quat_rotate
+
+TRACKED, BODY = range(2)  # priority levels, first first
+FOOT_WEIGHT, PELVIS_WEIGHT, POLE_WEIGHT = 1.0, 0.3, 0.1  # the body level's goals, weighed against each other
+KNEE_AHEAD = 0.3  # of the shin's length
+ITERATIONS = 2  # a frame's budget after the first (warm-started: a frame's change is small)
+FIRST_ITERATIONS = 80  # the first frame starts from the rest pose
+TOLERANCE = 1e-4  # metres (radians at the tree's scale): a goal this close is met
+DAMPING = 0.1
+PULL = 0.1  # of the way back to the previous frame's pose per iteration, in the freedom the goals leave
+
+
+@dataclass(frozen=True)
+class Goal:
+    """Bring ``bone``'s head to ``position`` and (unless None) its world rotation to ``rotation``
+    (xyzw), at priority ``level`` with ``weight`` among its level's goals."""
+    bone: int
+    level: int
+    position: np.ndarray
+    rotation: np.ndarray = None
+    weight: float = 1.0
+
+
+def pole_goal(skeleton, limb, end_target, rest_rotation, forward=None):
+    """The Goal of limb ``limb`` (upper, lower, end)'s middle joint: the end's BoneTarget with
+    its rotation from rest (``rest_rotation``, xyzw) carried up the lower bone; ``forward`` (the
+    figure's rest facing, for a leg) moves it ``KNEE_AHEAD`` ahead, turned as the foot is."""
+    _, lower, end = limb
+    turned = quat_mul(end_target.rotation, quat_conjugate(rest_rotation))
+    along = skeleton.rest_heads[end] - skeleton.rest_heads[lower]
+    if forward is not None:
+        along = along - KNEE_AHEAD * np.linalg.norm(along) * forward
+    return Goal(lower, BODY, end_target.position - quat_rotate(turned, along), weight=POLE_WEIGHT)
+
+
+class FrameSolver:
+    """Solves frames of ``body`` (a ``rig.tracking.body.Body``) of ``rig`` in place; keeps the
+    solver's column layout, which stays while the rig's bone settings do."""
+
+    def __init__(self, rig, body):
+        skeleton = rig.skeleton
+        self.rig, self.tree = rig, body.tree
+        self.place = {bone: k for k, bone in enumerate(self.tree)}
+        ends = list(body.bones.values())
+        self.moving = sorted({self.place[a] for b in ends for a in [b, *skeleton.ancestors(b)] if a in self.place})
+        self.dofs = tuple(bone_dofs(rig, bone).dofs for bone in self.tree)
+        self.layout = None
+
+    def solve(self, pose, world, goals, iterations=ITERATIONS):
+        """Bring ``pose`` and ``world`` (N, 4, 4) toward ``goals`` (Goal), in place; the
+        ``solvers.priority.PriorityResult``."""
+        skeleton, tree = self.rig.skeleton, self.tree
+        tasks = []
+        for goal in goals:
+            bone = self.place[goal.bone]
+            tasks.append(Task(POSITION, bone, goal.level, tuple(goal.position), weight=goal.weight))
+            if goal.rotation is not None:
+                tasks.append(Task(ROTATION, bone, goal.level, tuple(goal.rotation), weight=goal.weight))
+        bones = bone_tree_arrays(skeleton, pose, world, tree)
+        if self.layout is None:
+            self.layout = column_layout(bones, self.dofs, self.moving, root_free=True)
+        result = solve_priority(priority_plan(bones, tasks, self.layout), pose.rotations[tree], iterations,
+                                TOLERANCE, DAMPING, PULL)
+        rows = [tree[k] for k in self.moving]
+        pose.rotations[rows] = result.rotations[self.moving]
+        top = tree[0]
+        pose.locations[top] += skeleton.rest_local[top, :3, :3].T @ result.shift  # the shift is in the base frame
+        update_world(skeleton, pose, world, [top])
+        return result

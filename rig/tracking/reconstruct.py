@@ -1,0 +1,94 @@
+"""A full body from three to six trackers, frame by frame (issue 23).
+
+Per frame: the trackers' bone targets (through their offsets, ``rig.tracking.calibration``; lost
+ones held and found ones eased in, ``rig.tracking.continuity``), the pelvis estimated from the head
+where none is worn (``rig.tracking.estimate``), the untracked feet planted or stepping
+(``rig.tracking.steps``), then one priority solve of the whole body warm-started from the previous
+frame (``rig.tracking.frame_solve``). The temporal smoothing is that warm start with the solver's
+pull toward the previous pose, the heading's and velocity's first-order filters, and the eased
+steps and found trackers; no later filter runs on the solved pose (it would lag the trackers).
+"""
+import time
+from dataclasses import dataclass
+
+from rig.pose import Pose, location_for_head, world_matrices
+from rig.tracking.body import find_body
+from rig.tracking.calibration import bone_target, calibrate, default_offsets
+from rig.tracking.continuity import Continuity
+from rig.tracking.estimate import PelvisEstimate
+from rig.tracking.frame_solve import BODY, FIRST_ITERATIONS, FOOT_WEIGHT, ITERATIONS, PELVIS_WEIGHT, TRACKED, \
+    FrameSolver, Goal, pole_goal
+from rig.tracking.steps import FEET, Feet
+
+
+@dataclass(frozen=True)
+class Tracked:
+    """What a reconstruction gives: ``poses`` one Pose per stream frame, ``fps`` the stream's rate,
+    ``solve_seconds`` the time spent reconstructing (reading and writing left out), ``body`` the
+    ``rig.tracking.body.Body`` driven."""
+    poses: list
+    fps: float
+    solve_seconds: float
+    body: object
+
+
+class Tracker:
+    """The reconstruction's state between frames: call ``step(frame, dt)`` with each frame's
+    {role: Sample} in turn; ``pose`` and ``world`` are the body solved so far."""
+
+    def __init__(self, rig, offsets=None, body=None):
+        self.rig = rig
+        self.body = body or find_body(rig)
+        self.offsets = offsets or default_offsets(self.body)
+        self.solver = FrameSolver(rig, self.body)
+        self.continuity, self.pelvis, self.feet = Continuity(self.body), PelvisEstimate(self.body), Feet(self.body)
+        self.pose, self.world = Pose.rest(len(rig.skeleton)), None
+
+    def _start(self, pelvis):
+        """The rest pose with the body's top bone moved so the pelvis sits at its first target."""
+        skeleton, top = self.rig.skeleton, self.body.tree[0]
+        world = world_matrices(skeleton, self.pose)
+        shift = pelvis.position - world[self.body.bones["pelvis"], :3, 3]
+        self.pose.locations[top] = location_for_head(skeleton, self.pose, world, top, world[top, :3, 3] + shift)
+        self.world = world_matrices(skeleton, self.pose)
+
+    def step(self, frame, dt):
+        """Solve one frame ({role: Sample}) ``dt`` seconds after the last; returns the Pose (a copy)."""
+        body, skeleton = self.body, self.rig.skeleton
+        seen = {role: bone_target(sample, self.offsets[role]) for role, sample in frame.items()}
+        targets = self.continuity(seen, dt, self.world)
+        estimate, heading = self.pelvis(targets["head"], dt)
+        pelvis = targets.get("pelvis", estimate)
+        first = self.world is None
+        if first:
+            self._start(pelvis)
+        goals = [Goal(body.bones[role], TRACKED, t.position, t.rotation) for role, t in targets.items()]
+        if "pelvis" not in targets:
+            goals.append(Goal(body.bones["pelvis"], BODY, estimate.position, estimate.rotation, PELVIS_WEIGHT))
+        planted = self.feet(pelvis, heading, dt, {role: targets[role] for role in FEET if role in targets})
+        goals += [Goal(body.bones[role], BODY, t.position, t.rotation, FOOT_WEIGHT) for role, t in planted.items()]
+        ends = {**planted, **targets}
+        goals += [pole_goal(skeleton, body.limbs[role], ends[role], body.rest_rotations[role],
+                            body.forward if role in FEET else None) for role in body.limbs]
+        self.solver.solve(self.pose, self.world, goals, FIRST_ITERATIONS if first else ITERATIONS)
+        return self.pose.copy()
+
+
+def reconstruct(rig, stream, calibrate_frame=None):
+    """A Tracked of ``rig`` driven by ``stream`` (a TrackStream); ``calibrate_frame``: take the
+    trackers' offsets at that frame with the user standing in the rest pose (else each tracker
+    sits on its bone). ValueError when the rig has no humanoid body to drive or the frame is not
+    in the stream."""
+    body = find_body(rig)
+    offsets = None
+    if calibrate_frame is not None:
+        if not 0 <= calibrate_frame < len(stream.frames):
+            raise ValueError(f"no frame {calibrate_frame} to calibrate at: the stream has frames 0 to "
+                             f"{len(stream.frames) - 1}")
+        offsets = calibrate(rig.skeleton, body, stream.frames[calibrate_frame])
+    tracker = Tracker(rig, offsets, body)
+    dt, poses = 1.0 / stream.fps, []
+    started = time.perf_counter()
+    for k, frame in enumerate(stream.frames):
+        poses.append(tracker.step(frame, 0.0 if k == 0 else dt))
+    return Tracked(poses, stream.fps, time.perf_counter() - started, body)

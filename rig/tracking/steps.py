@@ -1,0 +1,96 @@
+"""Feet without trackers: planted where they landed, stepping when the body moves away (no skating).
+
+Each foot has a stance: where it would stand under the body (the rest ankle's place beside the
+pelvis, turned to the body's heading, on the floor). A planted foot stays exactly where it landed
+until the stance leaves a support region around it (``STEP_DISTANCE`` of the leg's length away,
+or turned by more than ``STEP_TURN``); then it steps: lifted along an arc over ``STEP_TIME`` to the
+stance (led by the body's velocity, so a walking body lands its feet ahead), one foot at a time.
+A tracked foot goes where its tracker says, and, lost, steps from there as an untracked foot.
+"""
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from rig.limb_roles import UP
+from rig.tracking.body import facing_frame
+from rig.tracking.calibration import BoneTarget
+from rig.tracking.estimate import ease, smoothing, yaw_between
+from solvers.transforms import quat_angle, quat_mul, quat_slerp
+
+FEET = ("foot.L", "foot.R")
+STEP_DISTANCE = 0.25  # of the leg's length: the support region's radius around a planted foot
+STEP_TURN = 0.6  # radians a planted foot may differ from its stance's heading
+STEP_TIME = 0.3  # seconds a step takes
+LIFT = 0.08  # of the leg's length: how high a step lifts the foot midway
+LEAD = 0.5  # of the step time: how far ahead along the body's velocity a step lands
+VELOCITY_TIME = 0.1  # seconds: the body velocity's smoothing
+AIRBORNE = 1e-3  # metres above its stance's height: a foot lost there lands by a step
+
+
+@dataclass
+class Foot:
+    """A foot's state: where it is (``at``), and while stepping where from, where to and for how long."""
+    at: BoneTarget
+    start: BoneTarget = None
+    clock: float = 0.0
+
+
+class Feet:
+    """Call each frame with the pelvis BoneTarget, the heading, the frame time and the tracked
+    feet ({role: BoneTarget}): {role: BoneTarget} of the untracked feet (planted or stepping)."""
+
+    def __init__(self, body, floor=0.0):
+        self.body, self.floor = body, floor
+        self.feet, self.velocity, self.last_pelvis = {}, np.zeros(3), None
+
+    def stance(self, role, pelvis, heading):
+        body = self.body
+        position = pelvis.position + facing_frame(heading) @ body.feet_from_pelvis[role]
+        position[1] = self.floor + body.ankle_height
+        return BoneTarget(position, quat_mul(yaw_between(body.forward, heading), body.rest_rotations[role]))
+
+    def _need(self, foot, stance):
+        """How far past its support region the foot is (> 0: it must step)."""
+        apart = stance.position - foot.at.position
+        apart[1] = 0.0
+        return max(float(np.linalg.norm(apart)) / (STEP_DISTANCE * self.body.leg_length) - 1.0,
+                   quat_angle(foot.at.rotation, stance.rotation) / STEP_TURN - 1.0)
+
+    def _track_velocity(self, pelvis, dt):
+        if self.last_pelvis is not None and dt > 0.0:
+            moved = (pelvis.position - self.last_pelvis) / dt
+            moved[1] = 0.0
+            self.velocity += (moved - self.velocity) * smoothing(dt, VELOCITY_TIME)
+        self.last_pelvis = pelvis.position.copy()
+
+    def __call__(self, pelvis, heading, dt, tracked):
+        self._track_velocity(pelvis, dt)
+        stances = {role: self.stance(role, pelvis, heading) for role in FEET}
+        for role in FEET:
+            if role in tracked:
+                self.feet[role] = Foot(tracked[role])
+            elif role not in self.feet:
+                self.feet[role] = Foot(stances[role])
+            elif self.feet[role].start is None and self.feet[role].at.position[1] > stances[role].position[1] + AIRBORNE:
+                self.feet[role].clock, self.feet[role].start = 0.0, self.feet[role].at  # lost in the air: land
+        free = [role for role in FEET if role not in tracked]
+        if not any(self.feet[role].start is not None for role in free):
+            needs = {role: self._need(self.feet[role], stances[role]) for role in free}
+            role = max(needs, key=needs.get, default=None)
+            if role is not None and needs[role] > 0.0:
+                self.feet[role].start, self.feet[role].clock = self.feet[role].at, 0.0
+        out = {}
+        for role in free:
+            foot = self.feet[role]
+            if foot.start is not None:
+                foot.clock += dt
+                goal = stances[role].position + self.velocity * (LEAD * STEP_TIME)
+                s = ease(foot.clock / STEP_TIME)
+                position = foot.start.position + (goal - foot.start.position) * s
+                position += UP * (LIFT * self.body.leg_length * math.sin(math.pi * s))
+                foot.at = BoneTarget(position, quat_slerp(foot.start.rotation, stances[role].rotation, s))
+                if foot.clock >= STEP_TIME:
+                    foot.start = None
+            out[role] = foot.at
+        return out
