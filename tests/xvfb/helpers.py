@@ -16,6 +16,7 @@ from rig.pose import heads_tails, world_matrices
 from ui.solver_warmup import COMPILING
 
 SIZE = (960, 600)  # wide enough that the docked panels leave the hands in the open
+START_S = 60  # for the window to show, and again for the solvers' warm-up (seconds)
 IDLE_S = 0.7  # no new frame for this long: the app has drawn every input (ui.pacing.SETTLE_S is 0.5 s)
 
 
@@ -54,13 +55,15 @@ class RealApp:
                           "POSEKIT_WIDGETS": str(self.dump)}
         self.process = subprocess.Popen([sys.executable, "app.py", "--size", "x".join(map(str, SIZE)), *args],
                                         env=self.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        self.window = self.xdotool("search", "--sync", "--onlyvisible", "--name", "^Posekit$").split()[0]
+        # A start under load (other work on the machine, a first import) took over 10 s to show a window.
+        self.window = self.xdotool("search", "--sync", "--onlyvisible", "--name", "^Posekit$",
+                                   timeout=START_S).split()[0]
         # The flows start once the solvers' warm-up has said it is done: a shortcut pressed during
         # it was sometimes not seen (see ui.solver_warmup), which these flows are not about.
-        self.wait(lambda f: f["message"] != COMPILING, "the solvers' warm-up", timeout=60)
+        self.wait(lambda f: f["message"] != COMPILING, "the solvers' warm-up", timeout=START_S)
 
-    def xdotool(self, *args):
-        result = subprocess.run(["xdotool", *args], env=self.env, capture_output=True, text=True, timeout=10)
+    def xdotool(self, *args, timeout=10):
+        result = subprocess.run(["xdotool", *args], env=self.env, capture_output=True, text=True, timeout=timeout)
         assert result.returncode == 0, result.stderr
         return result.stdout.strip()
 
@@ -95,6 +98,19 @@ class RealApp:
     def settle(self):
         return self.wait(lambda f: True, "a frame")
 
+    def until_idle(self, timeout=10):
+        """The last frame once the app has stopped drawing (none new for ``IDLE_S``): it draws
+        every frame while it plays, or while a drag or a message's time runs."""
+        last = {"frame": None, "since": time.monotonic()}
+
+        def idle():
+            frame = self.frame()
+            if frame["frame"] != last["frame"]:
+                last.update(frame=frame["frame"], since=time.monotonic())
+                return None
+            return frame if time.monotonic() - last["since"] > IDLE_S else None
+        return wait_for(idle, timeout, "the app to stop drawing")
+
     @staticmethod
     def widget(frame, label):
         """The visible widget with this ImGui label, or this visible part of one; None if none."""
@@ -108,6 +124,21 @@ class RealApp:
         self.move((left + right) / 2, (top + bottom) / 2)
         self.settle()  # ImGui hovers it first, as under a real pointer
         self.xdotool("click", "1")
+
+    def choose(self, menu, item):
+        """``item`` of the menu bar's ``menu``, as a user picks it."""
+        self.click(menu)
+        self.click(item)
+
+    def click_bone(self, name, shift=False, along=0.5):
+        """Click bone ``name`` at ``along`` its length from its head (with Shift held: add it to the
+        selection); returns the frame once it is the active bone."""
+        bone = self.settle()["scene"]["bones"][name]
+        head = np.array(bone["head_px"])
+        self.move(*head + (np.array(bone["tail_px"]) - head) * along)
+        self.settle()
+        self.xdotool(*(["keydown", "shift"] if shift else []), "click", "1", *(["keyup", "shift"] if shift else []))
+        return self.wait(lambda f: f["active"] == name, f"{name} to be selected")
 
     def move(self, x, y):
         self.xdotool("mousemove", "--window", self.window, str(int(x)), str(int(y)))

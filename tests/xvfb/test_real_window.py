@@ -27,8 +27,7 @@ at this framing, so a pixel's slip anywhere (a rounded pointer, an off-by-one ro
 
 
 def open_through_the_menu(app, path):
-    app.click("File")
-    app.click("Open rig...")
+    app.choose("File", "Open rig...")
     app.answer_path(path)
     app.wait(lambda f: f["rig"] == path, f"{path} to open")
 
@@ -57,12 +56,8 @@ def rotate_30_degrees_about_x(app, name):
     before = app.settle()
     bone = before["scene"]["bones"][name]
     vector = tip(before, name) - bone["head"]
-    at = (np.array(bone["head_px"]) + bone["tail_px"]) / 2
-    app.move(*at)
-    app.settle()
-    app.xdotool("click", "1")
-    app.wait(lambda f: f["active"] == name, f"{name} to be selected")
-    app.move(*(at + (40, 0)))  # R measures from the pointer: somewhere off the bone
+    app.click_bone(name)
+    app.move(*((np.array(bone["head_px"]) + bone["tail_px"]) / 2 + (40, 0)))  # R measures from the pointer: off the bone
     app.key("r", "x", "3", "0", "Return")
     app.wait(lambda f: not np.allclose(tip(f, name), tip(before, name)), f"{name} to turn")
     after = app.settle()  # Enter confirmed it
