@@ -162,6 +162,10 @@ class RealApp:
         self.key("ctrl+a")
         self.xdotool("type", "--window", self.window, "--delay", "2", str(path))
         self.key("Return")
+        # ImGui says it wants the keyboard until a frame after the field has gone: a shortcut
+        # sent sooner goes to ImGui, not the app (Ctrl+Z right after a save was lost so).
+        self.wait(lambda f: not self.widget(f, "##name"), "the file question to close")
+        self.settle()
 
     def screenshot(self, path):
         """The window as the X server shows it, to a PNG at ``path``; returns the (H, W, 3) array."""
