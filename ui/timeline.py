@@ -176,7 +176,7 @@ def insert_key(state, bones=None):
     action = with_keys(timeline.action, state.pose, state.rig.skeleton, bones, timeline.frame, timeline.interpolation)
     action = replace(action, base=state.pose.copy(), end=max(action.end, timeline.frame),
                      start=min(action.start, timeline.frame))
-    what = "every bone" if len(bones) == len(state.rig.skeleton) else f"{len(bones)} bones"
+    what = "every bone" if len(bones) == len(state.rig.skeleton) else f"{len(bones)} bone{'s' * (len(bones) != 1)}"
     _set_action(state, action, f"Keyed {what} at frame {timeline.frame}")
 
 

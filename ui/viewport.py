@@ -290,6 +290,10 @@ def constraint_line(state):
 
 
 def end_drag(state):
+    """Keep the drag's result. Its last move is solved first, while the drag still says what is
+    dragged: the pointer's last motion and the release can come in one frame, and that frame's
+    solve would otherwise drop Auto IK's goal or the dragged goal's lead over the others."""
+    state.solve_if_pending()
     state.drag = None
 
 

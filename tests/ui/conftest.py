@@ -37,6 +37,15 @@ class Driver(InputSender):
         self.release(x, y, button, mods)
         self.frames(1)  # ImGui takes queued input a frame at a time: let it see the release before what comes next
 
+    def drag_and_release(self, x, y, button="left"):
+        """The last motion of a drag and its release in one frame, as a quick release arrives
+        from the OS (``drag`` then ``release`` gives each its own frame)."""
+        buttons = self.buttons
+        moved = self._moved(x, y)
+        self.buttons &= ~buttons
+        self._send_all([("on_mouse_drag", (x, self._pyglet_y(y), *moved, buttons, 0)),
+                        ("on_mouse_release", (x, self._pyglet_y(y), buttons, 0))])
+
     def pixel_of(self, bone):
         head = self.state.world[self.state.rig.skeleton.index[bone], :3, 3]
         return self.state.camera.world_to_window(head[None], *SIZE)[0]

@@ -72,6 +72,10 @@ def test_i_keys_only_the_selected_bones(driver):
     driver.click(*driver.pixel_of(HAND))
     driver.key("I")
     assert {bone for bone, _ in driver.state.timeline.action.channels} == {HAND}
+    assert driver.state.message == "Keyed 1 bone at frame 0"
+    driver.key("A")
+    driver.key("I")
+    assert driver.state.message == "Keyed every bone at frame 0"
 
 
 def test_arrows_step_jump_to_the_ends_and_between_keys(driver):
