@@ -9,11 +9,11 @@ write and its forward kinematics do one after another, without the Python betwee
 the rig that glue cost several times the solve). The limb's row (``posed_row``) also holds its
 bones, what its constraint asks beside the target and the parent's world matrix and the bones'
 pose locations it was built under, so the caller keeps it from solve to solve, passing only the
-target, the pole and the pose (each argument costs the call ~0.03-0.06 us, a tenth of the
-solve), and the kernel, which reads those arrays anyway, answers ``STALE`` (writing nothing)
-once they moved. It takes only input that needs no conditioning: a target and pole
-within ``inputs.FAR`` of the limb, finite, and unit start rotations. Anything else it leaves
-untouched and answers NaN, so the caller takes ``solve_two_bone``'s path, which conditions it.
+target, the pole and the arrays (each argument costs the call some 0.03-0.08 us), and the
+kernel, which reads those arrays anyway, answers ``STALE`` (writing nothing) once they moved.
+It takes only input that needs no conditioning: a target and pole within ``inputs.FAR`` of the
+limb, finite, and unit start rotations. Anything else it leaves untouched and answers NaN, so
+the caller takes ``solve_two_bone``'s path, which conditions it.
 """
 import math
 from typing import NamedTuple
@@ -55,12 +55,11 @@ def _start(rotations, bone, from_rest):
 def solve_posed(c, tx, ty, tz, has_pole, px, py, pz, rest_local, parents, moved, locations, rotations, scales, world):
     """Solve the limb whose ``posed_row`` is ``c`` for target (``tx``, ``ty``, ``tz``), world,
     and a pole (``has_pole``: ``px``, ``py``, ``pz``, world); its bones, stretch, start, pole
-    angle and soft reach come in the row. Writes the
-    bones' rotations and scales into ``rotations`` (N, 4) and ``scales`` (N, 3), then the
-    world matrices of ``moved`` (the limb's first bone and all below it, ascending) as
-    ``kinematics.update_world`` with ``rest_local``, ``parents`` and ``locations``. Returns the
-    tip's distance from the target; with nothing written, ``STALE`` when the row no longer holds
-    and NaN for input needing conditioning."""
+    angle and soft reach come in the row. Writes the bones' rotations and scales into
+    ``rotations`` (N, 4) and ``scales`` (N, 3), then the world matrices of ``moved`` (the limb's
+    first bone and all below it, ascending) as ``kinematics.update_world`` with ``rest_local``,
+    ``parents`` and ``locations``. Returns the tip's distance from the target; with nothing
+    written, ``STALE`` when the row no longer holds and NaN for input needing conditioning."""
     first, second = int(c[BONES]), int(c[BONES + 1])
     if not hangs_as_built(c[BUILT:], parents[first], (first, second), locations, world):
         return STALE
