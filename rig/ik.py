@@ -111,8 +111,6 @@ def constraint_groups(rig, constraints):
     """Split ``constraints`` into groups whose chains share bones (transitively); each group is
     (constraints, bones ascending). Groups come parents first, so a chain hanging from another
     group's bones is solved after them."""
-    if len(constraints) == 1:  # one chain: one group (every drag and most scripted cases); root first is
-        return [(constraints, rig.ik_chain(constraints[0]))]  # ascending, as parents come before children
     groups = []
     for constraint in constraints:
         bones = set(rig.ik_chain(constraint))
@@ -391,6 +389,11 @@ def solve_groups(rig, pose, world, constraints, goal_for):
     ``pose`` and ``world`` in place. ``goal_for(constraint, world)`` gives each one's IKGoal, read
     once the groups before it have moved. Returns ([ChainReport], bones whose result is blended
     with FK at partial influence)."""
+    if len(constraints) == 1:  # one chain, one group (every drag, most scripted cases): none of the loop's lists
+        constraint = constraints[0]
+        bones = rig.ik_chain(constraint)  # root first: ascending, as parents come before children
+        reports = solve_goals(rig, pose, world, [goal_for(constraint, world)], bones)
+        return reports, (list(bones) if constraint.influence < 1.0 else [])  # a lone group's influence is its own
     reports, blended = [], []
     for members, bones in constraint_groups(rig, constraints):
         reports += solve_goals(rig, pose, world, [goal_for(c, world) for c in members], bones)

@@ -121,7 +121,9 @@ def _settings(rig, goals, bones):
     setting a plan starts to read is covered already; compared as dicts, in C, which costs a
     solve no more than a hand-picked key did."""
     names, settings = rig.skeleton.names, rig.bone_ik
-    return (vars(rig.solver), [(vars(g.constraint), g.rotation is None) for g in goals],
+    lone = goals[0] if len(goals) == 1 else None  # every drag: no comprehension's call (a twentieth of a limb's solve)
+    return (vars(rig.solver), [(vars(g.constraint), g.rotation is None) for g in goals] if lone is None
+            else [(vars(lone.constraint), lone.rotation is None)],
             list(map(settings.get, map(names.__getitem__, bones))) if settings else ())  # (): no bone has any
 
 

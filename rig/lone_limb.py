@@ -11,7 +11,7 @@ from typing import NamedTuple
 import numpy as np
 
 from rig.solver_views import chain_arrays
-from solvers.two_bone_posed import STALE, posed_row, solve_posed
+from solvers.two_bone_posed import STALE, Limb, posed_row, solve_posed
 
 LIMB = ("two_bone",)
 LIMB_FEATURES = frozenset({"stretch", "soft reach"})  # what the compiled path takes beyond a position
@@ -34,26 +34,38 @@ def point_floats(values):
     return [float(v) for v in values]
 
 
-class _Limb(NamedTuple):
+class _Kept(NamedTuple):
     """What a limb's solves share while its plan, its parent's frame and its bones' locations
-    stay: the kernel's posed row (``solvers.two_bone_posed.posed_row``: constants and stretch,
-    and what lets the kernel tell when the frame or locations moved), its bones and the bones its
-    forward kinematics moves."""
+    stay: the kernel's posed row (``solvers.two_bone_posed.posed_row``: constants, bones, stretch
+    and what the constraint asks, and what lets the kernel tell when the frame or locations
+    moved; None when the constraint needs conditioning) and the bones its forward kinematics moves."""
     plan: object
     row: np.ndarray
-    first: int
-    second: int
     moved: np.ndarray
 
 
-def _limb(skeleton, pose, world, bones, plan):
-    """A fresh ``_Limb`` of ``bones`` under ``plan``, kept in ``skeleton.solver_limbs``."""
+def _asked(constraint, solver):
+    """(from rest, pole angle in [-pi, pi], soft reach) for the kernel, or None when the
+    constraint needs conditioning. A plan is kept for the whole of its constraint's and the
+    solver's settings (``rig.ik_plan.group_plan``), so a limb kept for a plan may keep these."""
+    pole_angle, soft = constraint.pole_angle, constraint.soft_reach
+    if not (constraint.influence >= 1.0 and 0.0 < constraint.weight < INF and 0.0 <= soft < INF
+            and -INF < pole_angle < INF):
+        return None
+    return solver.mode != "continuous", math.remainder(pole_angle, TAU) if pole_angle else 0.0, float(soft)
+
+
+def _kept(rig, pose, world, constraint, bones, plan):
+    """A fresh ``_Kept`` of ``bones`` under ``plan`` for ``constraint``, kept in ``skeleton.solver_limbs``."""
+    skeleton = rig.skeleton
     first, second = int(bones[0]), int(bones[1])
     parent = int(skeleton.parents[first])
-    row = posed_row(chain_arrays(skeleton, pose, world, bones), plan.freedoms.stretch,
-                    world[parent] if parent >= 0 else None, pose.locations[[first, second]])
-    limb = skeleton.solver_limbs[first, second] = _Limb(plan, row, first, second, skeleton.subtree(first))
-    return limb
+    asked = _asked(constraint, rig.solver)
+    row = None if asked is None else \
+        posed_row(Limb(chain_arrays(skeleton, pose, world, bones), (first, second), plan.freedoms.stretch, *asked),
+                  world[parent] if parent >= 0 else None, pose.locations[[first, second]])
+    kept = skeleton.solver_limbs[first, second] = _Kept(plan, row, skeleton.subtree(first))
+    return kept
 
 
 def solve_lone_limb(rig, pose, world, goal, bones, plan):
@@ -61,14 +73,12 @@ def solve_lone_limb(rig, pose, world, goal, bones, plan):
     it) when ``plan`` is one this path ``takes``; returns the tip's distance from the target, or
     None, with nothing changed, when the group or the goal needs ``solve_goals``' path."""
     skeleton = rig.skeleton
-    limb = skeleton.solver_limbs.get((bones[0], bones[-1]))
-    if limb is None or limb.plan is not plan:
+    kept = skeleton.solver_limbs.get((bones[0], bones[-1]))
+    if kept is None or kept.plan is not plan:
         if not takes(plan):
             return None
-        limb = _limb(skeleton, pose, world, bones, plan)
-    c = goal.constraint
-    pole_angle, soft = c.pole_angle, c.soft_reach
-    if not (c.influence >= 1.0 and 0.0 < c.weight < INF and 0.0 <= soft < INF and -INF < pole_angle < INF):
+        kept = _kept(rig, pose, world, goal.constraint, bones, plan)
+    if kept.row is None:
         return None
     pole = goal.pole
     try:
@@ -76,12 +86,10 @@ def solve_lone_limb(rig, pose, world, goal, bones, plan):
         px, py, pz = ORIGIN if pole is None else point_floats(pole)
     except (TypeError, ValueError):  # not three numbers: the goal's own checks say so
         return None
-    pole_angle = math.remainder(pole_angle, TAU) if pole_angle else 0.0
     for _ in range(2):  # a second time when the parent or the locations moved since the row was built
-        error = solve_posed(limb.row, limb.first, limb.second, rig.solver.mode != "continuous", tx, ty, tz,
-                            pole is not None, px, py, pz, pole_angle, float(soft), skeleton.rest_local,
-                            skeleton.parents, limb.moved, pose.locations, pose.rotations, pose.scales, world)
+        error = solve_posed(kept.row, tx, ty, tz, pole is not None, px, py, pz, skeleton.rest_local, skeleton.parents,
+                            kept.moved, pose.locations, pose.rotations, pose.scales, world)
         if error != STALE:
             break
-        limb = _limb(skeleton, pose, world, bones, plan)
+        kept = _kept(rig, pose, world, goal.constraint, bones, plan)
     return error if error >= 0.0 else None  # NaN: input to condition; still stale: not a limb to trust

@@ -32,18 +32,16 @@ TINY_SCALE = 1e-12  # a stretch below this has no inverse: ``stretch_scales`` le
 
 
 @njit(cache=True)
-def _rotation(q):
-    """The rotation matrix of quaternion ``q`` (xyzw, any length; zero or NaN: identity)."""
-    x, y, z, w = q[0], q[1], q[2], q[3]
+def _rotation(x, y, z, w):
+    """The rotation matrix of quaternion (``x``, ``y``, ``z``, ``w``) (any length; zero or NaN:
+    identity), its nine entries by rows: scalars, so no bone of an update allocates one."""
     norm2 = x * x + y * y + z * z + w * w
     if not 1e-24 < norm2 < np.inf:  # zero, NaN or infinite: no rotation
         x, y, z, w, norm2 = 0.0, 0.0, 0.0, 1.0, 1.0
     s = 2.0 / norm2
-    r = np.empty((3, 3))
-    r[0, 0], r[0, 1], r[0, 2] = 1.0 - s * (y * y + z * z), s * (x * y - w * z), s * (x * z + w * y)
-    r[1, 0], r[1, 1], r[1, 2] = s * (x * y + w * z), 1.0 - s * (x * x + z * z), s * (y * z - w * x)
-    r[2, 0], r[2, 1], r[2, 2] = s * (x * z - w * y), s * (y * z + w * x), 1.0 - s * (x * x + y * y)
-    return r
+    return (1.0 - s * (y * y + z * z), s * (x * y - w * z), s * (x * z + w * y),
+            s * (x * y + w * z), 1.0 - s * (x * x + z * z), s * (y * z - w * x),
+            s * (x * z - w * y), s * (y * z + w * x), 1.0 - s * (x * x + y * y))
 
 
 @njit(cache=True)
@@ -51,20 +49,26 @@ def update_world(rest_local, parents, bones, locations, rotations, scales, world
     """Set ``world[b]`` (4, 4) for each of ``bones`` (int64, parents before children) from its
     parent's ``world`` and its pose: ``rest_local`` (N, 4, 4) the bone's rest matrix in its
     parent's frame, ``parents`` (N,) with -1 for roots, ``locations`` (N, 3) in the rest frame,
-    ``rotations`` (N, 4) xyzw, ``scales`` (N, 3)."""
+    ``rotations`` (N, 4) xyzw, ``scales`` (N, 3). Element by element, without views or
+    temporaries: for the few bones of a limb their set-up cost as much as the arithmetic."""
     local = np.empty((3, 4))
     for b in bones:
-        r = _rotation(rotations[b])
+        r00, r01, r02, r10, r11, r12, r20, r21, r22 = _rotation(rotations[b, 0], rotations[b, 1], rotations[b, 2],
+                                                                 rotations[b, 3])
+        s0, s1, s2 = scales[b, 0], scales[b, 1], scales[b, 2]
+        x, y, z = locations[b, 0], locations[b, 1], locations[b, 2]
         for i in range(3):
-            a = rest_local[b, i]
-            for j in range(3):
-                local[i, j] = (a[0] * r[0, j] + a[1] * r[1, j] + a[2] * r[2, j]) * scales[b, j]
-            local[i, 3] = a[0] * locations[b, 0] + a[1] * locations[b, 1] + a[2] * locations[b, 2] + a[3]
+            a0, a1, a2, a3 = rest_local[b, i, 0], rest_local[b, i, 1], rest_local[b, i, 2], rest_local[b, i, 3]
+            local[i, 0] = (a0 * r00 + a1 * r10 + a2 * r20) * s0
+            local[i, 1] = (a0 * r01 + a1 * r11 + a2 * r21) * s1
+            local[i, 2] = (a0 * r02 + a1 * r12 + a2 * r22) * s2
+            local[i, 3] = a0 * x + a1 * y + a2 * z + a3
         p = parents[b]
-        if p < 0:
-            world[b, :3] = local
-        else:
-            for i in range(3):
+        for i in range(3):
+            if p < 0:
+                for j in range(4):
+                    world[b, i, j] = local[i, j]
+            else:
                 for j in range(4):
                     world[b, i, j] = world[p, i, 0] * local[0, j] + world[p, i, 1] * local[1, j] + \
                         world[p, i, 2] * local[2, j]

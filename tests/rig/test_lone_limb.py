@@ -113,3 +113,26 @@ def test_a_kept_limb_follows_its_parent_and_locations_as_they_move():
                                           lambda k: [0.25, -0.3, 0.1 * k], PATH):
         np.testing.assert_allclose(fast[2][0].error, 0.0, atol=1e-9)
     assert (skel.index["upper_arm.L"], skel.index["forearm.L"]) in skel.solver_limbs  # the path ran, and kept its limb
+
+
+EDITS = [("pole_angle", 1.2), ("soft_reach", 0.05), ("pole_angle", -2.5), ("influence", 0.5), ("influence", 1.0)]
+
+
+def test_a_kept_limb_follows_its_constraint_and_the_solver_edited_in_place():
+    """What the constraint asks beside its target (pole angle, soft reach, influence) and the
+    solve mode are kept in the limb's row with its plan; an edit in place between solves (a panel's
+    slider) gives the next solve a new plan, so it solves as the general path does with the edit."""
+    rig = _rig("original_pose", 0.0)
+    skel = rig.skeleton
+    constraint = IKConstraint("forearm.L", chain_count=2)
+    bones = rig.ik_chain(constraint)
+    pose = Pose.rest(len(skel))
+    pose.rotations[bones[1]] = [math.sin(0.3), 0.0, 0.0, math.cos(0.3)]  # a bend: the modes start apart
+    pole = skel.rest_heads[skel.index["elbow_pole.L"]]
+    goal = IKGoal(constraint, skel.rest_heads[bones[0]] + [0.2, -0.3, 0.1], pole=pole)
+    first = solved(rig, pose, constraint, goal)
+    for name, value in EDITS + [("mode", "continuous")]:
+        setattr(rig.solver if name == "mode" else constraint, name, value)
+        fast, general = (solved(rig, pose, constraint, goal, p) for p in (None, PATH))
+        assert_same(fast, general)
+        assert not np.allclose(fast[0].rotations, first[0].rotations, atol=1e-6)  # the edit changed the pose
