@@ -18,7 +18,7 @@ from ui.autosave import state_dir
 OUTLINER, PROPERTIES, TIMELINE = "Outliner", "Properties", "Timeline"
 DOCKSPACE = "posekit_dockspace"
 RIGHT_WIDTH = 420.0  # pixels: the right column, wide enough for the properties' six tabs unshrunk
-STRIP_HEIGHT = 119.0  # pixels: the timeline strip (the tools' two rows and the animation's two)
+STRIP_HEIGHT = 134.0  # pixels: the timeline panel (the tools' two rows, the timeline's header and its strip)
 OUTLINER_SHARE = 0.35  # of the right column's height: the properties need more
 MAX_SHARE = 0.45  # in small windows a panel never takes more of the window's width or height
 

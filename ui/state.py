@@ -23,7 +23,7 @@ from ui.transform_input import TypedInput
 
 
 DRAG_KINDS = ("translate", "auto_ik", "rotate", "gizmo")
-DEFAULT_INSETS = (0.0, 19.0, 422.0, 140.0)
+DEFAULT_INSETS = (0.0, 19.0, 422.0, 155.0)
 """Window pixels the default layout (``ui.layout``) covers at the (left, top, right, bottom)
 edges at the default font: the menu bar; the right column and its splitter; the timeline strip,
 its splitter and the status bar. From the first frame on, the dock space's central node says."""

@@ -22,6 +22,7 @@ from ui.timeline import delete_key, delete_selected_keys, go_to_frame, insert_ke
 STRIP_MIN_HEIGHT = 18.0  # pixels
 LABEL_HEIGHT = 12.0  # pixels: the frame numbers' row at the strip's top
 MARKER_RADIUS = 4.5  # pixels: a key's diamond, and how near a press must be to take it
+EDGE = MARKER_RADIUS + 2.0  # pixels before the first frame shown: its marker drawn whole
 LABEL_SPACING = 48.0  # pixels: at least this between frame labels
 MIN_VIEW_SPAN = 10  # frames: the most the wheel zooms in
 ZOOM = 0.8  # the span a wheel click in leaves
@@ -146,7 +147,10 @@ def header_row(state):
     if changed:
         go_to_frame(state, frame)
     imgui.same_line()
-    imgui.text_disabled(f"/ {timeline.action.end}  {timeline.action.seconds(timeline.frame):.3f} s")
+    readout = f"/ {timeline.action.end}  {timeline.action.seconds(timeline.frame):.3f} s"
+    if imgui.calc_text_size(readout).x > imgui.get_content_region_avail().x:
+        readout = f"/ {timeline.action.end}"  # a narrow window: the seconds are in the tooltip
+    imgui.text_disabled(readout)
     if imgui.is_item_hovered():
         imgui.set_tooltip(timeline.summary())
 
@@ -220,12 +224,14 @@ def _marker_columns(timeline, left, width, dragged):
     return sorted(columns.items(), key=lambda item: item[1])
 
 
-def _draw(state, left, top, width, height, dragged):
+def _draw(state, left, top, width, height, dragged, backdrop):
+    """The strip's frames from ``left`` over ``width`` pixels, on a backdrop from ``backdrop[0]``
+    to ``backdrop[1]`` (wider: the edge markers and the last label drawn whole)."""
     timeline = state.timeline
     shown = timeline.shown_range()
     draw = imgui.get_window_draw_list()
     right, bottom, middle = left + width, top + height, _marker_row(top, height)
-    draw.add_rect_filled(imgui.ImVec2(left, top), imgui.ImVec2(right, bottom), _colour("back"))
+    draw.add_rect_filled(imgui.ImVec2(backdrop[0], top), imgui.ImVec2(backdrop[1], bottom), _colour("back"))
     start_x = min(max(x_of(timeline.action.start, left, width, shown), left), right)
     end_x = min(max(x_of(timeline.action.end, left, width, shown), left), right)
     draw.add_rect_filled(imgui.ImVec2(start_x, top), imgui.ImVec2(end_x, bottom), _colour("range"))
@@ -253,11 +259,16 @@ def _draw(state, left, top, width, height, dragged):
 
 
 def strip(state):
-    """The frames and keys strip, filling the rest of the panel."""
+    """The frames and keys strip, filling the rest of the panel: the frames span the widget
+    ("timeline_strip"), inset from the panel's edges so the first marker and the last label fit."""
     timeline = state.timeline
-    left, top = imgui.get_cursor_screen_pos()
-    width = max(imgui.get_content_region_avail().x, 1.0)
+    outer_left, top = imgui.get_cursor_screen_pos()
+    outer_width = imgui.get_content_region_avail().x
+    last_label = imgui.calc_text_size(f"{timeline.shown_range()[1]:g}").x + 6.0
+    left = outer_left + EDGE
+    width = max(outer_width - EDGE - last_label, 1.0)
     height = max(imgui.get_content_region_avail().y - 1.0, STRIP_MIN_HEIGHT)
+    imgui.set_cursor_screen_pos(imgui.ImVec2(left, top))
     widgets.invisible_button("timeline_strip", imgui.ImVec2(width, height))
     x, y = imgui.get_io().mouse_pos
     middle = _marker_row(top, height)
@@ -276,7 +287,7 @@ def strip(state):
             _zoom(state, x, left, width, wheel)
         if imgui.is_key_pressed(imgui.Key.delete) or imgui.is_key_pressed(imgui.Key.x):
             delete_selected_keys(state)
-    _draw(state, left, top, width, height, dragged)
+    _draw(state, left, top, width, height, dragged, (outer_left, outer_left + outer_width))
 
 
 def timeline_panel(state):
