@@ -134,13 +134,16 @@ def solve_levels(rig, pose, world, goals, pins, root_free=True, ground=None):
     start = (pose.copy(), world.copy())
     solved = _solve_passes(rig, pose, world, tasks, tree_bones, moving, root_free, ground)
     tolerance = rig.solver.tolerance
-    if root_free and _first_goals_short(solved) > tolerance:
-        # A free root can end short where a fixed one reaches further (a local minimum of the larger
-        # solve): the solve with the root fixed, from the same start, is kept when it brings the
-        # first goals below the pins nearer by more than the tolerance, its pins held.
+    short = _first_goals_short(solved)
+    # A free root can end short where a fixed one reaches further (a local minimum of the larger
+    # solve): the solve with the root fixed, from the same start, is kept when it brings the first
+    # goals below the pins nearer by more than the tolerance, its pins held; it is tried only where
+    # the fixed root's reach leaves room for that.
+    if root_free and short > tolerance and \
+            _fixed_short_at_least(solved.plan, tasks, *_heads_tails(rig, start[1], tree_bones)) < short - tolerance:
         fixed_pose, fixed_world = start[0].copy(), start[1].copy()
         fixed = _solve_passes(rig, fixed_pose, fixed_world, tasks, tree_bones, moving, False, ground)
-        if _pins_held(fixed) and _first_goals_short(fixed) < _first_goals_short(solved) - tolerance:
+        if _pins_held(fixed) and _first_goals_short(fixed) < short - tolerance:
             _take(pose, world, fixed_pose, fixed_world)
             solved = fixed
     return _reports(rig, goals, pins, solved.result)
@@ -175,6 +178,27 @@ def _first_goals_short(solved):
     plan = solved.plan
     below = plan.levels[plan.levels > PIN_LEVEL]
     return float(solved.result.errors[plan.task_level == below[0]].sum()) if len(below) else 0.0
+
+
+def _fixed_short_at_least(plan, tasks, heads, tails):
+    """A bound below the first goals' summed error (``_first_goals_short``) with the tree's top bone
+    fixed where it starts (``heads``, ``tails``: the tree's bones' at the start): each position goal's
+    distance beyond what its bone's ancestors can carry it to, as turning keeps every bone's
+    length and its head's distance from its parent's (a rotation goal's bound is 0)."""
+    below = plan.levels[plan.levels > PIN_LEVEL]
+    parents = plan.bones.parents
+    bound = 0.0
+    for task in tasks:
+        if not len(below) or task.level != below[0] or task.kind != POSITION:
+            continue
+        bone = task.bone
+        point = tails[bone] if task.use_tail else heads[bone]
+        reach = float(np.linalg.norm(point - heads[bone]))
+        while parents[bone] >= 0:
+            reach += float(np.linalg.norm(heads[bone] - heads[parents[bone]]))
+            bone = parents[bone]
+        bound += max(float(np.linalg.norm(np.asarray(task.target) - heads[bone])) - reach, 0.0)
+    return bound
 
 
 def _pins_held(solved):

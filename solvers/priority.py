@@ -34,6 +34,7 @@ from solvers.tree import Tree
 MAX_TURN = 0.35  # radians a column may turn in one step
 HOLD_DAMPING = 1e-6  # the first level's damping (times the scale): nearly exact, finite at singularities
 SINGULAR = 1e-9  # a row whose part outside the levels above is below this share of it adds no freedom taken
+REORTHOGONALISE = 0.7  # Gram-Schmidt passes again where one left less than this share of a row
 CLAMP_ROUNDS = 4  # Baerlocher's re-solves per iteration after columns stop on limits
 HOLD_ITERATIONS = 30  # the most iterations of each finishing pass (levels above the last alone)
 SETTLED = 1e-2  # errors within this share of the scale: the pull toward the start pose rests
@@ -97,14 +98,25 @@ def _solve_spd(matrix, b):
 
 
 @njit(cache=True)
-def _remove_along(v, basis, count):
-    """``v`` less its parts along the first ``count`` rows of ``basis`` (orthonormal), in place."""
-    for q in range(count):
-        d = 0.0
-        for col in range(len(v)):
-            d += v[col] * basis[q, col]
-        for col in range(len(v)):
-            v[col] -= d * basis[q, col]
+def _remove_along(v, basis, lo, hi, taken):
+    """``v`` less its parts along rows ``lo``..``hi`` of ``basis`` (orthonormal), in place (modified
+    Gram-Schmidt), the parts added to ``taken[lo:hi]``; a second pass only where the first took
+    most of ``v`` (rounding then leaves a part along the rows worth removing: "twice is enough",
+    Daniel, Gragg, Kaufman and Stewart). Returns the length left."""
+    before = math.sqrt((v * v).sum())
+    for _ in range(2):
+        for q in range(lo, hi):
+            d = 0.0
+            for col in range(len(v)):
+                d += v[col] * basis[q, col]
+            taken[q] += d
+            for col in range(len(v)):
+                v[col] -= d * basis[q, col]
+        after = math.sqrt((v * v).sum())
+        if after > REORTHOGONALISE * before:
+            break
+        before = after
+    return after
 
 
 @njit(cache=True)
@@ -115,9 +127,9 @@ def _direction(plan, levels, axes, world, heads, tails, contact, active, fixed, 
 
     The levels above are kept as an orthonormal ``basis`` of their row space (Gram-Schmidt, rows
     whose remainder falls below ``SINGULAR`` of their size add none): the null space left is what
-    is orthogonal to it. A level's rows, less their parts in it, are ``reduced`` = R Q with Q its
-    new rows; the damped step (R^T R + l^2 I)^-1 R^T (e - J dq) along Q is (J P)'s damped
-    pseudo-inverse."""
+    is orthogonal to it. A level's rows, less their parts in it (J P), are R Q with Q its new
+    basis rows and R the parts Gram-Schmidt takes along them (a QR factoring); the damped step
+    (R^T R + l^2 I)^-1 R^T (e - J dq) along Q is (J P)'s damped pseudo-inverse."""
     c = len(plan.column_kind)
     weight = plan.column_weight
     x = np.zeros(c)
@@ -125,64 +137,61 @@ def _direction(plan, levels, axes, world, heads, tails, contact, active, fixed, 
         if not active[col]:
             x[col] = fixed[col] / weight[col]
     basis = np.zeros((c, c))
+    v, discarded = np.empty(c), np.zeros(c)
     count = 0
     unsettled = False  # a goal level above is still far from its goals
     for k in range(levels):
-        jacobian, residual = level_system(plan, plan.levels[k], axes, world, heads, tails, contact)
-        m = len(residual)
+        jacobian, left = level_system(plan, plan.levels[k], axes, world, heads, tails, contact)
+        m = len(left)
         if m == 0 or count == c:
             continue
-        reduced = np.zeros((m, c))
-        left = residual.copy()
+        first = count
+        along = np.zeros((m, c))  # R: row i's parts along the basis rows first.. (rows before first: none)
         for i in range(m):
             for col in range(c):
                 entry = jacobian[i, col] * weight[col]  # weighted units: a stiff axis is a dear one
                 left[i] -= entry * x[col]
-                if active[col]:
-                    reduced[i, col] = entry
-            _remove_along(reduced[i], basis, count)
-        if not (np.isfinite(reduced).all() and np.isfinite(left).all()):
-            return np.zeros(c)
+                v[col] = entry if active[col] else 0.0
+            _remove_along(v, basis, 0, first, discarded)
+            whole = math.sqrt((v * v).sum())
+            if not (math.isfinite(whole) and math.isfinite(left[i])):
+                return np.zeros(c)
+            rest = _remove_along(v, basis, first, count, along[i])
+            if rest > SINGULAR * whole and rest > 1e-300 and count < c:
+                basis[count] = v / rest
+                along[i, count] = rest
+                count += 1
         size = math.sqrt((left * left).sum())
         if unsettled:  # its null-space steps would hold the level above off at second order: go gently
             left *= YIELD
         unsettled = unsettled or (k > 0 and size > SETTLED * plan.scale)
-        first = count
-        for i in range(m):
-            v = reduced[i].copy()
-            whole = math.sqrt((v * v).sum())
-            _remove_along(v, basis, count)
-            _remove_along(v, basis, count)  # twice: Gram-Schmidt's rounding, removed once more
-            rest = math.sqrt((v * v).sum())
-            if rest > SINGULAR * whole and rest > 1e-300 and count < c:
-                basis[count] = v / rest
-                count += 1
         new = count - first
         if new == 0:
             continue
-        along = np.zeros((m, new))  # R
-        for i in range(m):
-            for q in range(new):
-                along[i, q] = (reduced[i] * basis[first + q]).sum()
         # Damping shrinks with what is left to do (Levenberg-Marquardt's way): steady far from a
         # goal or at a singularity, Gauss-Newton's pace near one.
         square = (HOLD_DAMPING * plan.scale) ** 2 if k == 0 else \
             (damping * min(plan.scale, size)) ** 2
         normal, rhs = np.zeros((new, new)), np.zeros(new)
         for q in range(new):
-            rhs[q] = (along[:, q] * left).sum()
+            for i in range(m):
+                rhs[q] += along[i, first + q] * left[i]
             for p in range(q + 1):
-                normal[q, p] = normal[p, q] = (along[:, q] * along[:, p]).sum()
+                total = 0.0
+                for i in range(m):
+                    total += along[i, first + q] * along[i, first + p]
+                normal[q, p] = normal[p, q] = total
             normal[q, q] += square
         z = _solve_spd(normal, rhs)
         for q in range(new):
-            x += z[q] * basis[first + q]
+            for col in range(c):
+                x[col] += z[q] * basis[first + q, col]
     if pull > 0.0:
         toward = np.zeros(c)
         for col in range(c):
             if active[col]:
                 toward[col] = back[col] / weight[col] - x[col]
-        _remove_along(toward, basis, count)
+        _remove_along(toward, basis, 0, count, discarded)
         x += pull * toward
     return x * weight
 

@@ -16,6 +16,7 @@ from rig.ground import PlaneGround
 from rig.ik import IKGoal, goal_from_handles, solve_groups
 from rig.pins import pin_where_it_is
 from rig.pose import Pose, world_matrices
+from rig import whole_body
 from rig.whole_body import solve_with_pins, solved_root
 from solvers.limits import limit_violation
 from solvers.problem import swing_twist_limit
@@ -151,6 +152,23 @@ def test_a_body_that_follows_never_ends_further_from_the_hands_goal_than_with_it
     shoulder, reach = arm_reach()
     target = hand_target(direction, reach * times, shoulder)
     _, world, free, pins = drag(HUMANOID, target)
+    assert_pins_hold(HUMANOID, world, pins)
+    _, _, fixed, _ = drag(HUMANOID, target, root_free=False)
+    assert free[0].error <= fixed[0].error + HUMANOID.solver.tolerance
+
+
+@pytest.mark.parametrize("times", [4.0, 8.0])
+def test_the_root_fixed_solve_is_skipped_only_where_the_fixed_roots_reach_leaves_it_no_gain(monkeypatch, times):
+    """A hand target beyond what the spine and arm reach from the fixed pelvis: the free solve ends
+    short, yet no root-fixed solve runs (it could not bring the hand nearer), and the free one is
+    still no further than it."""
+    shoulder, reach = arm_reach()
+    target = hand_target((1.0, 0.3, 0.2), reach * times, shoulder)
+    solves = []
+    passes = whole_body._solve_passes
+    monkeypatch.setattr(whole_body, "_solve_passes", lambda *a: solves.append(a[6]) or passes(*a))
+    _, world, free, pins = drag(HUMANOID, target)
+    assert free[0].error > 0.1 and solves == [True]
     assert_pins_hold(HUMANOID, world, pins)
     _, _, fixed, _ = drag(HUMANOID, target, root_free=False)
     assert free[0].error <= fixed[0].error + HUMANOID.solver.tolerance
