@@ -8,6 +8,7 @@ from rig.formats.jsonfields import FileFormatError, Reader
 from rig.formats.rigfile import load_pose, load_pose_data, load_rig, pose_to_dict, read_pose_data, save_pose
 from rig.pins import Pin, moved_with, pin_where_it_is, pins_to_json, read_pins
 from rig.pose import Pose, world_matrices
+from rig.pose_ops import mirror_pins, mirror_pose
 from solvers.transforms import matrix3_to_quat, quat_to_matrix3
 
 HUMANOID = "assets/humanoid.json"
@@ -141,3 +142,26 @@ def test_a_pin_carried_with_its_bone_stays_on_it_as_it_was(turn, shift, slip_tur
 
 def assert_same_turn(a, b):
     assert min(np.abs(np.subtract(a, b)).max(), np.abs(np.add(a, b)).max()) <= 1e-12
+
+
+def test_mirrored_pins_stand_where_the_mirrored_pose_puts_their_bones(rig):
+    """``mirror_pins`` goes with ``mirror_pose``: each pin, position-only or not, lands on its
+    bone's partner in the mirrored pose, to rounding."""
+    skeleton = rig.skeleton
+    pose = Pose.rest(len(skeleton))
+    rng = np.random.default_rng(7)
+    q = rng.normal(size=(len(skeleton), 4)) * [0.3, 0.3, 0.3, 0.0] + [0, 0, 0, 1]
+    pose.rotations = q / np.linalg.norm(q, axis=1, keepdims=True)
+    pose.locations[skeleton.index["pelvis"]] = (0.1, -0.05, 0.2)
+    world = world_matrices(skeleton, pose)
+    pins = {"foot.L": pin_where_it_is(world, skeleton.index["foot.L"]),
+            "head": pin_where_it_is(world, skeleton.index["head"]),
+            "hand.R": pin_where_it_is(world, skeleton.index["hand.R"], rotation=False)}
+    mirrored = mirror_pins(skeleton, pins)
+    assert set(mirrored) == {"foot.R", "head", "hand.L"} and not mirrored["hand.L"].holds_rotation
+    mirrored_world = world_matrices(skeleton, mirror_pose(skeleton, pose))
+    for name, pin in mirrored.items():
+        expected = pin_where_it_is(mirrored_world, skeleton.index[name], pin.holds_rotation)
+        np.testing.assert_allclose(pin.position, expected.position, atol=1e-12)
+        if pin.holds_rotation:
+            assert_same_turn(pin.rotation, expected.rotation)
