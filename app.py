@@ -216,7 +216,7 @@ def export_command(argv):
     """``export RIG [--pose POSE.json ... | --clip NAME] [--fps N] -o OUT``: convert a rig, no GL."""
     from rig.formats.export import Timing, clip_frames, export_rig
     from rig.formats.reader import open_rig
-    from rig.formats.rigfile import load_pose
+    from rig.formats.rigfile import load_pose_data
     parser = argparse.ArgumentParser(prog="posekit export", description="Convert a rig to .glb, .bvh or .json.")
     parser.add_argument("rig", help="rig file (posekit JSON, BVH, glTF .gltf/.glb)")
     parser.add_argument("--pose", metavar="POSE.json", action="append",
@@ -236,14 +236,15 @@ def export_command(argv):
     try:
         document = open_rig(args.rig, import_options(args))
         warnings = list(document.warnings)
-        poses, timing = [], Timing(args.fps or Timing.fps)
+        poses, pins, timing = [], [], Timing(args.fps or Timing.fps)
         for path in args.pose or []:
-            pose, pose_warnings = load_pose(path, document.rig.skeleton)
-            poses.append(pose)
-            warnings += pose_warnings
+            read = load_pose_data(path, document.rig.skeleton)  # its pins held, as the window opens it
+            poses.append(read.pose)
+            pins.append(read.pins)
+            warnings += read.warnings
         if args.clip is not None:
             poses, timing = clip_frames(document, args.clip, args.fps)
-        warnings += export_rig(document, args.output, poses or None, timing)
+        warnings += export_rig(document, args.output, poses or None, timing, pins if args.pose else None)
     except ValueError as error:  # FileFormatError included
         raise UsageError(str(error)) from None
     except OSError as error:

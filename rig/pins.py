@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from rig.ranges import MAX_COORDINATE, MAX_QUATERNION, unit_quaternion
-from solvers.transforms import matrix3_to_quat
+from solvers.transforms import matrix3_to_quat, quat_to_matrix3
 
 
 @dataclass(frozen=True)
@@ -25,16 +25,31 @@ class Pin:
         return self.rotation is not None
 
 
+def _unit_basis(matrix):
+    """The rotation of a bone's world ``matrix`` (4, 4): a stretched bone's basis without the stretch."""
+    basis = matrix[:3, :3]
+    scale = np.linalg.norm(basis, axis=0)
+    return basis / np.where(scale > 0.0, scale, 1.0)
+
+
 def _world_rotation(world, bone):
-    basis = world[bone, :3, :3]
-    scale = np.linalg.norm(basis, axis=0)  # a stretched bone's rotation is its basis without the stretch
-    return tuple(float(v) for v in matrix3_to_quat(basis / np.where(scale > 0.0, scale, 1.0)))
+    return tuple(float(v) for v in matrix3_to_quat(_unit_basis(world[bone])))
 
 
 def pin_where_it_is(world, bone, rotation=True):
     """A pin holding bone ``bone`` (index) where ``world`` (N, 4, 4) has it."""
     position = tuple(float(v) for v in world[bone, :3, 3])
     return Pin(position, _world_rotation(world, bone) if rotation else None)
+
+
+def moved_with(pin, before, after):
+    """``pin`` carried along as its bone moves from world matrix ``before`` to ``after`` (4, 4):
+    turned and shifted as the bone was, so an edit of a pinned bone takes its pin with it; a pin
+    a little off its bone (the solver's tolerance) stays that little off."""
+    turn = _unit_basis(after) @ _unit_basis(before).T
+    position = turn @ (np.asarray(pin.position) - before[:3, 3]) + after[:3, 3]
+    rotation = None if pin.rotation is None else matrix3_to_quat(turn @ quat_to_matrix3(np.asarray(pin.rotation)))
+    return Pin(tuple(float(v) for v in position), None if rotation is None else tuple(float(v) for v in rotation))
 
 
 def pins_to_json(pins):

@@ -92,6 +92,22 @@ def location_for_head(skeleton, pose, world, bone, point):
     return rest[:3, :3].T @ (in_parent - rest[:3, 3])
 
 
+def channels_for_world(skeleton, world):
+    """Pose channels whose forward kinematics is ``world`` (N, 4, 4), bone by bone: for writing
+    what is drawn, constraints and all, without solving again. Scales are taken positive; a bone
+    sheared by a parent scaled unevenly keeps its nearest rotation."""
+    pose = Pose.rest(len(skeleton))
+    for bone, parent in enumerate(skeleton.parents):
+        local = world[bone] if parent < 0 else np.linalg.solve(world[parent], world[bone])
+        rest = skeleton.rest_local[bone]
+        turned = rest[:3, :3].T @ local[:3, :3]  # the pose's rotation times its scale
+        scale = np.linalg.norm(turned, axis=0)
+        pose.rotations[bone] = matrix3_to_quat(turned / np.where(scale > 0.0, scale, 1.0))
+        pose.scales[bone] = scale
+        pose.locations[bone] = rest[:3, :3].T @ (local[:3, 3] - rest[:3, 3])
+    return pose
+
+
 def rest_basis(skeleton, world, bone):
     """World rotation (3, 3) of ``bone`` with an identity pose rotation, its parent as in
     ``world`` (parent scale removed): pose rotations act in this frame."""

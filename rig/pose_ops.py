@@ -1,4 +1,4 @@
-"""Whole-pose operations: clear channels, mirror left <-> right.
+"""Whole-pose operations: clear channels, mirror left <-> right (the pins with the pose).
 
 Mirroring reflects the pose across the character's X = 0 plane (characters face +Z, their left
 ``.L`` is +X). A bone's mirror partner is found by name (``.L``/``.R``, ``_l``/``_r``,
@@ -10,6 +10,7 @@ import re
 
 import numpy as np
 
+from rig.pins import Pin
 from rig.pose import Pose
 from solvers.transforms import IDENTITY_QUAT, matrix3_to_quat, quat_to_matrix3
 
@@ -65,6 +66,21 @@ def mirror_pose(skeleton, pose):
     mirrored.rotations[partners] = rotations
     mirrored.locations[partners] = locations
     mirrored.scales[partners] = scales
+    return mirrored
+
+
+def mirror_pins(skeleton, pins):
+    """The left <-> right mirror image of ``pins`` ({bone name: ``rig.pins.Pin``}) to go with
+    ``mirror_pose``'s: each pin goes to its bone's partner, its position reflected and its
+    rotation ``S W_i D_i`` as that bone's world frame is."""
+    partners = mirror_map(skeleton)
+    reflect = _local_reflections(skeleton, partners)
+    mirrored = {}
+    for name, pin in pins.items():
+        bone = skeleton.index[name]
+        rotation = None if pin.rotation is None else \
+            tuple(float(v) for v in matrix3_to_quat(REFLECT_X @ quat_to_matrix3(np.asarray(pin.rotation)) @ reflect[bone]))
+        mirrored[skeleton.names[partners[bone]]] = Pin(tuple(float(v) for v in REFLECT_X @ pin.position), rotation)
     return mirrored
 
 

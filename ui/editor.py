@@ -24,8 +24,9 @@ from pyglet.window import key
 from rig.formats.export import POSED, export_rig
 from rig.formats.document import ImportOptions, RigDocument
 from rig.formats.jsonfields import FileFormatError
-from rig.pose_ops import clear_channels, mirror_pose
-from rig.formats.rigfile import load_pose_data, pose_from_dict, pose_to_dict, save_pose
+from rig.pose import channels_for_world
+from rig.pose_ops import clear_channels, mirror_pins, mirror_pose
+from rig.formats.rigfile import load_pose_data, pose_to_dict, read_pose_data, save_pose
 from ui import DEFAULT_RIG, widgets
 from ui.files import EXPORT_FILTERS, GROUND_FILTERS, RIG_FILTERS, FileAsker, native_dialogs_available
 from ui.ground_state import open_ground, plant_feet
@@ -79,6 +80,16 @@ COMMANDS = (
 )
 MENUS = ("File", "Edit", "Window", "Help")
 SHORTCUTS = {shortcut: command for command in COMMANDS for shortcut in command.shortcuts}
+
+
+def _export_frames(state):
+    """``export_rig``'s frames for the window's export: with keys every keyed frame, solved as the
+    window solves it (its pins held); else the pose exactly as drawn, its channels read back from
+    the world (solved again, a pose whose pins keep a goal short would move on)."""
+    if state.timeline.action.has_keys():
+        poses, timing = keyed_export(state)
+        return {"pose": poses, "timing": timing, "pins": state.pins, "root_free": state.body_follows}
+    return {"pose": channels_for_world(state.rig.skeleton, state.world), "shown": True}
 
 
 class Editor:
@@ -273,22 +284,29 @@ class Editor:
         self.state.message = "Redo" if self.state.history.redo(self.state) else "Nothing to redo"
 
     def copy_pose(self):
-        self.clipboard = pose_to_dict(self.state.rig.skeleton, self.state.pose, self.state.rig.name)
+        """Ctrl+C: the pose with its pins, as a pose file holds them (a paste puts both back)."""
+        self.clipboard = pose_to_dict(self.state.rig.skeleton, self.state.pose, self.state.rig.name, self.state.pins)
         self.state.message = "Pose copied"
 
-    def _clipboard_pose(self):
-        pose, _ = pose_from_dict(self.clipboard, self.state.rig.skeleton, "clipboard")
-        return pose
+    def _paste(self, flipped, message):
+        """The clipboard's pose and pins in place of the scene's, as opening a pose file puts them."""
+        skeleton = self.state.rig.skeleton
+        read = read_pose_data(self.clipboard, skeleton, "clipboard")
+        self.state.pins = mirror_pins(skeleton, read.pins) if flipped else read.pins
+        self._set_pose(mirror_pose(skeleton, read.pose) if flipped else read.pose, message)
 
     def paste_pose(self):
         if self.clipboard is not None:
-            self._set_pose(self._clipboard_pose(), "Pose pasted")
+            self._paste(False, "Pose pasted")
 
     def paste_flipped(self):
         if self.clipboard is not None:
-            self._set_pose(mirror_pose(self.state.rig.skeleton, self._clipboard_pose()), "Pose pasted flipped")
+            self._paste(True, "Pose pasted flipped")
 
     def mirror(self):
+        """Ctrl+M: the pose and its pins mirrored left <-> right (pins left alone would hold the
+        pinned bones where they were, unmirrored)."""
+        self.state.pins = mirror_pins(self.state.rig.skeleton, self.state.pins)
         self._set_pose(mirror_pose(self.state.rig.skeleton, self.state.pose), "Pose mirrored")
 
     def _selected_bones(self):
@@ -355,7 +373,7 @@ class Editor:
         document = RigDocument(state.rig, state.rig_path, mesh=state.mesh, pose=state.pose)
         posed = os.path.splitext(path)[1].lower() in POSED
         try:
-            warnings = export_rig(document, path, *(keyed_export(state) if posed else (None,)))
+            warnings = export_rig(document, path, **(_export_frames(state) if posed else {}))
         except (OSError, ValueError) as error:  # FileFormatError included
             state.report_error(f"Cannot export {path}: {error}")
             return False

@@ -15,7 +15,7 @@ import math
 import numpy as np
 from imgui_bundle import imgui, imguizmo
 
-from ui import viewport
+from ui import pins, viewport
 from ui.state import DragState
 
 guizmo = imguizmo.im_guizmo
@@ -48,11 +48,12 @@ def _matrix16(m):
 
 def apply_gizmo(state, name, matrix):
     """Put bone ``name`` where the gizmo's world ``matrix`` (4, 4) says, through the pose channel
-    the gizmo mode edits (location to move, rotation to turn), and solve."""
+    the gizmo mode edits (location to move, rotation to turn), and solve; a pin on it goes too."""
     if state.gizmo.mode == "translate":
         viewport.move_heads(state, [name], [matrix[:3, 3]])
     else:
         viewport.turn_to(state, name, matrix[:3, :3])
+    pins.carry(state, name, matrix)
 
 
 def grab_point(state, x, y):

@@ -18,6 +18,7 @@ from ui.auto_setup import LIMB_ROLES, apply_auto_setup, choose_limb_end, current
 from ui.honoured import WARNING_COLOUR, dropped_settings, not_honoured_marker, reports_moving
 from ui.ik_fk import ik_fk_row
 from ui.navigation import frame_bones
+from ui.pins import follow_channels
 
 AXES = "XYZ"
 
@@ -267,12 +268,15 @@ def transform_panel(state):
     help_marker("Euler XYZ, degrees, relative to the rest pose. A bone in an IK chain is posed by its IK;\n"
                 "its channels here are where that solve starts.")
     scaled, scale = _per_axis("Scale", tuple(pose.scales[bone]), _clamped_drag(MAX_SCALE, 0.005, "%.3f"))
+    before = pose.copy() if changed or hit or scaled else None
     if changed:
         pose.locations[bone] = location
     if hit:
         pose.rotations[bone] = quat_from_euler_xyz(np.radians(degrees))
     if scaled:
         pose.scales[bone] = scale
+    if before is not None:
+        follow_channels(state, [name], before)  # a pinned bone's pin goes where the values put it
     return changed or hit or scaled
 
 

@@ -11,6 +11,9 @@ WHOLE_BODY_TIP = ("While bones are pinned, a drag moves the hips too, so the spi
                   "hand pulled past the arm's reach brings the body along; pinned bones stay. On by\n"
                   "default once something is pinned. Off: the hips stay put; the pins still hold.")
 PIN_TIP_ROW = "Pinned: held here whatever else moves (the pin marker in the viewport)"
+PIN_MOVES_TIP = ("Moving a pinned bone itself takes its pin along: G, R, the gizmo, its values here, an Auto IK\n"
+                 "drag of it or of the IK handle that pulls it. The pin stays where the edit leaves the bone\n"
+                 "(one undo step with it); Escape leaves it where it was; the other pins hold.")
 
 
 def viewport_keys(method, args=()):
@@ -31,7 +34,7 @@ def pins_row(state):
     if widgets.button("Pin") and state.drag is None:
         pins.pin_selected(state)
     _tooltip(f"Pin the selected bones where they are, position and rotation ({viewport_keys('pin')});\n"
-             f"{viewport_keys('pin', (False,))}: their positions only.")
+             f"{viewport_keys('pin', (False,))}: their positions only.\n{PIN_MOVES_TIP}")
     imgui.same_line()
     if widgets.button("Unpin") and state.drag is None:
         pins.unpin_selected(state)
@@ -57,7 +60,7 @@ def active_bone_pin(state):
     if changed and state.drag is None:
         pins.set_pinned(state, name, pinned)
     _tooltip(f"Hold {name} where it is now, above every other goal ({viewport_keys('pin')}; "
-             f"{viewport_keys('unpin')} unpins).")
+             f"{viewport_keys('unpin')} unpins).\n{PIN_MOVES_TIP}")
     imgui.same_line()
     imgui.begin_disabled(pin is None)
     changed, holds = widgets.checkbox("Hold rotation", pin is not None and pin.holds_rotation)

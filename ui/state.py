@@ -18,6 +18,7 @@ from ui.free_space import uncovered
 from ui.ground_state import planted_after_solve
 from ui.timeline import TimelineState, timeline_for
 from ui.outliner import OutlinerState
+from ui.pins import held_pins
 from ui.simulation_clock import SimulationClock
 from ui.transform_input import TypedInput
 
@@ -48,7 +49,8 @@ class DragState:
     pointer's.
     ``angle`` (radians, "rotate") and ``moved`` (the moved point's world offset, the others)
     are what was last applied, for the overlay to show. ``followers``: other bones a G moves by
-    the head, by the same world offset.
+    the head, by the same world offset. ``pin_moves``: where the edit puts the pinned bones it
+    places, their pins held there while it runs (``ui.pins``).
     """
     kind: str
     bone: str
@@ -67,6 +69,7 @@ class DragState:
     angle: float = 0.0
     moved: np.ndarray = None
     followers: tuple = ()
+    pin_moves: dict = field(default_factory=dict)  # bone name -> rig.pins.Pin: where the edit puts a pinned bone (ui.pins)
 
     def goals(self):
         """The temporary IK goals to solve with the rig's constraints, as ``evaluate`` takes them."""
@@ -262,13 +265,14 @@ class AppState:
 
     def resolve(self):
         """Evaluate constraints on the current channels, with the active drag's temporary Auto
-        IK goal if there is one, holding the pins, the dragged goal next, the whole body moving
+        IK goal if there is one, holding the pins (a running drag's pinned bones as ``ui.pins.held_pins``
+        says), the dragged goal next, the whole body moving
         when it follows, then plants the feet when asked (the frame calls it through ``solve_if_pending``)."""
         drag = self.drag
         goals = drag.goals() if drag is not None else []
         dragged = drag.dragged_constraint(self.rig) if drag is not None else None
         self.pose, self.world, reports = planted_after_solve(
-            self, evaluate(self.rig, self.pose, goals, self.pins, dragged, self.body_follows,
+            self, evaluate(self.rig, self.pose, goals, held_pins(self), dragged, self.body_follows,
                            self.ground if self.ground_contact else None))
         self.take_reports(reports)
 

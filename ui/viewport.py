@@ -11,8 +11,8 @@ import numpy as np
 
 from render.view_state import AxisLine
 from rig.pose import location_for_head, rest_basis, rotation_for_world
-from solvers.transforms import normalize, quat_from_axis_angle, quat_mul
-from ui import autoik
+from solvers.transforms import normalize, quat_from_axis_angle, quat_mul, quat_to_matrix3
+from ui import autoik, pins
 from ui.state import DragState
 from ui.transform_input import next_lock, typed_axes, typed_count
 
@@ -123,7 +123,12 @@ def _move_to(state, point):
         state.mark_dirty()
     else:
         index = [state.rig.skeleton.index[name] for name in drag.followers]
-        move_heads(state, (drag.bone, *drag.followers), [point, *(drag.world_before[index, :3, 3] + drag.moved)])
+        names, points = (drag.bone, *drag.followers), [point, *(drag.world_before[index, :3, 3] + drag.moved)]
+        move_heads(state, names, points)
+        for name, head in zip(names, points):
+            after = drag.world_before[state.rig.skeleton.index[name]].copy()
+            after[:3, 3] = head
+            pins.carry(state, name, after)
 
 
 def move_heads(state, names, points):
@@ -234,6 +239,9 @@ def _rotate(state, x, y):
     pose = drag.pose_before.copy()
     pose.rotations[bone] = quat_mul(quat_from_axis_angle(local_axis, drag.angle), drag.pose_before.rotations[bone])
     state.pose = pose
+    after = drag.world_before[bone].copy()
+    after[:3, :3] = quat_to_matrix3(quat_from_axis_angle(axis, drag.angle)) @ after[:3, :3]
+    pins.carry(state, drag.bone, after)
     state.mark_dirty()
 
 
@@ -292,8 +300,11 @@ def constraint_line(state):
 def end_drag(state):
     """Keep the drag's result. Its last move is solved first, while the drag still says what is
     dragged: the pointer's last motion and the release can come in one frame, and that frame's
-    solve would otherwise drop Auto IK's goal or the dragged goal's lead over the others."""
+    solve would otherwise drop Auto IK's goal or the dragged goal's lead over the others. The pins
+    it moved then record where it left their bones (``ui.pins.end_edit``)."""
     state.solve_if_pending()
+    if state.drag is not None:
+        pins.end_edit(state)
     state.drag = None
 
 

@@ -64,10 +64,12 @@ def clip_frames(document, name, fps=None):
     return [action.pose_at(frame, skeleton) for frame in frame_range(action, fps)], Timing(fps, name)
 
 
-def export_rig(document, path, pose=None, timing=Timing()):
+def export_rig(document, path, pose=None, timing=Timing(), pins=None, root_free=True, shown=False):
     """Write ``document`` (a RigDocument) to ``path`` in the format its extension names, posed by
     ``pose``: a Pose, or a list of them as frames played with ``timing`` (default: the pose the
-    document holds, else rest), each with the rig's constraints evaluated as the window shows it.
+    document holds, else rest), each with the rig's constraints evaluated as the window shows it:
+    holding ``pins`` ({bone name: ``rig.pins.Pin``} for every pose, or a list of them, one per
+    pose), the whole body following them unless ``root_free`` is False, as the window solves.
     Returns the writer's warnings. Raises FileFormatError for an extension we cannot write
     or a pose the format cannot hold, ValueError for a non-finite pose and OSError when the file
     cannot be written."""
@@ -86,6 +88,7 @@ def export_rig(document, path, pose=None, timing=Timing()):
         raise ValueError("need at least one pose to export")
     if not all(p.is_finite() for p in poses):
         raise ValueError("the pose has non-finite values")
-    if extension in POSED:
-        poses = [evaluation(document.rig, p).shown for p in poses]
+    if extension in POSED and not shown:
+        held = pins if isinstance(pins, list) else [pins] * len(poses)
+        poses = [evaluation(document.rig, p, pins=h, root_free=root_free).shown for p, h in zip(poses, held)]
     return writer(document, poses, path, timing)

@@ -323,7 +323,7 @@ def read_pose_data(data, skeleton, path="<pose>", prefix=""):
 
 def pose_from_dict(data, skeleton, path="<pose>", prefix=""):
     """Returns (pose, warnings): ``read_pose_data``'s channels, for callers that pose a rig and
-    hold nothing (export, clips, the clipboard); the pins are read, checked and left to those
+    hold nothing (export, clips); the pins are read, checked and left to those
     that hold them."""
     read = read_pose_data(data, skeleton, path, prefix)
     return read.pose, read.warnings

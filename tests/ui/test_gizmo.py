@@ -33,6 +33,22 @@ def grab_x_arrow(driver, name):
     return x + 100, y
 
 
+def turn_by_the_ring(driver, name):
+    """Press on the rotate gizmo's view-facing ring (ImGuizmo draws its outer circle around the
+    head of ``name``) and drag round it; returns where the pointer is, still pressed."""
+    x, y = driver.pixel_of(name)
+    for radius in range(30, 90, 4):
+        driver.move(x + radius, y)
+        driver.frames(1)
+        if driver.state.gizmo.over:
+            break
+    assert driver.state.gizmo.over
+    driver.press(x + radius, y)
+    driver.drag(x + radius, y - 40)
+    driver.drag(x + radius - 20, y - 70)
+    return x + radius - 20, y - 70
+
+
 def test_move_gizmo_moves_the_handle_along_x_and_the_hand_follows(driver):
     state = driver.state
     gizmo_on(driver, "hand_ik.L", "translate")
@@ -78,23 +94,13 @@ def test_rotate_gizmo_turns_the_active_bone(driver):
     gizmo_on(driver, "spine.03", "rotate")
     i = state.rig.skeleton.index["spine.03"]
     before = state.world[i, :3, :3].copy()
-    x, y = driver.pixel_of("spine.03")
-    # the view-facing rotation ring: ImGuizmo draws its outer circle around the head
-    for radius in range(30, 90, 4):
-        driver.move(x + radius, y)
-        driver.frames(1)
-        if state.gizmo.over:
-            break
-    assert state.gizmo.over
-    driver.press(x + radius, y)
-    driver.drag(x + radius, y - 40)
-    driver.drag(x + radius - 20, y - 70)
+    end = turn_by_the_ring(driver, "spine.03")
     assert state.drag is not None and state.drag.kind == "gizmo"
     turn = before.T @ state.world[i, :3, :3]  # whichever ring was hit, the bone turned about its head
     assert np.arccos(np.clip((np.trace(turn) - 1) / 2, -1, 1)) > 0.05
     np.testing.assert_allclose(turn @ turn.T, np.eye(3), atol=1e-9)
     np.testing.assert_allclose(head(state, "spine.03"), state.drag.world_before[i, :3, 3], atol=1e-9)
-    driver.release(x + radius - 20, y - 70)
+    driver.release(*end)
 
 
 def test_rotation_for_world_inverts_fk(driver):
