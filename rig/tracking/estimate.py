@@ -1,7 +1,8 @@
 """The pelvis estimated from the head when no pelvis tracker is worn (the IK overview's VR
 technique): down from the head by the rest pose's head-to-pelvis offset, turned to the body's
 heading (the head's, followed with a lag: a head looks around, the body turns slower) and leaned
-forward by a share of the head's pitch; never higher than the legs can hold it over the floor."""
+forward by a share of the head's pitch. Nothing caps its height: a head higher than standing is a
+body standing on something (climbing), and the feet follow the pelvis up (``rig.tracking.steps``)."""
 import math
 
 import numpy as np
@@ -37,8 +38,8 @@ class PelvisEstimate:
     """Call with the head's BoneTarget and the frame time: the pelvis BoneTarget and the body's
     heading (3,); keeps the heading between frames."""
 
-    def __init__(self, body, floor=0.0):
-        self.body, self.floor, self.heading = body, floor, None
+    def __init__(self, body):
+        self.body, self.heading = body, None
 
     def look(self, head):
         """Where the head faces (3,): the rest facing turned as the head turned from rest."""
@@ -65,6 +66,5 @@ class PelvisEstimate:
         lean = float(np.clip(LEAN_SHARE * math.atan2(-look[1], max(level, 1e-9)), -0.3, MAX_LEAN))
         tilt = quat_from_axis_angle(frame[:, 0], lean)
         position = head.position + quat_rotate(tilt, frame @ body.pelvis_below_head)
-        position[1] = min(position[1], self.floor + body.standing + body.pelvis_below_head[1])
         yaw = yaw_between(body.forward, heading)
         return BoneTarget(position, quat_mul(tilt, quat_mul(yaw, body.rest_rotations["pelvis"]))), heading

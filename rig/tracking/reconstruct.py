@@ -17,7 +17,7 @@ from rig.tracking.calibration import bone_target, calibrate, default_offsets
 from rig.tracking.continuity import Continuity
 from rig.tracking.estimate import PelvisEstimate
 from rig.tracking.frame_solve import BODY, FIRST_ITERATIONS, FOOT_WEIGHT, ITERATIONS, PELVIS_WEIGHT, TRACKED, \
-    FrameSolver, Goal, pole_goal
+    FrameSolver, Goal, knee_goal, pole_goal
 from rig.tracking.steps import FEET, Feet
 
 
@@ -68,8 +68,9 @@ class Tracker:
         planted = self.feet(pelvis, heading, dt, {role: targets[role] for role in FEET if role in targets})
         goals += [Goal(body.bones[role], BODY, t.position, t.rotation, FOOT_WEIGHT) for role, t in planted.items()]
         ends = {**planted, **targets}
-        goals += [pole_goal(skeleton, body.limbs[role], ends[role], body.rest_rotations[role],
-                            body.forward if role in FEET else None) for role in body.limbs]
+        goals += [knee_goal(skeleton, body.limbs[role], self.world[body.limbs[role][0], :3, 3], ends[role],
+                            body.rest_rotations[role], body.forward) if role in FEET else
+                  pole_goal(skeleton, body.limbs[role], ends[role], body.rest_rotations[role]) for role in body.limbs]
         self.solver.solve(self.pose, self.world, goals, FIRST_ITERATIONS if first else ITERATIONS)
         return self.pose.copy()
 

@@ -1,9 +1,12 @@
 """Feet without trackers: planted where they landed, stepping when the body moves away (no skating).
 
-Each foot has a stance: where it would stand under the body (the rest ankle's place beside the
-pelvis, turned to the body's heading, on the floor). A planted foot stays exactly where it landed
-until the stance leaves a support region around it (``STEP_DISTANCE`` of the leg's length away,
-or turned by more than ``STEP_TURN``); then it steps: lifted along an arc over ``STEP_TIME`` to the
+Each foot has a stance: where it would stand under the body (under its hip: a rest pose's legs
+are often splayed, a standing body's are not), on the floor or, where the pelvis is higher than a
+straight leg reaches down to the floor, as low as the leg reaches (``STANCE_REACH``): a body
+standing on something, as when climbing. A planted foot stays exactly where it landed until the
+stance leaves a support region around it (``STEP_DISTANCE`` of the leg's length away across,
+``STEP_RISE`` up or down, or turned by more than ``STEP_TURN``) or its hip moves out of the leg's
+reach (a tracked pelvis pulling away: the foot steps rather than slides); then it steps: lifted along an arc over ``STEP_TIME`` to the
 stance (led by the body's velocity, so a walking body lands its feet ahead), one foot at a time.
 A tracked foot goes where its tracker says, and, lost, steps from there as an untracked foot.
 """
@@ -20,6 +23,8 @@ from solvers.transforms import quat_angle, quat_mul, quat_slerp
 
 FEET = ("foot.L", "foot.R")
 STEP_DISTANCE = 0.25  # of the leg's length: the support region's radius around a planted foot
+STEP_RISE = 0.15  # of the leg's length: how far above or below its stance a planted foot may be
+STANCE_REACH = 0.97  # of the leg's length: how far below its hip a stance is at most
 STEP_TURN = 0.6  # radians a planted foot may differ from its stance's heading
 STEP_TIME = 0.3  # seconds a step takes
 LIFT = 0.08  # of the leg's length: how high a step lifts the foot midway
@@ -44,17 +49,23 @@ class Feet:
         self.body, self.floor = body, floor
         self.feet, self.velocity, self.last_pelvis = {}, np.zeros(3), None
 
+    def hip(self, role, pelvis, heading):
+        """Where the ``role`` foot's leg hangs from (3,)."""
+        return pelvis.position + facing_frame(heading) @ self.body.hips_from_pelvis[role]
+
     def stance(self, role, pelvis, heading):
         body = self.body
-        position = pelvis.position + facing_frame(heading) @ body.feet_from_pelvis[role]
-        position[1] = self.floor + body.ankle_height
+        position = self.hip(role, pelvis, heading)
+        position[1] = max(self.floor + body.ankle_height, position[1] - STANCE_REACH * body.leg_length)
         return BoneTarget(position, quat_mul(yaw_between(body.forward, heading), body.rest_rotations[role]))
 
-    def _need(self, foot, stance):
+    def _need(self, foot, stance, hip):
         """How far past its support region the foot is (> 0: it must step)."""
+        length = self.body.leg_length
         apart = stance.position - foot.at.position
-        apart[1] = 0.0
-        return max(float(np.linalg.norm(apart)) / (STEP_DISTANCE * self.body.leg_length) - 1.0,
+        across = float(np.hypot(apart[0], apart[2]))
+        return max(across / (STEP_DISTANCE * length) - 1.0, abs(apart[1]) / (STEP_RISE * length) - 1.0,
+                   float(np.linalg.norm(foot.at.position - hip)) / length - 1.0,
                    quat_angle(foot.at.rotation, stance.rotation) / STEP_TURN - 1.0)
 
     def _track_velocity(self, pelvis, dt):
@@ -76,7 +87,8 @@ class Feet:
                 self.feet[role].clock, self.feet[role].start = 0.0, self.feet[role].at  # lost in the air: land
         free = [role for role in FEET if role not in tracked]
         if not any(self.feet[role].start is not None for role in free):
-            needs = {role: self._need(self.feet[role], stances[role]) for role in free}
+            needs = {role: self._need(self.feet[role], stances[role], self.hip(role, pelvis, heading))
+                     for role in free}
             role = max(needs, key=needs.get, default=None)
             if role is not None and needs[role] > 0.0:
                 self.feet[role].start, self.feet[role].clock = self.feet[role].at, 0.0
