@@ -57,7 +57,7 @@ class Tracker:
         body, skeleton = self.body, self.rig.skeleton
         seen = {role: bone_target(sample, self.offsets[role]) for role, sample in frame.items()}
         targets = self.continuity(seen, dt, self.world)
-        estimate, heading = self.pelvis(targets["head"], dt)
+        estimate, heading = self.pelvis(targets["head"], (targets["hand.L"], targets["hand.R"]), dt)
         pelvis = targets.get("pelvis", estimate)
         first = self.world is None
         if first:
