@@ -35,8 +35,10 @@ AIRBORNE = 1e-3  # metres above its stance's height: a foot lost there lands by 
 
 @dataclass
 class Foot:
-    """A foot's state: where it is (``at``), and while stepping where from, where to and for how long."""
+    """A foot's state: where it is (``at``), whether a tracker put it there, and while stepping
+    where from and for how long."""
     at: BoneTarget
+    tracked: bool = False
     start: BoneTarget = None
     clock: float = 0.0
 
@@ -80,11 +82,13 @@ class Feet:
         stances = {role: self.stance(role, pelvis, heading) for role in FEET}
         for role in FEET:
             if role in tracked:
-                self.feet[role] = Foot(tracked[role])
+                self.feet[role] = Foot(tracked[role], tracked=True)
             elif role not in self.feet:
                 self.feet[role] = Foot(stances[role])
-            elif self.feet[role].start is None and self.feet[role].at.position[1] > stances[role].position[1] + AIRBORNE:
-                self.feet[role].clock, self.feet[role].start = 0.0, self.feet[role].at  # lost in the air: land
+            elif self.feet[role].tracked:  # just lost: planted there, or landing by a step if in the air
+                self.feet[role].tracked = False
+                if self.feet[role].at.position[1] > stances[role].position[1] + AIRBORNE:
+                    self.feet[role].clock, self.feet[role].start = 0.0, self.feet[role].at
         free = [role for role in FEET if role not in tracked]
         if not any(self.feet[role].start is not None for role in free):
             needs = {role: self._need(self.feet[role], stances[role], self.hip(role, pelvis, heading))
