@@ -23,6 +23,7 @@ class Body:
     facing; ``standing`` the rest head's height above the rest pose's lowest point; ``pelvis_below_head``
     the rest pelvis from the rest head, in the facing frame (x left, y up, z forward);
     ``hips_from_pelvis`` {foot role: the rest hip joint (the thigh's head) from the rest pelvis};
+    ``leg_drop`` the rest ankles' mean depth below their hips;
     ``ankle_height`` above the rest lowest point; ``leg_length`` (thigh + shin, the longer side)."""
     bones: dict
     limbs: dict
@@ -33,6 +34,7 @@ class Body:
     standing: float
     pelvis_below_head: np.ndarray
     hips_from_pelvis: dict
+    leg_drop: float
     ankle_height: float
     leg_length: float
 
@@ -70,5 +72,6 @@ def find_body(rig):
         {role: matrix3_to_quat(skeleton.rest_world[b, :3, :3]) for role, b in bones.items()},
         frame[:, 2], float(heads[bones["head"], 1] - lowest), frame.T @ (heads[pelvis] - heads[bones["head"]]),
         {role: frame.T @ (heads[limbs[role][0]] - heads[pelvis]) for role in ("foot.L", "foot.R")},
+        float(np.mean([heads[limbs[r][0], 1] - heads[limbs[r][2], 1] for r in ("foot.L", "foot.R")])),
         float(np.mean([heads[bones[r], 1] for r in ("foot.L", "foot.R")]) - lowest),
         float(max(skeleton.lengths[list(limbs[r][:2])].sum() for r in ("foot.L", "foot.R"))))

@@ -2,8 +2,8 @@
 
 Each foot has a stance: where it would stand under the body (under its hip: a rest pose's legs
 are often splayed, a standing body's are not), on the floor or, where the pelvis is higher than a
-straight leg reaches down to the floor, as low as the leg reaches (``STANCE_REACH``): a body
-standing on something, as when climbing. A planted foot stays exactly where it landed until the
+standing leg reaches down to the floor, as low as the leg reaches (as at rest, or nearly straight,
+``STANCE_REACH``, where the rest pose splays it): a body standing on something, as when climbing. A planted foot stays exactly where it landed until the
 stance leaves a support region around it (``STEP_DISTANCE`` of the leg's length away across,
 ``STEP_RISE`` up or down, or turned by more than ``STEP_TURN``) or its hip moves out of the leg's
 reach (a tracked pelvis pulling away: the foot steps rather than slides); then it steps: lifted along an arc over ``STEP_TIME`` to the
@@ -27,6 +27,7 @@ STEP_RISE = 0.15  # of the leg's length: how far above or below its stance a pla
 STANCE_REACH = 0.97  # of the leg's length: how far below its hip a stance is at most
 STEP_TURN = 0.6  # radians a planted foot may differ from its stance's heading
 STEP_TIME = 0.3  # seconds a step takes
+ACROSS_SHARE = 0.8  # of a step's time, in the middle, it moves across in: it lifts and lands straight (no slide)
 LIFT = 0.08  # of the leg's length: how high a step lifts the foot midway
 LEAD = 0.5  # of the step time: how far ahead along the body's velocity a step lands
 VELOCITY_TIME = 0.1  # seconds: the body velocity's smoothing
@@ -58,7 +59,8 @@ class Feet:
     def stance(self, role, pelvis, heading):
         body = self.body
         position = self.hip(role, pelvis, heading)
-        position[1] = max(self.floor + body.ankle_height, position[1] - STANCE_REACH * body.leg_length)
+        reach = max(body.leg_drop, STANCE_REACH * body.leg_length)
+        position[1] = max(self.floor + body.ankle_height, position[1] - reach)
         return BoneTarget(position, quat_mul(yaw_between(body.forward, heading), body.rest_rotations[role]))
 
     def _need(self, foot, stance, hip):
@@ -103,7 +105,8 @@ class Feet:
                 foot.clock += dt
                 goal = stances[role].position + self.velocity * (LEAD * STEP_TIME)
                 s = ease(foot.clock / STEP_TIME)
-                position = foot.start.position + (goal - foot.start.position) * s
+                across = ease((foot.clock / STEP_TIME - (1.0 - ACROSS_SHARE) / 2.0) / ACROSS_SHARE)
+                position = foot.start.position + (goal - foot.start.position) * across
                 position += UP * (LIFT * self.body.leg_length * math.sin(math.pi * s))
                 foot.at = BoneTarget(position, quat_slerp(foot.start.rotation, stances[role].rotation, s))
                 if foot.clock >= STEP_TIME:
