@@ -31,6 +31,7 @@ ACROSS_SHARE = 0.8  # of a step's time, in the middle, it moves across in: it li
 LIFT = 0.08  # of the leg's length: how high a step lifts the foot midway
 LEAD = 0.5  # of the step time: how far ahead along the body's velocity a step lands
 VELOCITY_TIME = 0.1  # seconds: the body velocity's smoothing
+SHUFFLE, WALK = 0.5, 0.9  # metres a second: the body shuffles below the first, walks (long strides) above the second
 AIRBORNE = 1e-3  # metres above its stance's height: a foot lost there lands by a step
 
 
@@ -65,12 +66,22 @@ class Feet:
 
     def _need(self, foot, stance, hip):
         """How far past its support region the foot is (> 0: it must step)."""
-        length = self.body.leg_length
-        apart = stance.position - foot.at.position
+        length, stride = self.body.leg_length, self._stride()
+        apart = stance.position + stride / 2.0 - foot.at.position
         across = float(np.hypot(apart[0], apart[2]))
-        return max(across / (STEP_DISTANCE * length) - 1.0, abs(apart[1]) / (STEP_RISE * length) - 1.0,
+        return max(across / (STEP_DISTANCE * length + float(np.linalg.norm(stride)) / 2.0) - 1.0, abs(apart[1]) / (STEP_RISE * length) - 1.0,
                    float(np.linalg.norm(foot.at.position - hip)) / length - 1.0,
                    quat_angle(foot.at.rotation, stance.rotation) / STEP_TURN - 1.0)
+
+    def _stride(self):
+        """How far ahead of its stance a walking body lands a foot (the support region reaches as
+        far ahead, ``_need``), so a walk's foot stands as long as it can: what the body moves in
+        a step, at most the region's radius."""
+        speed = float(np.linalg.norm(self.velocity))
+        if speed <= 0.0:
+            return np.zeros(3)
+        walking = min(max((speed - SHUFFLE) / (WALK - SHUFFLE), 0.0), 1.0)
+        return self.velocity / speed * walking * min(speed * STEP_TIME, STEP_DISTANCE * self.body.leg_length)
 
     def _track_velocity(self, pelvis, dt):
         if self.last_pelvis is not None and dt > 0.0:
@@ -103,7 +114,7 @@ class Feet:
             foot = self.feet[role]
             if foot.start is not None:
                 foot.clock += dt
-                goal = stances[role].position + self.velocity * (LEAD * STEP_TIME)
+                goal = stances[role].position + self.velocity * (LEAD * STEP_TIME) + self._stride()
                 s = ease(foot.clock / STEP_TIME)
                 across = ease((foot.clock / STEP_TIME - (1.0 - ACROSS_SHARE) / 2.0) / ACROSS_SHARE)
                 position = foot.start.position + (goal - foot.start.position) * across
