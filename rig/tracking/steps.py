@@ -3,12 +3,14 @@
 Each foot has a stance: where it would stand under the body (under its hip: a rest pose's legs
 are often splayed, a standing body's are not), on the floor or, where the pelvis is higher than a
 standing leg reaches down to the floor, as low as the leg reaches (as at rest, or nearly straight,
-``STANCE_REACH``, where the rest pose splays it): a body standing on something, as when climbing. A planted foot stays exactly where it landed until the
-stance leaves a support region around it (``STEP_DISTANCE`` of the leg's length away across,
-``STEP_RISE`` up or down, or turned by more than ``STEP_TURN``) or its hip moves out of the leg's
-reach (a tracked pelvis pulling away: the foot steps rather than slides); then it steps: lifted along an arc over ``STEP_TIME`` to the
-stance (led by the body's velocity, so a walking body lands its feet ahead), one foot at a time.
-A tracked foot goes where its tracker says, and, lost, steps from there as an untracked foot.
+``STANCE_REACH``, where the rest pose splays it): a body standing on something, as when climbing.
+A planted foot stays exactly where it landed until the stance leaves a support region around it
+(``STEP_DISTANCE`` of the leg's length away across, reaching a stride further ahead for a walking
+body; ``STEP_RISE`` up or down; or turned by more than ``STEP_TURN``) or its hip moves out of the
+leg's reach (a tracked pelvis pulling away: the foot steps rather than slides); then it steps:
+lifted along an arc over ``STEP_TIME`` to the stance, led by the body's velocity and a walk's
+stride, one foot at a time. A tracked foot goes where its tracker says, and, lost, steps from
+there as an untracked foot.
 """
 import math
 from dataclasses import dataclass
@@ -65,11 +67,12 @@ class Feet:
         return BoneTarget(position, quat_mul(yaw_between(body.forward, heading), body.rest_rotations[role]))
 
     def _need(self, foot, stance, hip):
-        """How far past its support region the foot is (> 0: it must step)."""
+        """How far past its support region (module doc) the foot is (> 0: it must step)."""
         length, stride = self.body.leg_length, self._stride()
         apart = stance.position + stride / 2.0 - foot.at.position
         across = float(np.hypot(apart[0], apart[2]))
-        return max(across / (STEP_DISTANCE * length + float(np.linalg.norm(stride)) / 2.0) - 1.0, abs(apart[1]) / (STEP_RISE * length) - 1.0,
+        radius = STEP_DISTANCE * length + float(np.linalg.norm(stride)) / 2.0
+        return max(across / radius - 1.0, abs(apart[1]) / (STEP_RISE * length) - 1.0,
                    float(np.linalg.norm(foot.at.position - hip)) / length - 1.0,
                    quat_angle(foot.at.rotation, stance.rotation) / STEP_TURN - 1.0)
 
