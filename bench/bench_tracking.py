@@ -1,8 +1,9 @@
 """Tracker reconstruction (``rig.tracking``) measured against issue 23's targets (not a test).
 
 Mocap clips are rebuilt from their own trackers (``tracks-from``'s stream: head + hands, + pelvis,
-+ feet) and compared with the truth: MPJPE over all joints and the lower body, foot skating,
-jitter, frames a second of solving (the whole per-frame reconstruction, reading and writing left
++ feet) and compared with the truth: MPJPE over all joints and the lower body, foot skating (the
+feet's speed over the frames the truth's stand on the ground, ``rig.tracking.measures``), jitter,
+frames a second of solving (the whole per-frame reconstruction, reading and writing left
 out), beside the naive baseline (the rest pose hung under the head tracker) and the truth's own
 skating and jitter. Clips: ``../shared/data/cmu_01_03.bvh`` (skipped without it) and our humanoid
 walking (``tests/tools/humanoid_walk.py``). Prints a table and a JSON line.

@@ -22,7 +22,8 @@ class Body:
     ``rest_rotations`` {role: the bone's rest world rotation, xyzw}; ``forward`` the figure's
     facing; ``standing`` the rest head's height above the rest pose's lowest point; ``pelvis_below_head``
     the rest pelvis from the rest head, in the facing frame (x left, y up, z forward);
-    ``feet_from_pelvis`` {foot role: the rest ankle from the rest pelvis, facing frame};
+    ``hips_from_pelvis`` {foot role: the rest hip joint (the thigh's head) from the rest pelvis};
+    ``leg_drop`` the rest ankles' mean depth below their hips;
     ``ankle_height`` above the rest lowest point; ``leg_length`` (thigh + shin, the longer side)."""
     bones: dict
     limbs: dict
@@ -32,7 +33,8 @@ class Body:
     forward: np.ndarray
     standing: float
     pelvis_below_head: np.ndarray
-    feet_from_pelvis: dict
+    hips_from_pelvis: dict
+    leg_drop: float
     ankle_height: float
     leg_length: float
 
@@ -69,6 +71,7 @@ def find_body(rig):
         bones, limbs, tree, np.array(sorted(set(lower))),
         {role: matrix3_to_quat(skeleton.rest_world[b, :3, :3]) for role, b in bones.items()},
         frame[:, 2], float(heads[bones["head"], 1] - lowest), frame.T @ (heads[pelvis] - heads[bones["head"]]),
-        {role: frame.T @ (heads[bones[role]] - heads[pelvis]) for role in ("foot.L", "foot.R")},
+        {role: frame.T @ (heads[limbs[role][0]] - heads[pelvis]) for role in ("foot.L", "foot.R")},
+        float(np.mean([heads[limbs[r][0], 1] - heads[limbs[r][2], 1] for r in ("foot.L", "foot.R")])),
         float(np.mean([heads[bones[r], 1] for r in ("foot.L", "foot.R")]) - lowest),
         float(max(skeleton.lengths[list(limbs[r][:2])].sum() for r in ("foot.L", "foot.R"))))

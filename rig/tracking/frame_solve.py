@@ -3,11 +3,12 @@ warm-started from the previous frame's pose, with the body's top bone free to mo
 
 Two levels: the trackers first (head and hands, and a pelvis or feet where worn), then, weighted
 within one level, the planted or stepping feet, the estimated pelvis, and the knees and elbows
-toward their natural poles:
-the point the joint would be at with the wrist or ankle unbent (the hand's or foot's rotation
-carried up its limb), so a limb's swivel follows its hand or foot as a real one does; a knee's
-point is also moved ahead along the foot's forward (``KNEE_AHEAD``), so a leg that straightens and
-bends again (a step's reach) bends its knee forward, never flipping back. Below them
+toward their natural poles. An elbow's is the point it would be at with the wrist unbent (the
+hand's rotation carried up its arm), so the arm's swivel follows its hand as a real one does. A
+knee's is where a leg of its bones' lengths hanging from its hip (as last solved) to the ankle's
+goal has its knee, bent toward the foot's forward: a knee bends in the plane the foot points in,
+and a leg that straightens and bends again (a step's reach) bends forward, never flipping back
+(the rest leg's own shape, often splayed or bent, plays no part). Below them
 all the solver pulls gently toward the previous frame's pose: the temporal smoothing, so joints
 no tracker pins down stay where they were rather than jump. (One level for the body's own goals,
 not three: the solver finishes each level above the last alone, and goals that cannot all be met,
@@ -22,11 +23,10 @@ from rig.pose import update_world
 from rig.solver_views import bone_tree_arrays
 from solvers.priority import solve_priority
 from solvers.priority_plan import POSITION, ROTATION, Task, column_layout, priority_plan
-from solvers.transforms import quat_conjugate, quat_mul, quat_rotate
+from solvers.transforms import normalize, quat_conjugate, quat_mul, quat_rotate
 
 TRACKED, BODY = range(2)  # priority levels, first first
 FOOT_WEIGHT, PELVIS_WEIGHT, POLE_WEIGHT = 1.0, 0.3, 0.1  # the body level's goals, weighed against each other
-KNEE_AHEAD = 0.3  # of the shin's length
 ITERATIONS = 2  # a frame's budget after the first (warm-started: a frame's change is small)
 FIRST_ITERATIONS = 80  # the first frame starts from the rest pose
 TOLERANCE = 1e-4  # metres (radians at the tree's scale): a goal this close is met
@@ -45,16 +45,30 @@ class Goal:
     weight: float = 1.0
 
 
-def pole_goal(skeleton, limb, end_target, rest_rotation, forward=None):
-    """The Goal of limb ``limb`` (upper, lower, end)'s middle joint: the end's BoneTarget with
-    its rotation from rest (``rest_rotation``, xyzw) carried up the lower bone; ``forward`` (the
-    figure's rest facing, for a leg) moves it ``KNEE_AHEAD`` ahead, turned as the foot is."""
+def pole_goal(skeleton, limb, end_target, rest_rotation):
+    """The Goal of arm ``limb`` (upper, lower, end)'s elbow: the end's BoneTarget with its rotation
+    from rest (``rest_rotation``, xyzw) carried up the lower bone."""
     _, lower, end = limb
     turned = quat_mul(end_target.rotation, quat_conjugate(rest_rotation))
     along = skeleton.rest_heads[end] - skeleton.rest_heads[lower]
-    if forward is not None:
-        along = along - KNEE_AHEAD * np.linalg.norm(along) * forward
     return Goal(lower, BODY, end_target.position - quat_rotate(turned, along), weight=POLE_WEIGHT)
+
+
+def knee_goal(skeleton, limb, hip, end_target, rest_rotation, forward):
+    """The Goal of leg ``limb``'s knee: the two-bone leg from ``hip`` (3,) to the ankle's
+    BoneTarget, bent toward the foot's forward (the figure's rest ``forward`` turned as the foot
+    is from ``rest_rotation``); module doc."""
+    upper, lower, end = limb
+    heads = skeleton.rest_heads
+    thigh, shin = np.linalg.norm(heads[lower] - heads[upper]), np.linalg.norm(heads[end] - heads[lower])
+    reach = end_target.position - hip
+    span = max(float(np.linalg.norm(reach)), 1e-9)
+    along = reach / span
+    ahead = quat_rotate(quat_mul(end_target.rotation, quat_conjugate(rest_rotation)), forward)
+    bend = normalize(ahead - along * np.dot(ahead, along), fallback=forward)
+    down = min((thigh * thigh - shin * shin + span * span) / (2.0 * span), thigh)
+    knee = hip + along * down + bend * np.sqrt(max(thigh * thigh - down * down, 0.0))
+    return Goal(lower, BODY, knee, weight=POLE_WEIGHT)
 
 
 class FrameSolver:

@@ -11,14 +11,18 @@ steps and found trackers; no later filter runs on the solved pose (it would lag 
 import time
 from dataclasses import dataclass
 
-from rig.pose import Pose, location_for_head, world_matrices
+import numpy as np
+
+from rig.pose import Pose, location_for_head, update_world, world_matrices
 from rig.tracking.body import find_body
 from rig.tracking.calibration import bone_target, calibrate, default_offsets
 from rig.tracking.continuity import Continuity
-from rig.tracking.estimate import PelvisEstimate
+from rig.tracking.estimate import PelvisEstimate, smoothing
 from rig.tracking.frame_solve import BODY, FIRST_ITERATIONS, FOOT_WEIGHT, ITERATIONS, PELVIS_WEIGHT, TRACKED, \
-    FrameSolver, Goal, pole_goal
+    FrameSolver, Goal, knee_goal, pole_goal
 from rig.tracking.steps import FEET, Feet
+
+SETTLE_TIME = 0.5  # seconds: the trunk's joints ease back toward rest with this time constant
 
 
 @dataclass(frozen=True)
@@ -43,6 +47,21 @@ class Tracker:
         self.solver = FrameSolver(rig, self.body)
         self.continuity, self.pelvis, self.feet = Continuity(self.body), PelvisEstimate(self.body), Feet(self.body)
         self.pose, self.world = Pose.rest(len(rig.skeleton)), None
+        body, skeleton = self.body, rig.skeleton
+        hung = [body.bones["head"]] + [limb[0] for limb in body.limbs.values()]  # what the trunk carries
+        kept = {body.tree[0], body.bones["pelvis"]} | {b for limb in body.limbs.values() for b in limb} | set(hung)
+        self.settling = sorted({a for e in hung for a in skeleton.ancestors(e) if a in body.tree} - kept)
+
+    def _settle(self, dt):
+        """Ease the trunk's joints (spine, neck, clavicles) back toward rest, ``SETTLE_TIME``: the
+        solve moves them to meet the trackers and nothing else brings them back, so without this
+        they drift (a clavicle wandered 10 cm on CMU 01_03)."""
+        rotations = self.pose.rotations[self.settling]
+        rotations *= np.where(rotations[:, 3:] < 0.0, -1.0, 1.0)
+        share = smoothing(dt, SETTLE_TIME)
+        rotations = rotations * (1.0 - share) + np.array([0.0, 0.0, 0.0, 1.0]) * share
+        self.pose.rotations[self.settling] = rotations / np.linalg.norm(rotations, axis=1, keepdims=True)
+        update_world(self.rig.skeleton, self.pose, self.world, [self.body.tree[0]])
 
     def _start(self, pelvis):
         """The rest pose with the body's top bone moved so the pelvis sits at its first target."""
@@ -57,7 +76,7 @@ class Tracker:
         body, skeleton = self.body, self.rig.skeleton
         seen = {role: bone_target(sample, self.offsets[role]) for role, sample in frame.items()}
         targets = self.continuity(seen, dt, self.world)
-        estimate, heading = self.pelvis(targets["head"], dt)
+        estimate, heading = self.pelvis(targets["head"], (targets["hand.L"], targets["hand.R"]), dt)
         pelvis = targets.get("pelvis", estimate)
         first = self.world is None
         if first:
@@ -68,8 +87,11 @@ class Tracker:
         planted = self.feet(pelvis, heading, dt, {role: targets[role] for role in FEET if role in targets})
         goals += [Goal(body.bones[role], BODY, t.position, t.rotation, FOOT_WEIGHT) for role, t in planted.items()]
         ends = {**planted, **targets}
-        goals += [pole_goal(skeleton, body.limbs[role], ends[role], body.rest_rotations[role],
-                            body.forward if role in FEET else None) for role in body.limbs]
+        goals += [knee_goal(skeleton, body.limbs[role], self.world[body.limbs[role][0], :3, 3], ends[role],
+                            body.rest_rotations[role], body.forward) if role in FEET else
+                  pole_goal(skeleton, body.limbs[role], ends[role], body.rest_rotations[role]) for role in body.limbs]
+        if not first:
+            self._settle(dt)
         self.solver.solve(self.pose, self.world, goals, FIRST_ITERATIONS if first else ITERATIONS)
         return self.pose.copy()
 

@@ -1,11 +1,16 @@
 """Feet without trackers: planted where they landed, stepping when the body moves away (no skating).
 
-Each foot has a stance: where it would stand under the body (the rest ankle's place beside the
-pelvis, turned to the body's heading, on the floor). A planted foot stays exactly where it landed
-until the stance leaves a support region around it (``STEP_DISTANCE`` of the leg's length away,
-or turned by more than ``STEP_TURN``); then it steps: lifted along an arc over ``STEP_TIME`` to the
-stance (led by the body's velocity, so a walking body lands its feet ahead), one foot at a time.
-A tracked foot goes where its tracker says, and, lost, steps from there as an untracked foot.
+Each foot has a stance: where it would stand under the body (under its hip: a rest pose's legs
+are often splayed, a standing body's are not), on the floor or, where the pelvis is higher than a
+standing leg reaches down to the floor, as low as the leg reaches (as at rest, or nearly straight,
+``STANCE_REACH``, where the rest pose splays it): a body standing on something, as when climbing.
+A planted foot stays exactly where it landed until the stance leaves a support region around it
+(``STEP_DISTANCE`` of the leg's length away across, reaching a stride further ahead for a walking
+body; ``STEP_RISE`` up or down; or turned by more than ``STEP_TURN``) or its hip moves out of the
+leg's reach (a tracked pelvis pulling away: the foot steps rather than slides); then it steps:
+lifted along an arc over ``STEP_TIME`` to the stance, led by the body's velocity and a walk's
+stride, one foot at a time. A tracked foot goes where its tracker says, and, lost, steps from
+there as an untracked foot.
 """
 import math
 from dataclasses import dataclass
@@ -20,18 +25,24 @@ from solvers.transforms import quat_angle, quat_mul, quat_slerp
 
 FEET = ("foot.L", "foot.R")
 STEP_DISTANCE = 0.25  # of the leg's length: the support region's radius around a planted foot
+STEP_RISE = 0.15  # of the leg's length: how far above or below its stance a planted foot may be
+STANCE_REACH = 0.97  # of the leg's length: how far below its hip a stance is at most
 STEP_TURN = 0.6  # radians a planted foot may differ from its stance's heading
 STEP_TIME = 0.3  # seconds a step takes
+ACROSS_SHARE = 0.8  # of a step's time, in the middle, it moves across in: it lifts and lands straight (no slide)
 LIFT = 0.08  # of the leg's length: how high a step lifts the foot midway
 LEAD = 0.5  # of the step time: how far ahead along the body's velocity a step lands
 VELOCITY_TIME = 0.1  # seconds: the body velocity's smoothing
+SHUFFLE, WALK = 0.5, 0.9  # metres a second: the body shuffles below the first, walks (long strides) above the second
 AIRBORNE = 1e-3  # metres above its stance's height: a foot lost there lands by a step
 
 
 @dataclass
 class Foot:
-    """A foot's state: where it is (``at``), and while stepping where from, where to and for how long."""
+    """A foot's state: where it is (``at``), whether a tracker put it there, and while stepping
+    where from and for how long."""
     at: BoneTarget
+    tracked: bool = False
     start: BoneTarget = None
     clock: float = 0.0
 
@@ -44,18 +55,36 @@ class Feet:
         self.body, self.floor = body, floor
         self.feet, self.velocity, self.last_pelvis = {}, np.zeros(3), None
 
+    def hip(self, role, pelvis, heading):
+        """Where the ``role`` foot's leg hangs from (3,)."""
+        return pelvis.position + facing_frame(heading) @ self.body.hips_from_pelvis[role]
+
     def stance(self, role, pelvis, heading):
         body = self.body
-        position = pelvis.position + facing_frame(heading) @ body.feet_from_pelvis[role]
-        position[1] = self.floor + body.ankle_height
+        position = self.hip(role, pelvis, heading)
+        reach = max(body.leg_drop, STANCE_REACH * body.leg_length)
+        position[1] = max(self.floor + body.ankle_height, position[1] - reach)
         return BoneTarget(position, quat_mul(yaw_between(body.forward, heading), body.rest_rotations[role]))
 
-    def _need(self, foot, stance):
-        """How far past its support region the foot is (> 0: it must step)."""
-        apart = stance.position - foot.at.position
-        apart[1] = 0.0
-        return max(float(np.linalg.norm(apart)) / (STEP_DISTANCE * self.body.leg_length) - 1.0,
+    def _need(self, foot, stance, hip):
+        """How far past its support region (module doc) the foot is (> 0: it must step)."""
+        length, stride = self.body.leg_length, self._stride()
+        apart = stance.position + stride / 2.0 - foot.at.position
+        across = float(np.hypot(apart[0], apart[2]))
+        radius = STEP_DISTANCE * length + float(np.linalg.norm(stride)) / 2.0
+        return max(across / radius - 1.0, abs(apart[1]) / (STEP_RISE * length) - 1.0,
+                   float(np.linalg.norm(foot.at.position - hip)) / length - 1.0,
                    quat_angle(foot.at.rotation, stance.rotation) / STEP_TURN - 1.0)
+
+    def _stride(self):
+        """How far ahead of its stance a walking body lands a foot (the support region reaches as
+        far ahead, ``_need``), so a walk's foot stands as long as it can: what the body moves in
+        a step, at most the region's radius."""
+        speed = float(np.linalg.norm(self.velocity))
+        if speed <= 0.0:
+            return np.zeros(3)
+        walking = min(max((speed - SHUFFLE) / (WALK - SHUFFLE), 0.0), 1.0)
+        return self.velocity / speed * walking * min(speed * STEP_TIME, STEP_DISTANCE * self.body.leg_length)
 
     def _track_velocity(self, pelvis, dt):
         if self.last_pelvis is not None and dt > 0.0:
@@ -69,14 +98,17 @@ class Feet:
         stances = {role: self.stance(role, pelvis, heading) for role in FEET}
         for role in FEET:
             if role in tracked:
-                self.feet[role] = Foot(tracked[role])
+                self.feet[role] = Foot(tracked[role], tracked=True)
             elif role not in self.feet:
                 self.feet[role] = Foot(stances[role])
-            elif self.feet[role].start is None and self.feet[role].at.position[1] > stances[role].position[1] + AIRBORNE:
-                self.feet[role].clock, self.feet[role].start = 0.0, self.feet[role].at  # lost in the air: land
+            elif self.feet[role].tracked:  # just lost: planted there, or landing by a step if in the air
+                self.feet[role].tracked = False
+                if self.feet[role].at.position[1] > stances[role].position[1] + AIRBORNE:
+                    self.feet[role].clock, self.feet[role].start = 0.0, self.feet[role].at
         free = [role for role in FEET if role not in tracked]
         if not any(self.feet[role].start is not None for role in free):
-            needs = {role: self._need(self.feet[role], stances[role]) for role in free}
+            needs = {role: self._need(self.feet[role], stances[role], self.hip(role, pelvis, heading))
+                     for role in free}
             role = max(needs, key=needs.get, default=None)
             if role is not None and needs[role] > 0.0:
                 self.feet[role].start, self.feet[role].clock = self.feet[role].at, 0.0
@@ -85,9 +117,10 @@ class Feet:
             foot = self.feet[role]
             if foot.start is not None:
                 foot.clock += dt
-                goal = stances[role].position + self.velocity * (LEAD * STEP_TIME)
+                goal = stances[role].position + self.velocity * (LEAD * STEP_TIME) + self._stride()
                 s = ease(foot.clock / STEP_TIME)
-                position = foot.start.position + (goal - foot.start.position) * s
+                across = ease((foot.clock / STEP_TIME - (1.0 - ACROSS_SHARE) / 2.0) / ACROSS_SHARE)
+                position = foot.start.position + (goal - foot.start.position) * across
                 position += UP * (LIFT * self.body.leg_length * math.sin(math.pi * s))
                 foot.at = BoneTarget(position, quat_slerp(foot.start.rotation, stances[role].rotation, s))
                 if foot.clock >= STEP_TIME:

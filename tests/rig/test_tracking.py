@@ -21,7 +21,7 @@ HEAD_HANDS = ALL[:3]
 ALL_TRACKERS_MPJPE = 0.03
 HEAD_HANDS_MPJPE = 0.12
 TRACKED_JOINT = 1e-3  # a tracked bone's head from its tracker
-FOUND_JUMP = 0.1  # metres any joint moves in a frame (30 fps) as a hand tracker comes back 36 cm away
+FOUND_JUMP = 0.1  # metres the found hand's arm moves in a frame (30 fps) as its tracker comes back 36 cm away
 
 
 @pytest.fixture(scope="module")
@@ -76,7 +76,8 @@ def test_a_hand_lost_and_found_eases_back_without_a_pop(walk):
     tracked = reconstruct(rig, TrackStream(FPS, frames))
     paths = joint_paths(rig.skeleton, tracked.poses)
     body = tracked.body
-    assert np.linalg.norm(np.diff(paths[29:, body.tree], axis=0), axis=2).max() <= FOUND_JUMP  # from the find on
+    arm = list(body.limbs["hand.L"])  # (the feet step meanwhile: a step is fast, and no pop)
+    assert np.linalg.norm(np.diff(paths[29:, arm], axis=0), axis=2).max() <= FOUND_JUMP  # from the find on
     hand = paths[:, body.bones["hand.L"]]
     assert np.linalg.norm(hand[-1] - moved_away["hand.L"].position) <= TRACKED_JOINT  # and reaches it
 

@@ -1,0 +1,78 @@
+"""The feet of a reconstruction (``rig.tracking.steps``) and the skating measure: the walk's truth
+stands still and skates nothing; a body carried away by its pelvis tracker steps its feet (never
+slides them); a body climbing onto something brings its feet up; a crouch bends the knees and
+leaves the feet on the floor."""
+import numpy as np
+import pytest
+
+from rig.formats.rigfile import load_rig
+from rig.formats.tracks import Sample, TrackStream
+from rig.pose import Pose, world_matrices
+from rig.tracking.body import find_body
+from rig.tracking.from_clip import samples
+from rig.tracking.measures import horizontal_speeds, joint_paths, skating
+from rig.tracking.reconstruct import reconstruct
+from tests.tools.humanoid_walk import FPS, walk_poses
+
+FEET = ("foot.L", "foot.R")
+STILL = 1e-6  # metres a second: a speed that is no motion
+ON_FLOOR = 0.002  # metres: an ankle this close to where it stood is on the floor
+SLIDE = 0.005  # metres a frame a foot on the floor may move across: the settling a landing leaves the 2-iteration
+# solve (the body here moves 27 mm a frame; a dragged foot would too)
+FLOOR_HELD = 0.01  # metres a crouch may move a standing ankle
+
+
+@pytest.fixture(scope="module")
+def humanoid():
+    rig = load_rig("assets/humanoid.json")
+    return rig, find_body(rig)
+
+
+def moved_stream(rig, body, roles, shift):
+    """The rest pose's trackers ``roles``, frame k moved by ``shift(k)`` (3,), 60 frames."""
+    rest = samples(body, world_matrices(rig.skeleton, Pose.rest(len(rig.skeleton))), roles)
+    return TrackStream(FPS, [{role: Sample(s.position + shift(k), s.rotation) for role, s in rest.items()}
+                             for k in range(60)])
+
+
+def ankles(rig, body, tracked):
+    return joint_paths(rig.skeleton, tracked.poses)[:, [body.bones[r] for r in FEET]]
+
+
+def test_the_walks_truth_stands_and_skates_nothing_and_a_slide_is_its_speed(humanoid):
+    rig, body = humanoid
+    truth = joint_paths(rig.skeleton, walk_poses(rig, 3.0))
+    ankle = truth[:, body.bones["foot.L"]]
+    assert np.nanmin(horizontal_speeds(ankle, FPS)) <= STILL  # the stance foot stands still
+    assert skating(body, truth, truth, FPS) <= STILL
+    sliding = truth.copy()
+    sliding[:, :, 2] += 0.5 * np.arange(len(truth))[:, None] / FPS  # everything slides forward at 0.5 m/s
+    assert skating(body, sliding, truth, FPS) == pytest.approx(0.5, abs=1e-6)
+
+
+def test_a_pelvis_tracker_carrying_the_body_away_steps_the_feet(humanoid):
+    rig, body = humanoid
+    roles = ("head", "hand.L", "hand.R", "pelvis")
+    stream = moved_stream(rig, body, roles, lambda k: np.array([0.0, 0.0, 0.8 * min(max(k - 10, 0) / 30, 1.0)]))
+    feet = ankles(rig, body, reconstruct(rig, stream))
+    assert (feet[-1, :, 2] - feet[0, :, 2]).min() > 0.5  # both feet came along
+    standing = feet[0, :, 1]
+    on_floor = np.abs(feet[1:, :, 1] - standing) <= ON_FLOOR
+    across = np.linalg.norm(np.diff(feet[:, :, [0, 2]], axis=0), axis=2)
+    assert across[on_floor].max() <= SLIDE  # no foot moved while on the floor: they stepped
+
+
+def test_climbing_brings_the_feet_up_and_a_crouch_keeps_them_down(humanoid):
+    rig, body = humanoid
+    roles = ("head", "hand.L", "hand.R")
+    climb = moved_stream(rig, body, roles + ("pelvis",), lambda k: np.array([0.0, 0.5 * min(k / 30, 1.0), 0.1]))
+    feet = ankles(rig, body, reconstruct(rig, climb))
+    assert (feet[-1, :, 1] - feet[0, :, 1]).min() > 0.3
+    crouch = moved_stream(rig, body, roles, lambda k: np.array([0.0, -0.3 * min(k / 30, 1.0), 0.0]))
+    tracked = reconstruct(rig, crouch)
+    feet = ankles(rig, body, tracked)
+    assert np.abs(feet - feet[0]).max() <= FLOOR_HELD
+    paths = joint_paths(rig.skeleton, tracked.poses)
+    knee, hip = body.limbs["foot.L"][1], body.limbs["foot.L"][0]
+    assert np.linalg.norm(paths[-1, body.bones["foot.L"]] - paths[-1, hip]) < 0.8 * body.leg_length  # bent
+    assert paths[-1, knee, 2] > paths[-1, body.bones["foot.L"], 2]  # forward
