@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from render import shapes
-from render.pixel_shapes import PixelShapes
+from render.pixel_shapes import MarkerRenderer
 from render.style import DEFAULT_STYLE
 
 HEAD_SEGMENTS = 20
@@ -42,23 +42,6 @@ def pin_parts(point, holds_rotation, style=DEFAULT_STYLE):
     return parts
 
 
-class PinMarkerRenderer:
-    """GPU objects drawing ``PinMark``s on one moderngl context; ``release()`` frees them."""
-
-    def __init__(self, ctx, style=DEFAULT_STYLE):
-        self.style = style
-        self.shapes = PixelShapes(ctx, reserve=256)
-
-    def draw(self, marks, camera, width, height):
-        """Draw ``marks`` over the framebuffer in use; a pin behind the eye has no marker."""
-        if not marks:
-            return
-        points = camera.world_to_window(np.array([mark.position for mark in marks], dtype=float), width, height)
-        parts = []
-        for mark, point in zip(marks, points):
-            if np.isfinite(point).all():
-                parts += pin_parts(point, mark.holds_rotation, self.style)
-        self.shapes.draw(parts, width, height)
-
-    def release(self):
-        self.shapes.release()
+def pin_marker_renderer(ctx, style=DEFAULT_STYLE):
+    """A ``MarkerRenderer`` drawing ``PinMark``s."""
+    return MarkerRenderer(ctx, lambda mark, point, style: pin_parts(point, mark.holds_rotation, style), style)

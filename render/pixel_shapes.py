@@ -36,3 +36,26 @@ class PixelShapes:
     def release(self):
         for obj in (self.vao, self.vbo, self.program):
             obj.release()
+
+
+class MarkerRenderer:
+    """Glyphs in window pixels over the scene, one per mark at its world ``position``:
+    ``glyph(mark, point, style)`` gives a mark's parts at its window ``point`` (as ``PixelShapes.draw``
+    takes them); a mark behind the eye has no glyph. ``release()`` frees the GPU objects."""
+
+    def __init__(self, ctx, glyph, style):
+        self.glyph, self.style = glyph, style
+        self.shapes = PixelShapes(ctx, reserve=256)
+
+    def draw(self, marks, camera, width, height):
+        if not marks:
+            return
+        points = camera.world_to_window(np.array([mark.position for mark in marks], dtype=float), width, height)
+        parts = []
+        for mark, point in zip(marks, points):
+            if np.isfinite(point).all():
+                parts += self.glyph(mark, point, self.style)
+        self.shapes.draw(parts, width, height)
+
+    def release(self):
+        self.shapes.release()

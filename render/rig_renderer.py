@@ -13,8 +13,8 @@ import numpy as np
 from render import shaders, shapes
 from render.ground_renderer import GroundRenderer
 from render.mesh_renderer import MeshRenderer
-from render.pin_markers import PinMarkerRenderer
-from render.tracker_markers import TrackerMarkerRenderer
+from render.pin_markers import pin_marker_renderer
+from render.tracker_markers import tracker_marker_renderer
 from render.solver_overlay import SolverOverlayRenderer
 from render.style import DEFAULT_STYLE
 from rig.pose import heads_tails
@@ -144,8 +144,8 @@ class RigRenderer:
         self.ground_renderer = GroundRenderer(ctx, style)
         self.scene_ground = None  # the ground scene the backdrop draws (``draw``'s ``ground``)
         self.solver_overlay = SolverOverlayRenderer(ctx, style)
-        self.pin_markers = PinMarkerRenderer(ctx, style)
-        self.tracker_markers = TrackerMarkerRenderer(ctx, style)
+        self.pin_markers = pin_marker_renderer(ctx, style)
+        self.tracker_markers = tracker_marker_renderer(ctx, style)
         self.backdrop = self.backdrop_fbo = self.backdrop_key = None
 
     def _mesh(self, mesh):

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from render import shapes
-from render.pixel_shapes import PixelShapes
+from render.pixel_shapes import MarkerRenderer
 from render.style import DEFAULT_STYLE
 
 SHADOW_PX = 1.5  # the dark border around a glyph, as the pins have
@@ -40,23 +40,6 @@ def tracker_parts(role, point, style=DEFAULT_STYLE):
     return parts
 
 
-class TrackerMarkerRenderer:
-    """GPU objects drawing ``TrackerMark``s on one moderngl context; ``release()`` frees them."""
-
-    def __init__(self, ctx, style=DEFAULT_STYLE):
-        self.style = style
-        self.shapes = PixelShapes(ctx, reserve=256)
-
-    def draw(self, marks, camera, width, height):
-        """Draw ``marks`` over the framebuffer in use; a tracker behind the eye has no glyph."""
-        if not marks:
-            return
-        points = camera.world_to_window(np.array([mark.position for mark in marks], dtype=float), width, height)
-        parts = []
-        for mark, point in zip(marks, points):
-            if np.isfinite(point).all():
-                parts += tracker_parts(mark.role, point, self.style)
-        self.shapes.draw(parts, width, height)
-
-    def release(self):
-        self.shapes.release()
+def tracker_marker_renderer(ctx, style=DEFAULT_STYLE):
+    """A ``MarkerRenderer`` drawing ``TrackerMark``s."""
+    return MarkerRenderer(ctx, lambda mark, point, style: tracker_parts(mark.role, point, style), style)
