@@ -32,6 +32,7 @@ from ui.files import EXPORT_FILTERS, GROUND_FILTERS, RIG_FILTERS, FileAsker, nat
 from ui.ground_state import open_ground, plant_feet
 from ui.tracks import open_tracks
 from ui.keymap import keymap_window, shortcut_text
+from ui.pins import follow_channels
 from ui.recent import RecentFiles
 from ui.session_file import PoseFile
 from ui.source import open_source
@@ -314,15 +315,23 @@ class Editor:
         chosen = [index[name] for name in self.state.view.selected if name in index]
         return chosen if chosen else np.arange(len(index))
 
+    def _clear(self, bones, message, **channels):
+        """Channels of bone indices ``bones`` back at rest; a pinned one among them takes its pin
+        along, as a typed value does (else its pin would hold it where it was and the clear would
+        show nothing)."""
+        before = self.state.pose
+        self._set_pose(clear_channels(before, bones, **channels), message)
+        names = self.state.rig.skeleton.names
+        follow_channels(self.state, [names[bone] for bone in bones], before)
+
     def clear_rotation(self):
-        self._set_pose(clear_channels(self.state.pose, self._selected_bones(), rotation=True), "Rotation cleared")
+        self._clear(self._selected_bones(), "Rotation cleared", rotation=True)
 
     def clear_location(self):
-        self._set_pose(clear_channels(self.state.pose, self._selected_bones(), location=True), "Location cleared")
+        self._clear(self._selected_bones(), "Location cleared", location=True)
 
     def reset_pose(self):
-        bones = np.arange(len(self.state.rig.skeleton))
-        self._set_pose(clear_channels(self.state.pose, bones, rotation=True, location=True, scale=True), "Pose reset")
+        self._clear(np.arange(len(self.state.rig.skeleton)), "Pose reset", rotation=True, location=True, scale=True)
 
     def write_pose(self, path):
         """Save the pose to ``path`` (atomically); failures become the status message."""

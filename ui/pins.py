@@ -8,13 +8,13 @@ Pinning or unpinning moves nothing, so no solve is asked for.
 
 An edit of a pinned bone itself takes its pin along, as a fixed point in Cascadeur or a pinned
 effector in Maya's HumanIK moves when it is the one manipulated: a pin holds its bone against
-everything else, not against the user's hand on it. A grab, a rotate, the gizmo or a typed value
-places the bone, and its pin goes where the edit puts it (``carry``, ``follow_channels``), held
-there while the drag runs; a drag that pulls the bone by a goal (Auto IK on it, or the IK handle
-whose chain ends at it or at the bone carrying it) lets its pin go while it runs, the goal right
-below the other pins. When the drag is confirmed each such pin records where it left its bone,
-in the same undo step as the edit (``end_edit``); cancelling leaves the pins as they were. The
-other pins hold throughout.
+everything else, not against the user's hand on it. A grab, a rotate, the gizmo, a typed value or a
+clear (Alt+R, Alt+G, Reset pose) places the bone, and its pin goes where the edit puts it
+(``carry``, ``follow_channels``), held there while the drag runs; a drag that pulls the bone by a
+goal (Auto IK on it, or the IK handle whose chain ends at it or at the bone carrying it) lets its
+pin go while it runs, the goal right below the other pins. When the drag is confirmed each such pin
+records where it left its bone, in the same undo step as the edit (``end_edit``); cancelling leaves
+the pins as they were. The other pins hold throughout.
 """
 from dataclasses import replace
 

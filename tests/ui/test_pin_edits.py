@@ -1,5 +1,5 @@
 """Moving a pinned bone itself takes its pin along (``ui.pins``): G, R, the rotate gizmo, a value
-typed in the Pose tab, an Auto IK drag of the bone and a drag of the IK handle that pulls it. The
+typed in the Pose tab, Alt+R and Reset pose, an Auto IK drag of the bone and a drag of the IK handle that pulls it. The
 moved bone ends where the edit put it, its pin records that place, the other pins hold, one Ctrl+Z
 undoes the edit and the pin move together; a cancelled edit leaves the pins as they were."""
 import numpy as np
@@ -163,4 +163,35 @@ def test_dragging_the_handle_that_pulls_a_pinned_bone_takes_its_pin_along(driver
     reached = tail(state, pulled) if at_tail else matrix(state, pulled)[:3, 3]
     assert np.linalg.norm(reached - point) <= GOAL_REACHED
     assert_moved_pin_records_its_bone(state, pulled, before[2])
+    assert_one_undo_restores(driver, before)
+
+
+def test_alt_r_clears_a_pinned_bones_rotation_and_its_pin_goes_with_it(driver):
+    state = driver.state
+    pin(driver, ("head", *FEET))
+    select(driver, "head")
+    rest = matrix(state, "head")
+    type_keys(driver, "R", "X", "3", "0", "RETURN")
+    before = state.pose.copy(), state.world.copy(), dict(state.pins)
+    driver.key("R", ["alt"])
+    assert state.message == "Rotation cleared"
+    np.testing.assert_allclose(state.pose.rotations[state.rig.skeleton.index["head"]], [0.0, 0.0, 0.0, 1.0])
+    np.testing.assert_allclose(basis(matrix(state, "head")), basis(rest), atol=PIN_ROTATION)
+    assert_moved_pin_records_its_bone(state, "head", before[2])
+    assert_one_undo_restores(driver, before)
+
+
+def test_reset_pose_takes_every_pin_to_the_rest_pose(driver):
+    state = driver.state
+    rest = state.world.copy()
+    pin(driver, ("hand.L", *FEET))  # hand.L stays the selection
+    type_keys(driver, "R", "Z", "4", "5", "RETURN")
+    before = state.pose.copy(), state.world.copy(), dict(state.pins)
+    driver.app.editor.reset_pose()
+    driver.frames(1)
+    np.testing.assert_allclose(state.world, rest, atol=PIN_POSITION)
+    for name in before[2]:
+        moved, turned = slip(state, name)
+        assert moved <= PIN_POSITION and turned <= PIN_ROTATION, (name, moved, turned)
+    assert state.pins["hand.L"] != before[2]["hand.L"]
     assert_one_undo_restores(driver, before)
