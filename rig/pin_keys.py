@@ -11,10 +11,10 @@ Evaluated as an animator expects, as Blender evaluates a boolean property next t
   lets go at 30;
 - the target moves only between two keys that are both on (its rotation only between two that
   both hold it), with the interpolation of the key it leaves (linear, smooth: Catmull-Rom through
-  the run's keys, rotations slerped and eased along the short arc; constant: held); from the last
-  key of a run it stays where that key put it until the pin lets go, so a foot planted by one key
-  stays planted however far the next key is, and never slides toward where a later, separate
-  plant will be;
+  the run's keys, rotations slerped and eased along the short arc; constant: held); between two
+  keys with the same target it stays there exactly, and from the last key of a run it stays where
+  that key put it until the pin lets go, so a planted foot stays planted however far the next key
+  is, and never slides toward where a later, separate plant will be;
 - before a channel's first key and after its last, that key holds (Blender's constant
   extrapolation, as for every channel).
 A bone whose pin the action does not key keeps the pin it has, as the IK/FK switches do: only
@@ -57,16 +57,17 @@ def pin_at(channel, frame):
     mode = int(channel.interpolations[k])
     moving = u > 0.0 and mode != CONSTANT and _in_run(values, k + 1)
     position = values[k, POSITION]
-    if moving and mode == SMOOTH:
-        slopes = [tangent(frames, values[:, POSITION], j - 1 if _in_run(values, j - 1) else j,
-                          j + 1 if _in_run(values, j + 1) else j) for j in (k, k + 1)]
-        position = hermite(u, frames[k + 1] - frames[k], position, values[k + 1, POSITION], *slopes)
-    elif moving:
-        position = position + (values[k + 1, POSITION] - position) * u
+    if moving and not np.array_equal(position, values[k + 1, POSITION]):  # equal keys: held exactly
+        if mode == SMOOTH:
+            slopes = [tangent(frames, values[:, POSITION], j - 1 if _in_run(values, j - 1) else j,
+                              j + 1 if _in_run(values, j + 1) else j) for j in (k, k + 1)]
+            position = hermite(u, frames[k + 1] - frames[k], position, values[k + 1, POSITION], *slopes)
+        else:
+            position = position + (values[k + 1, POSITION] - position) * u
     if values[k, HOLDS] < 0.5:
         return Pin(tuple(float(v) for v in position))
     rotation = values[k, ROTATION]
-    if moving and values[k + 1, HOLDS] >= 0.5:
+    if moving and values[k + 1, HOLDS] >= 0.5 and not np.array_equal(rotation, values[k + 1, ROTATION]):
         rotation = quat_slerp(rotation, values[k + 1, ROTATION], eased(u, mode))
     return Pin(tuple(float(v) for v in position), tuple(float(v) for v in rotation))
 
