@@ -17,6 +17,7 @@ from tests.ui.test_crash_recovery import launch, let_the_autosave_write, restore
 from tests.ui.test_timeline import strip_rect
 from ui.editor import _export_frames
 from ui.session_file import restore_session, session_dict
+from tests.golden import assert_matches_golden
 from tests.test_keys_export import ROUND_TRIP
 from ui.timeline_panel import x_of
 
@@ -201,3 +202,14 @@ def test_an_export_of_the_keys_holds_each_frames_pins_as_the_window_does(driver,
         driver.set_value("##current_frame", frame)
         exported = heads_tails(back.rig.skeleton, world_matrices(back.rig.skeleton, clip[frame]))[0][order]
         np.testing.assert_allclose(exported, heads_tails(state.rig.skeleton, state.world)[0], atol=ROUND_TRIP)
+
+
+def test_screenshot_of_the_timeline_with_a_keyed_pin_between_its_keys(driver):
+    """Frame 10 of the planted walk: the foot's pin marker where frame 0 keyed it, the root half a
+    stride on, the keys at 0 and 20 on the strip."""
+    state = planted_walk(driver)
+    driver.set_value("##current_frame", 10)
+    driver.move(480, 300)
+    driver.frames(2)
+    assert FOOT in state.pins
+    assert_matches_golden(driver.app.read_rgb(), "app_timeline_keyed_pin")
