@@ -5,8 +5,8 @@ undo steps keep it, ``ui.history``). Keying a bone keys its pin too (on with its
 ``rig.pin_keys``). Changing the frame (scrubbing, stepping, playing) is a view, as Blender's
 current frame is: when there are keys it poses the rig and sets the keyed pins as the keys say at
 that frame (the rig's IK then solves on top, pins and priorities first, in the frame's one solve)
-and the frame's end takes that pose as the current undo step without recording one (``settle``). Edits made before a frame change are
-recorded first, so Ctrl+Z still reaches them.
+and the frame's end takes that pose as the current undo step without recording one (``settle``).
+Edits made before a frame change are recorded first, so Ctrl+Z still reaches them.
 
 Playback runs at the action's rate against the app's clock: the frame shown is the one the clock
 has reached since Play, so a frame that costs too much drops frames and never slows the clip.
