@@ -6,7 +6,9 @@ and, per key, the interpolation of the segment that starts at it (``INTERPOLATIO
 Blender's key interpolation governs the curve up to the next key). Channels the action does not
 key take the action's ``base`` pose, so evaluating a frame never depends on what was shown before:
 the same frame gives the same pose however it was reached. IK handles are bones, so their
-location channels are keyed like any other; a pin (``rig.pins``) would be one more path here.
+location channels are keyed like any other. ``PIN`` keys a bone's pin (``rig.pins``): whether it
+is on, whether it holds the rotation, and its target; ``rig.pin_keys`` keys and evaluates it (no
+pose channel either: ``pose_at`` leaves it).
 ``SWITCH`` keys, on an IK constraint's bone, the constraint's influence: the limb's IK/FK switch
 (``rig.snap``). It is no pose channel (``pose_at`` leaves it to ``switches_at``); the app keys
 it constant, and interpolation edits leave it so: a switch happens at its key, never blended in
@@ -29,7 +31,9 @@ from rig.pose import Pose
 from solvers.transforms import quat_normalize, quat_slerp
 
 SWITCH = "ik_influence"
-PATHS = {"rotation": 4, "location": 3, "scale": 3, SWITCH: 1}
+PIN = "pin"
+PATHS = {"rotation": 4, "location": 3, "scale": 3, SWITCH: 1, PIN: 9}  # a pin: on, holds rotation, position, rotation
+QUATERNIONS = {"rotation": slice(0, 4), PIN: slice(5, 9)}  # where a path's key holds a unit quaternion
 INTERPOLATIONS = ("constant", "linear", "smooth")
 CONSTANT, LINEAR, SMOOTH = range(3)
 DEFAULT_FPS = 24.0  # Blender's default scene rate
@@ -57,10 +61,12 @@ class Channel:
 
     @classmethod
     def of(cls, bone, path, frames, values, interpolations):
-        values = np.asarray(values, dtype=float).reshape(len(frames), PATHS[path])
-        if path == "rotation":  # unit rows kept bit for bit, so a saved action reads back exactly
-            norms = np.linalg.norm(values, axis=1, keepdims=True)
-            values = np.where(np.abs(norms - 1.0) > UNIT_TOLERANCE, quat_normalize(values), values)
+        values = np.array(values, dtype=float).reshape(len(frames), PATHS[path])
+        part = QUATERNIONS.get(path)
+        if part is not None:  # unit quaternions kept bit for bit, so a saved action reads back exactly
+            quaternions = values[:, part]
+            norms = np.linalg.norm(quaternions, axis=1, keepdims=True)
+            values[:, part] = np.where(np.abs(norms - 1.0) > UNIT_TOLERANCE, quat_normalize(quaternions), quaternions)
         return cls(bone, path, _frozen(frames), _frozen(values), _frozen(interpolations, np.int8))
 
     def index_of(self, frame):
@@ -160,9 +166,9 @@ def sized_pose(pose, count):
     return rest
 
 
-def _segment(channel, frame):
+def segment(channel, frame):
     """(k, u): the segment from key k that ``frame`` falls in and how far along it (0..1); u is 0
-    before the first key, after the last and on constant keys."""
+    before the first key and after the last."""
     frames = channel.frames
     k = int(np.searchsorted(frames, frame, side="right")) - 1
     if k < 0:
@@ -172,42 +178,52 @@ def _segment(channel, frame):
     return k, (frame - frames[k]) / (frames[k + 1] - frames[k])
 
 
+def eased(u, mode):
+    """How far along a segment at ``u`` a rotation has turned: smoothstep for SMOOTH keys."""
+    return u * u * (3.0 - 2.0 * u) if mode == SMOOTH else u
+
+
 def sample(channels, path, frame):
     """The values (C, PATHS[path]) of ``channels`` (all on ``path``) at ``frame``."""
     count = len(channels)
     ks, us, modes = np.empty(count, dtype=int), np.empty(count), np.empty(count, dtype=int)
     for i, channel in enumerate(channels):
-        ks[i], us[i] = _segment(channel, frame)
+        ks[i], us[i] = segment(channel, frame)
         modes[i] = channel.interpolations[ks[i]]
     us = np.where(modes == CONSTANT, 0.0, us)
     a = np.array([c.values[k] for c, k in zip(channels, ks)])
     b = np.array([c.values[min(k + 1, len(c.frames) - 1)] for c, k in zip(channels, ks)])
     smooth = modes == SMOOTH
     if path == "rotation":
-        eased = np.where(smooth, us * us * (3.0 - 2.0 * us), us)
-        return np.where((eased == 0.0)[:, None], a, quat_slerp(a, b, eased))  # on a key: its value, bit for bit
+        turned = np.where(smooth, eased(us, SMOOTH), us)
+        return np.where((turned == 0.0)[:, None], a, quat_slerp(a, b, turned))  # on a key: its value, bit for bit
     linear = a + (b - a) * us[:, None]
     if not smooth.any():
         return linear
     return np.where(smooth[:, None], _catmull_rom(channels, ks, us, a, b), linear)
 
 
-def _tangent(channel, k):
-    """Catmull-Rom's slope (value per frame) at key k: across its neighbours, one-sided at the ends."""
-    frames, values = channel.frames, channel.values
-    lo, hi = max(k - 1, 0), min(k + 1, len(frames) - 1)
-    return (values[hi] - values[lo]) / (frames[hi] - frames[lo]) if hi > lo else np.zeros(values.shape[1])
+def tangent(frames, values, lo, hi):
+    """Catmull-Rom's slope (value per frame) at a key between its neighbours ``lo`` and ``hi``
+    (the key itself at an end, one-sided)."""
+    return (values[hi] - values[lo]) / (frames[hi] - frames[lo]) if hi > lo else np.zeros(values.shape[1:])
+
+
+def hermite(u, span, a, b, slope_a, slope_b):
+    """The cubic from ``a`` to ``b`` over ``span`` frames with those slopes, at ``u`` (0..1)."""
+    h00, h10, h01, h11 = 2 * u**3 - 3 * u**2 + 1, u**3 - 2 * u**2 + u, -2 * u**3 + 3 * u**2, u**3 - u**2
+    return h00 * a + h10 * span * slope_a + h01 * b + h11 * span * slope_b
 
 
 def _catmull_rom(channels, ks, us, a, b):
     out = np.empty_like(a)
     for i, (channel, k, u) in enumerate(zip(channels, ks, us)):
-        if k + 1 >= len(channel.frames):
+        frames, values, last = channel.frames, channel.values, len(channel.frames) - 1
+        if k + 1 > last:
             out[i] = a[i]
             continue
-        span = channel.frames[k + 1] - channel.frames[k]
-        h00, h10, h01, h11 = 2 * u**3 - 3 * u**2 + 1, u**3 - 2 * u**2 + u, -2 * u**3 + 3 * u**2, u**3 - u**2
-        out[i] = h00 * a[i] + h10 * span * _tangent(channel, k) + h01 * b[i] + h11 * span * _tangent(channel, k + 1)
+        slopes = [tangent(frames, values, max(j - 1, 0), min(j + 1, last)) for j in (k, k + 1)]
+        out[i] = hermite(u, frames[k + 1] - frames[k], a[i], b[i], *slopes)
     return out
 
 
@@ -230,18 +246,24 @@ def _insert(channel, bone, path, frame, value, interpolation):
                       np.insert(modes, k, interpolation))
 
 
-def with_keys(action, pose, skeleton, bones, frame, interpolation="linear"):
-    """``action`` with every channel of ``bones`` (indices into ``skeleton``) keyed at ``frame``
-    to its value in ``pose``; an existing key there is replaced, keeping its interpolation."""
+def with_key_values(action, values, frame, interpolation="linear"):
+    """``action`` with each channel of ``values`` ({(bone name, path): value}) keyed at ``frame``;
+    an existing key there is replaced, keeping its interpolation."""
     channels = dict(action.channels)
-    for bone in bones:
-        name = skeleton.names[bone]
-        for path, attribute in PATHS_ATTRIBUTE.items():
-            channel = channels.get((name, path))
-            k = None if channel is None else channel.index_of(frame)
-            mode = INTERPOLATIONS.index(interpolation) if k is None else int(channel.interpolations[k])
-            channels[(name, path)] = _insert(channel, name, path, float(frame), getattr(pose, attribute)[bone], mode)
+    for (name, path), value in values.items():
+        channel = channels.get((name, path))
+        k = None if channel is None else channel.index_of(frame)
+        mode = INTERPOLATIONS.index(interpolation) if k is None else int(channel.interpolations[k])
+        channels[(name, path)] = _insert(channel, name, path, float(frame), value, mode)
     return _with_channels(action, channels)
+
+
+def with_keys(action, pose, skeleton, bones, frame, interpolation="linear"):
+    """``action`` with every pose channel of ``bones`` (indices into ``skeleton``) keyed at
+    ``frame`` to its value in ``pose`` (``with_key_values``)."""
+    values = {(skeleton.names[bone], path): getattr(pose, attribute)[bone]
+              for bone in bones for path, attribute in PATHS_ATTRIBUTE.items()}
+    return with_key_values(action, values, frame, interpolation)
 
 
 def with_switch_key(action, bone, frame, influence):

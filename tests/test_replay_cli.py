@@ -120,6 +120,9 @@ def test_replayed_drag_puts_the_hand_on_the_target_then_undo_and_redo(rest, tmp_
     ({"events": [{"type": "drag", "x": 1, "y": 2, "button": "thumb"}]}, "'events[0].button': expected one of"),
     ({"events": [{"type": "scroll", "x": 1, "y": 2, "dy": float("nan")}]}, "'events[0].dy': expected a finite"),
     ({"moves": []}, "'events': expected a value"),
+    ({"events": [{"type": "press", "label": "timeline_strip", "at": [1.5, 0]}]}, "'events[0].at': expected a list of 2"),
+    ({"events": [{"type": "drag", "label": "timeline_strip", "at": [-0.1, 0.5]}]}, "'events[0].at': expected fractions"),
+    ({"events": [{"type": "move", "label": "timeline_strip", "x": 3}]}, "unknown field 'events[0].x'"),
 ])
 def test_bad_events_name_the_event_and_field(events, message):
     with pytest.raises(FileFormatError, match=re.escape(message)):

@@ -85,11 +85,11 @@ SHORTCUTS = {shortcut: command for command in COMMANDS for shortcut in command.s
 
 def _export_frames(state):
     """``export_rig``'s frames for the window's export: with keys every keyed frame, solved as the
-    window solves it (its pins held); else the pose exactly as drawn, its channels read back from
+    window solves it (the pins the keys give there held); else the pose exactly as drawn, its channels read back from
     the world (solved again, a pose whose pins keep a goal short would move on)."""
     if state.timeline.action.has_keys():
-        poses, timing = keyed_export(state)
-        return {"pose": poses, "timing": timing, "pins": state.pins, "root_free": state.body_follows}
+        frames = keyed_export(state)
+        return {"pose": frames.poses, "timing": frames.timing, "pins": frames.pins, "root_free": frames.root_free}
     return {"pose": channels_for_world(state.rig.skeleton, state.world), "shown": True}
 
 

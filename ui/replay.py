@@ -14,6 +14,11 @@ them); pyglet's bottom-left convention is applied here. ``load_events`` reads an
 ``key`` is any of pyglet's key names (``pyglet.window.key``: "Z", "NUM_5", "PAGEUP"; digits as "1");
 ``mods`` are held down around every kind of event, as a user holds Ctrl for Ctrl+wheel.
 
+A pointer event ("move", "press", "drag", "release", "scroll") may name a widget instead of
+pixels: ``{"type": "press", "label": "timeline_strip", "at": [0.3, 0.1]}`` happens at that
+fraction of the widget's rectangle across and down (``at`` from 0 to 1, default its middle), so a
+replay scrubs the timeline or drags its markers wherever the layout put the strip.
+
 The item events act on the widget the last frame drew with that label (``ui.widgets.find``: the
 whole ImGui label, "Iterations##ik", or its visible part; ``index``, from 0 in drawing order, picks
 one of several), wherever the layout put it: click_item clicks its middle, hover_item moves there,
@@ -188,28 +193,52 @@ class InputSender:
             except LocateError as error:
                 raise LocateError(f"events[{number}]: {error}") from None
 
+    def _place(self, event):
+        """(x, y) window pixels of a pointer event: its own, or its point of a widget's rectangle."""
+        if "label" not in event:
+            return event["x"], event["y"]
+        left, top, right, bottom = self._find(event["label"], event["index"]).rect
+        across, down = event["at"]
+        return left + across * (right - left), top + down * (bottom - top)
+
     def _play(self, event):
         kind = event["type"]
         if kind == "frame":
             self.frames(event["count"])
         elif kind == "key":
             self.key(event["key"], event["mods"])
-        elif kind == "scroll":
-            self.scroll(event["x"], event["y"], event["dy"], event["mods"])
-        elif kind == "move":
-            self.move(event["x"], event["y"], event["mods"])
         elif kind == "set_value":
             self.set_value(event["label"], event["value"], event["index"])
         elif kind in ITEM_EVENTS:
             getattr(self, kind)(event["label"], event["index"], event["mods"])
+        elif kind == "scroll":
+            self.scroll(*self._place(event), event["dy"], event["mods"])
+        elif kind == "move":
+            self.move(*self._place(event), event["mods"])
         else:
-            getattr(self, kind)(event["x"], event["y"], event["button"], event["mods"])
+            getattr(self, kind)(*self._place(event), event["button"], event["mods"])
+
+
+def _read_label(reader, event):
+    event["label"] = reader.string("label")
+    event["index"] = None if reader.get("index", None) is None else reader.integer("index", low=0, high=MAX_INDEX)
+
+
+def _read_place(reader, event):
+    """Where a pointer event happens: window pixels "x" and "y", or fractions "at" of the rectangle
+    of the widget "label" (and "index")."""
+    if reader.get("label", None) is None:
+        event["x"], event["y"] = reader.number("x"), reader.number("y")
+        return
+    _read_label(reader, event)
+    event["at"] = reader.vector("at", 2, (0.5, 0.5), bound=1.0)
+    if min(event["at"]) < 0.0:
+        reader.fail("at", "fractions [across, down] of the widget from 0 to 1", list(event["at"]))
 
 
 def _read_item(reader, event):
     """The fields of an item event: the widget's label and index, set_value's value."""
-    event["label"] = reader.string("label")
-    event["index"] = None if reader.get("index", None) is None else reader.integer("index", low=0, high=MAX_INDEX)
+    _read_label(reader, event)
     if event["type"] == "set_value":
         value = reader.required("value")
         if not isinstance(value, (bool, str)) and not (isinstance(value, (int, float)) and math.isfinite(value)):
@@ -237,7 +266,7 @@ def _read_event(reader):
         return event
     if kind in ITEM_EVENTS:
         return _read_item(reader, event)
-    event["x"], event["y"] = reader.number("x"), reader.number("y")
+    _read_place(reader, event)
     if kind == "scroll":
         event["dy"] = reader.number("dy")
     else:

@@ -1,11 +1,12 @@
 """The timeline's state and commands, without ImGui: the current frame, playback, keying.
 
 ``TimelineState.action`` is the rig's keys (``rig.keys.Action``, a value: edits replace it, and
-undo steps keep it, ``ui.history``). Changing the frame (scrubbing, stepping, playing) is a view,
-as Blender's current frame is: when there are keys it poses the rig as the keys say at that frame
-(the rig's IK then solves on top, in the frame's one solve) and the frame's end takes that pose as
-the current undo step without recording one (``settle``). Edits made before a frame change are
-recorded first, so Ctrl+Z still reaches them.
+undo steps keep it, ``ui.history``). Keying a bone keys its pin too (on with its target, or off;
+``rig.pin_keys``). Changing the frame (scrubbing, stepping, playing) is a view, as Blender's
+current frame is: when there are keys it poses the rig and sets the keyed pins as the keys say at
+that frame (the rig's IK then solves on top, pins and priorities first, in the frame's one solve)
+and the frame's end takes that pose as the current undo step without recording one (``settle``).
+Edits made before a frame change are recorded first, so Ctrl+Z still reaches them.
 
 Playback runs at the action's rate against the app's clock: the frame shown is the one the clock
 has reached since Play, so a frame that costs too much drops frames and never slows the clip.
@@ -19,6 +20,7 @@ from rig.autorig import snap_handles
 from rig.keys import MAX_FPS, MAX_FRAME, Action, moved_keys, with_interpolation, with_keys, without_keys
 from rig.formats.export import Timing
 from rig.keys import action_from_poses, frame_range
+from rig.pin_keys import keyed_pins, with_pin_keys
 from rig.snap import set_switches, under_own_switches
 
 
@@ -95,6 +97,7 @@ def go_to_frame(state, frame):
         if state.drag is None:
             state.history.commit(state)  # an edit not yet a step stays reachable by undo
         state.pose = keyed_pose(state, frame)
+        state.pins = keyed_pins(timeline.action, frame, state.pins)
         set_switches(state.rig, timeline.action.switches_at(frame))
         state.mark_dirty()
     timeline.moved = True
@@ -144,15 +147,26 @@ def advance(state, now):
         go_to_frame(state, reached)
 
 
+@dataclass(frozen=True)
+class KeyedFrames:
+    """What an export of the keys plays: ``poses`` and ``pins`` ({bone name: Pin}) a frame each,
+    at ``timing``; ``root_free``: whether the body follows the pins, as the window solves."""
+    poses: list
+    pins: list
+    timing: Timing
+    root_free: bool
+
+
 def keyed_export(state):
-    """(poses, Timing) for an export: every frame from start to end as the keys give it (keyed
-    IK/FK switches included, though the export bakes the rig's own), at the action's rate; with no
-    keys, the pose as it is."""
+    """KeyedFrames for an export of the keys: every frame from start to end as they give it (keyed
+    pins and IK/FK switches included, though the export bakes the rig's own switches), at the
+    action's rate."""
     action = state.timeline.action
-    if not action.has_keys():
-        return state.pose, Timing()
-    return [under_own_switches(state.rig, keyed_pose(state, frame), action.switches_at(frame))
-            for frame in frame_range(action)], Timing(action.fps, action.name)
+    frames = frame_range(action)
+    poses = [under_own_switches(state.rig, keyed_pose(state, frame), action.switches_at(frame)) for frame in frames]
+    pins = [keyed_pins(action, frame, state.pins) for frame in frames]
+    # with the user's whole-body choice unmade, the body follows on a frame exactly when it has pins
+    return KeyedFrames(poses, pins, Timing(action.fps, action.name), state.whole_body is not False)
 
 
 # Keys -------------------------------------------------------------------------------------------
@@ -169,11 +183,13 @@ def _set_action(state, action, message):
 
 
 def insert_key(state, bones=None):
-    """I: key every channel of the selected bones (all bones when none is) at the current frame.
-    Channels the action does not key take the pose as it is now (the action's base)."""
-    timeline = state.timeline
+    """I: key every channel and the pin of the selected bones (all bones when none is) at the
+    current frame. Channels the action does not key take the pose as it is now (the action's base)."""
+    timeline, skeleton = state.timeline, state.rig.skeleton
     bones = _bones(state) if bones is None else bones
-    action = with_keys(timeline.action, state.pose, state.rig.skeleton, bones, timeline.frame, timeline.interpolation)
+    action = with_keys(timeline.action, state.pose, skeleton, bones, timeline.frame, timeline.interpolation)
+    action = with_pin_keys(action, state.pins, [skeleton.names[b] for b in bones], timeline.frame,
+                           timeline.interpolation)
     action = replace(action, base=state.pose.copy(), end=max(action.end, timeline.frame),
                      start=min(action.start, timeline.frame))
     what = "every bone" if len(bones) == len(state.rig.skeleton) else f"{len(bones)} bone{'s' * (len(bones) != 1)}"
@@ -241,17 +257,22 @@ def load_clip(state, name):
 
 
 def auto_key(state):
-    """With auto-keying on, key the bones an edit since the last step changed, at the current frame
-    (the editor calls it before recording the step, so the keys and the edit are one step)."""
+    """With auto-keying on, key the bones an edit since the last step changed (their channels or
+    their pins), at the current frame (the editor calls it before recording the step, so the keys
+    and the edit are one step)."""
     timeline, current = state.timeline, state.history.current
-    if not timeline.auto_key or timeline.moved or current.rig is not state.rig or current.pose == state.pose:
+    if not timeline.auto_key or timeline.moved or current.rig is not state.rig or \
+            (current.pose == state.pose and current.pins == state.pins):
         return
     before, after = current.pose, state.pose
-    changed = np.flatnonzero(np.any(before.rotations != after.rotations, axis=1)
-                             | np.any(before.locations != after.locations, axis=1)
-                             | np.any(before.scales != after.scales, axis=1))
-    if len(changed):
-        insert_key(state, list(changed))
+    changed = set(np.flatnonzero(np.any(before.rotations != after.rotations, axis=1)
+                                 | np.any(before.locations != after.locations, axis=1)
+                                 | np.any(before.scales != after.scales, axis=1)).tolist())
+    index = state.rig.skeleton.index
+    changed |= {index[name] for name in set(current.pins) | set(state.pins)
+                if name in index and current.pins.get(name) != state.pins.get(name)}
+    if changed:
+        insert_key(state, sorted(changed))
 
 
 def settle(state):

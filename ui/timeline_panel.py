@@ -150,7 +150,7 @@ def header_row(state):
     readout = f"/ {timeline.action.end}  {timeline.action.seconds(timeline.frame):.3f} s"
     if imgui.calc_text_size(readout).x > imgui.get_content_region_avail().x:
         readout = f"/ {timeline.action.end}"  # a narrow window: the seconds are in the tooltip
-    imgui.text_disabled(readout)
+    widgets.readout("frame_readout", readout)
     if imgui.is_item_hovered():
         imgui.set_tooltip(timeline.summary())
 

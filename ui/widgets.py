@@ -134,6 +134,12 @@ def text_colored(text, colour):
     return _noting(text, "text", lambda: imgui.text_colored(colour, text))
 
 
+def readout(name, text):
+    """imgui.text_disabled of ``text``, noted in ``drawn()`` as a "text" item labelled ``name``
+    whose value is the text (a readout that changes, found by its name)."""
+    return _noting(name, "text", lambda: (imgui.text_disabled(text), text))
+
+
 def tab_item(label, flags=0):
     """imgui.begin_tab_item with no close button: whether the tab is the selected one (then end it
     with imgui.end_tab_item), noted in ``drawn()``."""

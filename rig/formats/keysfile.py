@@ -4,16 +4,20 @@
      "channels": [{"bone": "hand_ik.L", "path": "location", "frames": [0, 12],
                    "values": [x, y, z, x, y, z], "interpolation": ["linear", "smooth"]}]}
 
-``values`` is flat, PATHS[path] numbers a key. Reading is strict: a bone the rig lacks, frames
-that do not increase, a value that is not finite, an unknown interpolation or key fail naming the
-field.
+``values`` is flat, PATHS[path] numbers a key; a ``"pin"`` channel's key is on (1) or off (0),
+holds rotation (1) or not (0), then the target position and rotation (``rig.pin_keys``). Actions
+saved before pins were keyed have no pin channels and read as they did. Reading is strict: a bone
+the rig lacks, frames that do not increase, a value that is not finite, a pin flag that is not 0
+or 1, an unknown interpolation or key fail naming the field.
 """
 import numpy as np
 
 from rig.formats.jsonfields import Reader
 from rig.formats.rigfile import pose_from_dict, pose_to_dict
 from rig.constraints import RANGES
-from rig.keys import FRAME_TOLERANCE, INTERPOLATIONS, MAX_FPS, MAX_FRAME, PATHS, SWITCH, Action, Channel, sized_pose
+from rig.keys import FRAME_TOLERANCE, INTERPOLATIONS, MAX_FPS, MAX_FRAME, PATHS, PIN, QUATERNIONS, SWITCH, Action, \
+    Channel, sized_pose
+from rig.pin_keys import check_pin_values
 from rig.ranges import MAX_COORDINATE
 
 
@@ -51,8 +55,11 @@ def _channel(reader, skeleton):
     if np.any(np.diff(frames) <= FRAME_TOLERANCE):
         reader.fail("frames", "increasing frames")
     values = _numbers(reader, "values", count * PATHS[path], MAX_COORDINATE).reshape(count, PATHS[path])
-    if path == "rotation" and np.any(np.linalg.norm(values, axis=1) < 1e-6):
+    if path in QUATERNIONS and np.any(np.linalg.norm(values[:, QUATERNIONS[path]], axis=1) < 1e-6):
         reader.fail("values", "non-zero quaternions")
+    problem = check_pin_values(values) if path == PIN else None
+    if problem:
+        reader.fail("values", problem)
     low, high = RANGES["influence"]
     if path == SWITCH and (np.any(values < low) or np.any(values > high)):
         reader.fail("values", f"influences from {low:g} to {high:g}")

@@ -118,7 +118,7 @@ def test_a_keyed_switch_plays_steps_scrubs_and_exports_to_the_same_pose(driver):
     go_to_frame(state, 0)
     driver.frames(1)
     assert leg(state).influence == 1.0  # the export bakes this rig into every frame: the FK ones too
-    poses, _ = keyed_export(state)
+    poses = keyed_export(state).poses
     worlds["exported"] = joints(state, evaluation(state.rig, poses[12]).world)
     for how, world in worlds.items():
         np.testing.assert_allclose(world, bent, atol=SNAP_TOLERANCE, err_msg=how)

@@ -56,7 +56,7 @@ def test_i_keys_the_pose_alt_i_deletes_it_and_both_undo(driver):
     assert not state.timeline.action.has_keys()
     driver.key("I")
     action = state.timeline.action
-    assert action.key_frames.tolist() == [0] and len(action.channels) == 3 * len(state.rig.skeleton)
+    assert action.key_frames.tolist() == [0] and len(action.channels) == 4 * len(state.rig.skeleton)  # each bone's pin too
     assert "Keyed every bone at frame 0" in state.message
     driver.key("I", ["alt"])
     assert not state.timeline.action.has_keys()
