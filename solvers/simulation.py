@@ -25,7 +25,10 @@ One frame of ``dt`` seconds, as this module reads Blender's manual:
   ``max_velocity`` times its length per second: scaled, not clipped per joint, so the step keeps
   its direction. A step that would not lower the goals' weighted cost is halved, as the
   iterations' retries do (a safety: the measured damping rarely needs it). Limits and locks hold
-  as in the iterations (``solvers.dls``'s bounded step).
+  as in the iterations (``solvers.dls``'s bounded step). A substep whose damped step the linear
+  model promises to lower the squared cost by less than ``UNMEASURABLE`` of it stands still: the
+  chain has settled on its answer (beyond reach the residual stays, and every frame would
+  otherwise probe and halve in vain).
 - A straight chain pulled back along itself (a target inside reach on its line) bends once, as
   in the iterations (``solvers.dls._unfold``); one pulled outward is at its best (the Animation
   mode's answer for a target beyond reach) and stays: unfolded, it would pop off the answer
@@ -52,6 +55,7 @@ SCALE_TRIES = 12  # scalings of a step (to the velocity bound, or halvings) befo
 SHORT_OF_BOUND = 0.999  # a step scaled onto the bound aims this far inside it: rounding stays under
 POLE_SHARE = 0.5  # the part of a frame's velocity budget a pole's turn may take
 DAMPING_FLOOR = 0.1  # the measured damping fades to no less than this share of the set damping
+UNMEASURABLE = 1e-13  # a promised fall of the squared cost below this share of it is rounding
 
 
 class Simulation(NamedTuple):
@@ -116,10 +120,18 @@ def _curved(plan, jacobian, residual, change, curvature):
     return replace(plan, blocks=blocks), np.vstack([jacobian, row]), np.append(residual, 0.0)
 
 
-def _measured_step(plan, state, jacobian, residual, bound, damping, selective, gain):
-    """The substep's DOF change: the damped step probed, then damped by the curvature the probe
-    measured (the module's doc)."""
-    change = dls._bounded_direction(plan, state, jacobian, residual, damping, selective, gain).change
+def _promised(plan, state, jacobian, change):
+    """Whether the linear model promises that ``change`` lowers the squared weighted cost by more
+    than ``UNMEASURABLE`` of it: less is rounding, which no shorter step would register."""
+    before = dls._weighted_residual(plan, state)
+    after = before - jacobian @ (change / plan.column_scale)
+    square = float(before @ before)
+    return square - float(after @ after) > UNMEASURABLE * square
+
+
+def _measured_step(plan, state, jacobian, residual, change, bound, damping, selective, gain):
+    """The substep's DOF change once ``change``, the step damped by ``damping``, is probed: damped
+    by the curvature the probe measured (the module's doc)."""
     probed, probe = _onto_bound(plan, state, change, bound)
     curvature = _missed_curvature(plan, state, jacobian, probed, probe)
     faded = min(max(curvature, (DAMPING_FLOOR * damping) ** 2), damping ** 2)
@@ -138,8 +150,11 @@ def _substep(plan, state, seconds, simulation, damping, selective):
     if unfold:
         change = dls._unfold(plan, state)
     else:
-        change = _measured_step(plan, state, jacobian, residual, bound, damping * plan.scale, selective,
-                                simulation.feedback * seconds)
+        damping, gain = damping * plan.scale, simulation.feedback * seconds
+        change = dls._bounded_direction(plan, state, jacobian, residual, damping, selective, gain).change
+        if not _promised(plan, state, jacobian, change):
+            return state  # settled on the answer (a target out of reach: the residual stays)
+        change = _measured_step(plan, state, jacobian, residual, change, bound, damping, selective, gain)
     for _ in range(SCALE_TRIES):
         candidate = dls._apply(plan, state, change, state.damping, state.unfolded or unfold)
         fastest = _fastest(plan, state, candidate)
