@@ -172,10 +172,16 @@ def _jacobian(plan, state):
     return np.array(entries).reshape(rows, width) * plan.weights
 
 
+def _weighted_residual(plan, state):
+    """Every goal's residual, stacked (rows,) and weighted as the Jacobian's rows: half its square
+    is the cost DLS minimises, and ``_jacobian`` predicts how a step lowers it."""
+    return np.array([r for goal in state.residuals for r in goal]) * plan.row_scale
+
+
 def _step_residual(plan, state):
     """Weighted residual the linear step aims for: scaled down as a whole (so it still points
     downhill for the weighted cost) until no position is asked to move beyond ``MAX_MOVE`` * scale."""
-    residual = np.array([r for goal in state.residuals for r in goal]) * plan.row_scale
+    residual = _weighted_residual(plan, state)
     largest = max((e for (kind, *_), e in zip(plan.rows.goals, state.errors) if kind in (POSITION, DISTANCE)),
                   default=0.0)
     reach = MAX_MOVE * plan.scale
