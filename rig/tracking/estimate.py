@@ -1,6 +1,7 @@
 """The pelvis estimated from the head when no pelvis tracker is worn (the IK overview's VR
 technique): down from the head by the rest pose's head-to-pelvis offset, turned to the body's
-heading and leaned forward by a share of the head's tilt toward that heading.
+heading and leaned forward by a share of the head's tilt toward that heading; the pelvis itself
+faces the heading and tilts by a share of the lean (a bending trunk bends mostly in the spine).
 
 The heading is where the hands face (square to the line from the right hand to the left: the
 shoulders hold the hands either side of the chest), the more so the further apart across they
@@ -22,6 +23,7 @@ from rig.tracking.calibration import BoneTarget
 from solvers.transforms import normalize, quat_conjugate, quat_from_axis_angle, quat_mul, quat_rotate, signed_angle
 
 LEAN_SHARE = 0.8  # of the head's tilt toward the heading that is the torso's lean
+PELVIS_TILT = 0.4  # of the lean the pelvis tilts: the spine bends the rest (CMU 01_03's pelvis tilts 0.38 of it)
 MAX_LEAN = 1.2  # radians forward (0.3 back): past this the head nods alone
 HEADING_TIME = 0.3  # seconds: the body's heading follows the head and hands with this time constant
 LOOK_WEIGHT = 0.15  # metres: the head's look counts as much as the hands this far apart across
@@ -84,4 +86,5 @@ class PelvisEstimate:
         tilt = quat_from_axis_angle(frame[:, 0], lean)
         position = head.position + quat_rotate(tilt, frame @ body.pelvis_below_head)
         yaw = yaw_between(body.forward, heading)
-        return BoneTarget(position, quat_mul(tilt, quat_mul(yaw, body.rest_rotations["pelvis"]))), heading
+        pitch = quat_from_axis_angle(frame[:, 0], PELVIS_TILT * lean)
+        return BoneTarget(position, quat_mul(pitch, quat_mul(yaw, body.rest_rotations["pelvis"]))), heading
