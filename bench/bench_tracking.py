@@ -65,11 +65,12 @@ def main(argv):
         walk = Path(folder) / "walk.glb"
         write_walk([str(walk), "10"])
         rows += clip_rows(f"humanoid walk ({WALK_FPS:g} fps)", walk)
-    print(f"{'clip':24} {'trackers':28} {'MPJPE cm':>9} {'lower cm':>9} {'skate cm/s':>10} {'jitter m/s2':>11} "
-          f"{'frames/s':>9}")
+    print(f"{'clip':24} {'trackers':28} {'MPJPE cm':>9} {'lower cm':>9} {'floor cm':>9} {'raised cm':>9} "
+          f"{'skate cm/s':>10} {'jitter m/s2':>11} {'frames/s':>9}")
     for r in rows:
         fps = f"{r['fps']:9.0f}" if r["fps"] else f"{'':9}"
-        print(f"{r['clip']:24} {r['set']:28} {100 * r['mpjpe']:9.2f} {100 * r['lower_mpjpe']:9.2f} "
+        floor, up = (f"{100 * r[k]:9.2f}" if r[k] is not None else f"{'-':>9}" for k in ("floor_mpjpe", "raised_mpjpe"))
+        print(f"{r['clip']:24} {r['set']:28} {100 * r['mpjpe']:9.2f} {100 * r['lower_mpjpe']:9.2f} {floor} {up} "
               f"{100 * r['skating']:10.2f} {r['jitter']:11.2f} {fps}")
     print(json.dumps(rows))
 

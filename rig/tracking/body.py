@@ -23,7 +23,8 @@ class Body:
     facing; ``standing`` the rest head's height above the rest pose's lowest point; ``pelvis_below_head``
     the rest pelvis from the rest head, in the facing frame (x left, y up, z forward);
     ``hips_from_pelvis`` {foot role: the rest hip joint (the thigh's head) from the rest pelvis};
-    ``leg_drop`` the rest ankles' mean depth below their hips;
+    ``leg_drop`` the rest ankles' mean depth below their hips; ``pelvis_links`` the bones between
+    the pelvis and a thigh (CMU's LHipJoint: part of the rigid pelvis, never turned by the solve);
     ``ankle_height`` above the rest lowest point; ``leg_length`` (thigh + shin, the longer side)."""
     bones: dict
     limbs: dict
@@ -37,6 +38,7 @@ class Body:
     leg_drop: float
     ankle_height: float
     leg_length: float
+    pelvis_links: tuple
 
 
 def facing_frame(forward):
@@ -61,10 +63,9 @@ def find_body(rig):
     root = solved_root(rig, [bones[r] for r in ROLES])
     tree = sorted(skeleton.subtree(root).tolist())
     pelvis = bones["pelvis"]
-    lower = [pelvis]
-    for role in ("foot.L", "foot.R"):  # the leg with what joins it to the pelvis (CMU's LHipJoint)
-        thigh = limbs[role][0]
-        lower += skeleton.subtree(thigh).tolist() + skeleton.ancestors(thigh)[:skeleton.ancestors(thigh).index(pelvis)]
+    links = [a for role in ("foot.L", "foot.R") for a in skeleton.ancestors(limbs[role][0])[
+        :skeleton.ancestors(limbs[role][0]).index(pelvis)]]
+    lower = [pelvis] + links + [b for role in ("foot.L", "foot.R") for b in skeleton.subtree(limbs[role][0]).tolist()]
     heads, lowest = skeleton.rest_heads, float(min(skeleton.rest_heads[:, 1].min(), skeleton.rest_tails[:, 1].min()))
     frame = facing_frame(np.asarray(report.facing, dtype=float))
     return Body(
@@ -74,4 +75,4 @@ def find_body(rig):
         {role: frame.T @ (heads[limbs[role][0]] - heads[pelvis]) for role in ("foot.L", "foot.R")},
         float(np.mean([heads[limbs[r][0], 1] - heads[limbs[r][2], 1] for r in ("foot.L", "foot.R")])),
         float(np.mean([heads[bones[r], 1] for r in ("foot.L", "foot.R")]) - lowest),
-        float(max(skeleton.lengths[list(limbs[r][:2])].sum() for r in ("foot.L", "foot.R"))))
+        float(max(skeleton.lengths[list(limbs[r][:2])].sum() for r in ("foot.L", "foot.R"))), tuple(sorted(links)))

@@ -1,11 +1,18 @@
 """The pelvis estimated from the head when no pelvis tracker is worn (the IK overview's VR
 technique): down from the head by the rest pose's head-to-pelvis offset, turned to the body's
-heading and leaned forward by a share of the head's pitch. The heading is the mean of where the
-head looks and where the hands face (square to the line from the right hand to the left: the
-shoulders hold the hands either side of the chest), followed with a lag; a head looks around
-while the chest stays, and on CMU 01_03 the head alone is 41 degrees off the torso's heading on
-average, the hands 11. Nothing caps its height: a head higher than standing is a
-body standing on something (climbing), and the feet follow the pelvis up (``rig.tracking.steps``)."""
+heading and leaned forward by a share of the head's tilt toward that heading; the pelvis itself
+faces the heading and tilts by a share of the lean (a bending trunk bends mostly in the spine).
+
+The heading is where the hands face (square to the line from the right hand to the left: the
+shoulders hold the hands either side of the chest), the more so the further apart across they
+are, with where the head looks counting as much as hands ``LOOK_WEIGHT`` apart, followed with a
+lag: a head looks around while the chest stays (on CMU 01_03 the head looks 58 degrees off the
+pelvis's heading on average while the subject climbs, the hands' line 8). The lean is the head's
+tilt toward the heading, not its pitch: a head turned to look sideways from a leaning trunk stays
+tilted toward the trunk's front (the neck turns it about the leaning trunk); over CMU 01_03's
+climbs the tilt follows the trunk's lean with correlation 0.70, the pitch 0.50. Nothing caps the
+pelvis's height: a head higher than standing is a body standing on something (climbing), and the
+feet follow the pelvis up (``rig.tracking.steps``)."""
 import math
 
 import numpy as np
@@ -15,9 +22,11 @@ from rig.tracking.body import facing_frame
 from rig.tracking.calibration import BoneTarget
 from solvers.transforms import normalize, quat_conjugate, quat_from_axis_angle, quat_mul, quat_rotate, signed_angle
 
-LEAN_SHARE = 0.5  # of the head's pitch that is the torso's lean
+LEAN_SHARE = 0.8  # of the head's tilt toward the heading that is the torso's lean
+PELVIS_TILT = 0.4  # of the lean the pelvis tilts: the spine bends the rest (CMU 01_03's pelvis tilts 0.38 of it)
 MAX_LEAN = 1.2  # radians forward (0.3 back): past this the head nods alone
-HEADING_TIME = 0.2  # seconds: the body's heading follows the head's with this time constant
+HEADING_TIME = 0.3  # seconds: the body's heading follows the head and hands with this time constant
+LOOK_WEIGHT = 0.15  # metres: the head's look counts as much as the hands this far apart across
 LEVEL_LOOK = 0.2  # the head's look must have this much horizontal part to give a heading
 
 
@@ -37,17 +46,18 @@ def smoothing(dt, time_constant):
     return 1.0 - math.exp(-dt / time_constant)
 
 
+def turned(body, role, target, direction):
+    """``direction`` (3,) of the rest figure turned as ``role``'s bone at BoneTarget ``target`` turned
+    from rest."""
+    return quat_rotate(quat_mul(target.rotation, quat_conjugate(body.rest_rotations[role])), direction)
+
+
 class PelvisEstimate:
     """Call with the head's and hands' BoneTargets and the frame time: the pelvis BoneTarget and the body's
     heading (3,); keeps the heading between frames."""
 
     def __init__(self, body):
         self.body, self.heading = body, None
-
-    def look(self, head):
-        """Where the head faces (3,): the rest facing turned as the head turned from rest."""
-        return quat_rotate(quat_mul(head.rotation, quat_conjugate(self.body.rest_rotations["head"])),
-                           self.body.forward)
 
     def follow(self, heading, dt):
         """Turn the body's heading toward ``heading`` (horizontal, unit) over ``dt`` seconds."""
@@ -61,18 +71,20 @@ class PelvisEstimate:
     def __call__(self, head, hands, dt):
         """``hands`` (left, right) BoneTargets."""
         body = self.body
-        look = self.look(head)
+        look = turned(body, "head", head, body.forward)
         flat = look - UP * look[1]
         level = float(np.linalg.norm(flat))
         across = np.cross(hands[0].position - hands[1].position, UP)
-        facing = normalize(across - UP * across[1], fallback=(0.0, 0.0, 0.0))
+        facing = across - UP * across[1]  # metres long: hands further apart across say more
         if level > LEVEL_LOOK:
-            facing = facing + flat / level
+            facing = facing + LOOK_WEIGHT * flat / level
         last = self.heading if self.heading is not None else body.forward
         heading = self.follow(normalize(facing, fallback=last), dt)
         frame = facing_frame(heading)
-        lean = float(np.clip(LEAN_SHARE * math.atan2(-look[1], max(level, 1e-9)), -0.3, MAX_LEAN))
+        toward = float(np.clip(np.dot(turned(body, "head", head, UP), heading), -1.0, 1.0))
+        lean = float(np.clip(LEAN_SHARE * math.asin(toward), -0.3, MAX_LEAN))
         tilt = quat_from_axis_angle(frame[:, 0], lean)
         position = head.position + quat_rotate(tilt, frame @ body.pelvis_below_head)
         yaw = yaw_between(body.forward, heading)
-        return BoneTarget(position, quat_mul(tilt, quat_mul(yaw, body.rest_rotations["pelvis"]))), heading
+        pitch = quat_from_axis_angle(frame[:, 0], PELVIS_TILT * lean)
+        return BoneTarget(position, quat_mul(pitch, quat_mul(yaw, body.rest_rotations["pelvis"]))), heading

@@ -80,7 +80,8 @@ class FrameSolver:
         self.rig, self.tree = rig, body.tree
         self.place = {bone: k for k, bone in enumerate(self.tree)}
         ends = list(body.bones.values())
-        self.moving = sorted({self.place[a] for b in ends for a in [b, *skeleton.ancestors(b)] if a in self.place})
+        self.moving = sorted({self.place[a] for b in ends for a in [b, *skeleton.ancestors(b)]
+                              if a in self.place and a not in body.pelvis_links})
         self.dofs = tuple(bone_dofs(rig, bone).dofs for bone in self.tree)
         self.layout = None
 

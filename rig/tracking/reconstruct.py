@@ -49,7 +49,8 @@ class Tracker:
         self.pose, self.world = Pose.rest(len(rig.skeleton)), None
         body, skeleton = self.body, rig.skeleton
         hung = [body.bones["head"]] + [limb[0] for limb in body.limbs.values()]  # what the trunk carries
-        kept = {body.tree[0], body.bones["pelvis"]} | {b for limb in body.limbs.values() for b in limb} | set(hung)
+        kept = {body.tree[0], body.bones["pelvis"], *body.pelvis_links, *hung}
+        kept |= {b for limb in body.limbs.values() for b in limb}
         self.settling = sorted({a for e in hung for a in skeleton.ancestors(e) if a in body.tree} - kept)
 
     def _settle(self, dt):
