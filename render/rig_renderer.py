@@ -57,11 +57,15 @@ class _InstancedMesh:
         self.ctx = ctx
         self.vertex_count = len(mesh.triangles)
         self.reach = float(np.linalg.norm(mesh.triangles[:, :3], axis=1).max())  # from the shape's origin
-        self.vbo = ctx.buffer(mesh.triangles.tobytes())
+        # Indexed: a software renderer shades each distinct corner once per instance, not once per
+        # triangle using it (a joint sphere has 768 corners, 153 distinct); the triangles are the same.
+        corners, index = np.unique(mesh.triangles, axis=0, return_inverse=True)
+        self.vbo = ctx.buffer(corners.tobytes())
+        self.ibo = ctx.buffer(index.reshape(-1).astype("i4").tobytes())
         self.instances = ctx.buffer(reserve=INSTANCE_FLOATS * 4 * 64)
         self.solid = ctx.vertex_array(solid_program, [
             (self.vbo, "3f 3f", "in_pos", "in_normal"),
-            (self.instances, "16f 3f 12x/i", "in_model", "in_color")])
+            (self.instances, "16f 3f 12x/i", "in_model", "in_color")], index_buffer=self.ibo, index_element_size=4)
         self.edge_vbo = self.wire = None
         if len(mesh.edges):
             self.edge_vbo = ctx.buffer(mesh.edges.tobytes())
@@ -94,7 +98,7 @@ class _InstancedMesh:
         return view_start.clears_balls(models[:, :3, 3], self.reach * np.linalg.norm(linear, axis=1).max(axis=1))
 
     def release(self):
-        for obj in (self.solid, self.wire, self.vbo, self.edge_vbo, self.instances):
+        for obj in (self.solid, self.wire, self.vbo, self.ibo, self.edge_vbo, self.instances):
             if obj is not None:
                 obj.release()
 
