@@ -92,10 +92,10 @@ class _InstancedMesh:
     def _only_fronts_show(self, models, view_start):
         """No instance mirrored (that turns its faces inside out), and the eye outside them all."""
         linear = models[:, :3, :3]
-        determinants = np.einsum("ij,ij->i", linear[:, :, 0], np.cross(linear[:, :, 1], linear[:, :, 2]))
-        if np.any(determinants <= 0.0):
+        if np.any(np.linalg.det(linear) <= 0.0):
             return False
-        return view_start.clears_balls(models[:, :3, 3], self.reach * np.linalg.norm(linear, axis=1).max(axis=1))
+        longest_axis = np.sqrt(np.einsum("nij,nij->nj", linear, linear).max(axis=1))
+        return view_start.clears_balls(models[:, :3, 3], self.reach * longest_axis)
 
     def release(self):
         for obj in (self.solid, self.wire, self.vbo, self.ibo, self.edge_vbo, self.instances):
