@@ -10,8 +10,13 @@ SHAPE_FLOATS = 2 + 4  # window pixel position, RGBA
 
 def shape_rows(parts):
     """Vertex rows (N, 6): window pixel x, y and RGBA, of (triangles (M, 2), RGBA) ``parts`` in order."""
-    rows = [np.c_[triangles, np.tile(colour, (len(triangles), 1))] for triangles, colour in parts if len(triangles)]
-    return np.concatenate(rows) if rows else np.zeros((0, SHAPE_FLOATS))
+    rows = np.empty((sum(len(triangles) for triangles, _ in parts), SHAPE_FLOATS))
+    start = 0
+    for triangles, colour in parts:
+        rows[start:start + len(triangles), :2] = triangles
+        rows[start:start + len(triangles), 2:] = colour
+        start += len(triangles)
+    return rows
 
 
 class PixelShapes:
