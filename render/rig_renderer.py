@@ -218,7 +218,10 @@ class RigRenderer:
         else:
             self._copy_backdrop(view_state, width, height, region, (view, projection))
         ctx.scissor = region
-        ctx.enable(moderngl.DEPTH_TEST | moderngl.BLEND)
+        # The mesh, bones and joints are opaque (alpha 1): blending them would change no pixel, but a
+        # software renderer would read every one back. Lines and handles after them blend.
+        ctx.enable(moderngl.DEPTH_TEST)
+        ctx.disable(moderngl.BLEND)
         ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
         view_start = camera.view_start(width / height)
         if mesh is not None and view_state.show_mesh:
@@ -234,6 +237,7 @@ class RigRenderer:
             regular = np.array([i for i, n in enumerate(skeleton.names) if n not in special], int)
             self._draw_bones(skeleton, world, heads, tails, regular, view_state,
                              partial(_pixel_size, view, projection, height), view_start)
+        ctx.enable(moderngl.BLEND)
         if view_state.show_handles:
             rest = np.r_[skeleton.rest_heads, skeleton.rest_tails]
             extent = float(np.linalg.norm(rest.max(axis=0) - rest.min(axis=0)))
