@@ -127,8 +127,10 @@ class OrbitCamera:
 
     def projection_matrix(self, aspect):
         """Camera-to-clip matrix (4, 4) for a viewport of ``aspect = width / height``."""
-        key = (aspect, self.orthographic, self.ortho_scale, self.fov_y, self.near, self.far, *self.shift)
-        return self._memo("projection", key, lambda: self._projection_matrix(aspect))
+        return self._memo("projection", self._projection_key(aspect), lambda: self._projection_matrix(aspect))
+
+    def _projection_key(self, aspect):
+        return aspect, self.orthographic, self.ortho_scale, self.fov_y, self.near, self.far, *self.shift
 
     def _projection_matrix(self, aspect):
         p = np.zeros((4, 4))
@@ -152,8 +154,11 @@ class OrbitCamera:
 
     def near_plane_reach(self, aspect):
         """Distance from the eye to the farthest corner of the perspective near plane."""
+        return float(self._memo("reach", self._projection_key(aspect), lambda: self._near_plane_reach(aspect)))
+
+    def _near_plane_reach(self, aspect):
         corners = NDC_NEAR_CORNERS @ np.linalg.inv(self.projection_matrix(aspect)).T
-        return float(np.linalg.norm(corners[:, :3] / corners[:, 3:], axis=1).max())
+        return np.linalg.norm(corners[:, :3] / corners[:, 3:], axis=1).max()
 
     def view_start(self, aspect):
         """Where this view's rays start, for a framebuffer of ``aspect`` (width / height)."""

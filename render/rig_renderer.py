@@ -210,9 +210,10 @@ class RigRenderer:
         ctx.viewport = (0, 0, width, height)
         view, projection = camera.view_matrix(), camera.projection_matrix(width / height)
         self.scene_ground = ground
+        view_bytes, projection_bytes = view.T.astype("f4").tobytes(), projection.T.astype("f4").tobytes()
         for program in (self.solid_program, self.wire_program, self.line_program, self.mesh_renderer.program):
-            program["u_view"].write(view.T.astype("f4").tobytes())
-            program["u_proj"].write(projection.T.astype("f4").tobytes())
+            program["u_view"].write(view_bytes)
+            program["u_proj"].write(projection_bytes)
         if ctx.fbo.samples:
             self._draw_backdrop(view_state, region, (view, projection))
         else:

@@ -4,6 +4,7 @@ A ``Mesh`` has ``triangles`` (3T, 6) float32 rows ``x, y, z, nx, ny, nz`` (three
 triangle, counter-clockwise seen from outside, outward normals) and ``edges`` (2E, 3) float32
 endpoint pairs of the outline drawn over it (empty for smooth shapes).
 """
+import functools
 from typing import NamedTuple
 
 import numpy as np
@@ -121,8 +122,17 @@ def polyline_quads(points, width):
 def circle_points(centre, radius, u, v, segments=48):
     """Closed circle (segments + 1, D) around ``centre`` (D,) in the plane of the orthonormal
     ``u``, ``v`` (D,): world circles (D = 3) or window-pixel ones (D = 2)."""
+    cos, sin = _unit_circle(segments)
+    return np.asarray(centre, float) + radius * (cos * np.asarray(u, float) + sin * np.asarray(v, float))
+
+
+@functools.lru_cache(maxsize=8)
+def _unit_circle(segments):
+    """Cosines and sines (segments + 1, 1) of a closed turn: the overlays draw a few circles a frame."""
     angle = np.linspace(0.0, 2.0 * np.pi, segments + 1)[:, None]
-    return np.asarray(centre, float) + radius * (np.cos(angle) * np.asarray(u, float) + np.sin(angle) * np.asarray(v, float))
+    cos, sin = np.cos(angle), np.sin(angle)
+    cos.flags.writeable = sin.flags.writeable = False
+    return cos, sin
 
 
 def disc_triangles(centre, radius, segments=24):

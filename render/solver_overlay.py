@@ -83,9 +83,9 @@ def _pixel_radius(camera, point, radius, width, height):
 
 def _finite_quads(points_px, width):
     """Quads of a polyline through ``points_px`` (N, 2), dropping segments with an end behind the eye."""
-    starts, ends = points_px[:-1], points_px[1:]
-    keep = np.isfinite(starts).all(axis=1) & np.isfinite(ends).all(axis=1)
-    return shapes.segment_quads(starts[keep], ends[keep], width)
+    finite = np.isfinite(points_px).all(axis=1)
+    keep = finite[:-1] & finite[1:]
+    return shapes.segment_quads(points_px[:-1][keep], points_px[1:][keep], width)
 
 
 class SolverOverlayRenderer:
