@@ -44,7 +44,7 @@ def _write(buffer, data):
     data = np.ascontiguousarray(data, dtype="f4")
     if data.nbytes > buffer.size:
         buffer.orphan(data.nbytes)
-    buffer.write(data.tobytes())
+    buffer.write(data)
 
 
 class _InstancedMesh:
@@ -79,7 +79,10 @@ class _InstancedMesh:
         n = len(models)
         if n == 0:
             return
-        _write(self.instances, np.concatenate([models.transpose(0, 2, 1).reshape(n, 16), fills, wires], axis=1))
+        rows = np.empty((n, INSTANCE_FLOATS), "f4")  # filled in place: no float64 copy to convert
+        rows[:, :16] = models.transpose(0, 2, 1).reshape(n, 16)
+        rows[:, 16:19], rows[:, 19:] = fills, wires
+        _write(self.instances, rows)
         cull = self._only_fronts_show(models, view_start)
         if cull:
             self.ctx.enable(moderngl.CULL_FACE)
