@@ -50,9 +50,9 @@ class ViewState:
     trackers: tuple = ()
 
     def key(self):
-        """Everything drawn from this state, as a value that compares equal exactly when the
-        picture would be the same: arrays by their bytes (``repr`` would print them, ~0.2 ms a
-        frame, and round them to 8 digits)."""
+        """This state as a value equal to another state's key exactly when every field is equal:
+        arrays by their bytes (``repr`` would print them, ~0.1 ms a frame, and round them to 8
+        digits). The window compares it to tell a moving scene from a still one."""
         return _snapshot(self)
 
 
