@@ -97,15 +97,28 @@ class OrbitCamera:
         self.target = np.asarray(self.target, dtype=float).copy()
         self.shift = np.asarray(self.shift, dtype=float).copy()
 
+    def _memo(self, name, key, compute):
+        """A copy of ``compute()``, computed again only when ``key`` (the fields it reads) differs
+        from last time: a frame asks for the same matrices a dozen times. The fields stay plain
+        attributes that anything may set (the memo is not a field: not compared, saved or shown)."""
+        memo = self.__dict__.setdefault("_memos", {})
+        hit = memo.get(name)
+        if hit is None or hit[0] != key:
+            hit = memo[name] = (key, compute())
+        return hit[1].copy()
+
     def rotation(self):
         """Camera-to-world rotation (3, 3): columns are the camera's right, up and back axes."""
-        return _rot_y(self.yaw) @ _rot_x(-self.pitch)
+        return self._memo("rotation", (self.yaw, self.pitch), lambda: _rot_y(self.yaw) @ _rot_x(-self.pitch))
 
     def eye(self):
         return self.target + self.rotation() @ np.array([0.0, 0.0, self.distance])
 
     def view_matrix(self):
         """World-to-camera matrix (4, 4)."""
+        return self._memo("view", (self.yaw, self.pitch, self.distance, *self.target), self._view_matrix)
+
+    def _view_matrix(self):
         r = self.rotation()
         view = np.eye(4)
         view[:3, :3] = r.T
@@ -114,6 +127,12 @@ class OrbitCamera:
 
     def projection_matrix(self, aspect):
         """Camera-to-clip matrix (4, 4) for a viewport of ``aspect = width / height``."""
+        return self._memo("projection", self._projection_key(aspect), lambda: self._projection_matrix(aspect))
+
+    def _projection_key(self, aspect):
+        return aspect, self.orthographic, self.ortho_scale, self.fov_y, self.near, self.far, *self.shift
+
+    def _projection_matrix(self, aspect):
         p = np.zeros((4, 4))
         if self.orthographic:
             half_h = self.ortho_scale / 2.0
@@ -135,8 +154,11 @@ class OrbitCamera:
 
     def near_plane_reach(self, aspect):
         """Distance from the eye to the farthest corner of the perspective near plane."""
+        return float(self._memo("reach", self._projection_key(aspect), lambda: self._near_plane_reach(aspect)))
+
+    def _near_plane_reach(self, aspect):
         corners = NDC_NEAR_CORNERS @ np.linalg.inv(self.projection_matrix(aspect)).T
-        return float(np.linalg.norm(corners[:, :3] / corners[:, 3:], axis=1).max())
+        return np.linalg.norm(corners[:, :3] / corners[:, 3:], axis=1).max()
 
     def view_start(self, aspect):
         """Where this view's rays start, for a framebuffer of ``aspect`` (width / height)."""
@@ -216,11 +238,16 @@ class OrbitCamera:
 
         Points on or behind the camera plane (clip w <= 0) come back as NaN."""
         points = np.asarray(points, dtype=float).reshape(-1, 3)
-        clip = np.c_[points, np.ones(len(points))] @ self.view_projection(width, height).T
+        homogeneous = np.ones((len(points), 4))
+        homogeneous[:, :3] = points
+        clip = homogeneous @ self.view_projection(width, height).T
         w = clip[:, 3:4]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            ndc = np.where(w > 0, clip[:, :2] / w, np.nan)
-        return np.c_[(ndc[:, 0] + 1.0) * 0.5 * width, (1.0 - ndc[:, 1]) * 0.5 * height]
+        ndc = np.full((len(points), 2), np.nan)
+        np.divide(clip[:, :2], w, out=ndc, where=w > 0)
+        window = np.empty((len(points), 2))
+        window[:, 0] = (ndc[:, 0] + 1.0) * 0.5 * width
+        window[:, 1] = (1.0 - ndc[:, 1]) * 0.5 * height
+        return window
 
     def window_ray(self, x, y, width, height):
         """The world ray under window pixel position ``(x, y)`` (top-left origin).

@@ -24,12 +24,11 @@ class PinMark:
     holds_rotation: bool
 
 
-def pin_parts(point, holds_rotation, style=DEFAULT_STYLE):
+def pin_parts(holds_rotation, style=DEFAULT_STYLE):
     """(triangles (N, 2), RGBA) pairs, in drawing order, of a pin whose needle ends at window
-    pixel ``point``: a needle up from it, under a round head (a disc, or a ring when position-only)."""
-    x, y = point
-    needle = np.array([(x, y - style.pin_needle_px), (x, y)])
-    centre = (x, y - style.pin_needle_px - style.pin_head_px)
+    pixel (0, 0): a needle up from it, under a round head (a disc, or a ring when position-only)."""
+    needle = np.array([(0.0, -style.pin_needle_px), (0.0, 0.0)])
+    centre = (0.0, -style.pin_needle_px - style.pin_head_px)
     radius, width = style.pin_head_px, style.pin_line_px
     ring = shapes.circle_points(centre, radius - width / 2.0, (1.0, 0.0), (0.0, 1.0), HEAD_SEGMENTS)
     parts = [(shapes.polyline_quads(needle, width + 2.0 * SHADOW_PX), style.overlay_shadow),
@@ -44,4 +43,4 @@ def pin_parts(point, holds_rotation, style=DEFAULT_STYLE):
 
 def pin_marker_renderer(ctx, style=DEFAULT_STYLE):
     """A ``MarkerRenderer`` drawing ``PinMark``s."""
-    return MarkerRenderer(ctx, lambda mark, point, style: pin_parts(point, mark.holds_rotation, style), style)
+    return MarkerRenderer(ctx, lambda mark: mark.holds_rotation, pin_parts, style)

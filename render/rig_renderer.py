@@ -44,7 +44,7 @@ def _write(buffer, data):
     data = np.ascontiguousarray(data, dtype="f4")
     if data.nbytes > buffer.size:
         buffer.orphan(data.nbytes)
-    buffer.write(data.tobytes())
+    buffer.write(data)
 
 
 class _InstancedMesh:
@@ -57,11 +57,15 @@ class _InstancedMesh:
         self.ctx = ctx
         self.vertex_count = len(mesh.triangles)
         self.reach = float(np.linalg.norm(mesh.triangles[:, :3], axis=1).max())  # from the shape's origin
-        self.vbo = ctx.buffer(mesh.triangles.tobytes())
+        # Indexed: a software renderer shades each distinct corner once per instance, not once per
+        # triangle using it (a joint sphere has 768 corners, 153 distinct); the triangles are the same.
+        corners, index = np.unique(mesh.triangles, axis=0, return_inverse=True)
+        self.vbo = ctx.buffer(corners.tobytes())
+        self.ibo = ctx.buffer(index.reshape(-1).astype("i4").tobytes())
         self.instances = ctx.buffer(reserve=INSTANCE_FLOATS * 4 * 64)
         self.solid = ctx.vertex_array(solid_program, [
             (self.vbo, "3f 3f", "in_pos", "in_normal"),
-            (self.instances, "16f 3f 12x/i", "in_model", "in_color")])
+            (self.instances, "16f 3f 12x/i", "in_model", "in_color")], index_buffer=self.ibo, index_element_size=4)
         self.edge_vbo = self.wire = None
         if len(mesh.edges):
             self.edge_vbo = ctx.buffer(mesh.edges.tobytes())
@@ -75,7 +79,10 @@ class _InstancedMesh:
         n = len(models)
         if n == 0:
             return
-        _write(self.instances, np.concatenate([models.transpose(0, 2, 1).reshape(n, 16), fills, wires], axis=1))
+        rows = np.empty((n, INSTANCE_FLOATS), "f4")  # filled in place: no float64 copy to convert
+        rows[:, :16] = models.transpose(0, 2, 1).reshape(n, 16)
+        rows[:, 16:19], rows[:, 19:] = fills, wires
+        _write(self.instances, rows)
         cull = self._only_fronts_show(models, view_start)
         if cull:
             self.ctx.enable(moderngl.CULL_FACE)
@@ -88,13 +95,13 @@ class _InstancedMesh:
     def _only_fronts_show(self, models, view_start):
         """No instance mirrored (that turns its faces inside out), and the eye outside them all."""
         linear = models[:, :3, :3]
-        determinants = np.einsum("ij,ij->i", linear[:, :, 0], np.cross(linear[:, :, 1], linear[:, :, 2]))
-        if np.any(determinants <= 0.0):
+        if np.any(np.linalg.det(linear) <= 0.0):
             return False
-        return view_start.clears_balls(models[:, :3, 3], self.reach * np.linalg.norm(linear, axis=1).max(axis=1))
+        longest_axis = np.sqrt(np.einsum("nij,nij->nj", linear, linear).max(axis=1))
+        return view_start.clears_balls(models[:, :3, 3], self.reach * longest_axis)
 
     def release(self):
-        for obj in (self.solid, self.wire, self.vbo, self.edge_vbo, self.instances):
+        for obj in (self.solid, self.wire, self.vbo, self.ibo, self.edge_vbo, self.instances):
             if obj is not None:
                 obj.release()
 
@@ -102,6 +109,32 @@ class _InstancedMesh:
 # Bones and joints smaller than this on screen are not drawn: they would cover no pixel centre, and a
 # rig of 100,000 bones framed whole would otherwise send 50 million sphere triangles to the rasteriser.
 MIN_PIXELS = 0.5
+
+
+# A bone's head is on its parent's tail when they are closer than this fraction of the largest joint radius.
+SAME_JOINT = 1e-6
+
+
+def _outermost_joints(skeleton, index, heads, tails, radii):
+    """Which joint spheres of bones ``index`` show, as a mask over their heads' then their tails'
+    (``radii`` (N,) per bone): where a head sits on its parent's tail, one sphere mesh is scaled
+    about one centre twice and only the larger shows (of equal ones the first drawn, the head,
+    which the depth test keeps), so the smaller need not reach the rasteriser: a third of a
+    humanoid's joints."""
+    count = len(index)
+    slot = np.full(len(skeleton.names), -1)
+    slot[index] = np.arange(count)
+    parents = skeleton.parents[index]
+    parent = np.where(parents >= 0, slot[parents], -1)  # -1: a root, or a parent not drawn
+    child = np.flatnonzero(parent >= 0)
+    parent = parent[child]
+    gap = np.linalg.norm(heads[index[child]] - tails[index[parent]], axis=1)
+    meets = gap <= SAME_JOINT * radii.max(initial=0.0)
+    child, parent = child[meets], parent[meets]
+    shows = np.ones(2 * count, bool)
+    shows[child[radii[child] < radii[parent]]] = False
+    shows[count + parent[radii[parent] <= radii[child]]] = False
+    return shows
 
 
 def _pixel_size(view, projection, height, centres, sizes):
@@ -146,7 +179,7 @@ class RigRenderer:
         self.solver_overlay = SolverOverlayRenderer(ctx, style)
         self.pin_markers = pin_marker_renderer(ctx, style)
         self.tracker_markers = tracker_marker_renderer(ctx, style)
-        self.backdrop = self.backdrop_fbo = self.backdrop_key = None
+        self.backdrop = self.backdrop_depth = self.backdrop_fbo = self.backdrop_key = None
 
     def _mesh(self, mesh):
         return _InstancedMesh(self.ctx, mesh, self.solid_program, self.wire_program)
@@ -180,15 +213,19 @@ class RigRenderer:
         ctx.viewport = (0, 0, width, height)
         view, projection = camera.view_matrix(), camera.projection_matrix(width / height)
         self.scene_ground = ground
+        view_bytes, projection_bytes = view.T.astype("f4").tobytes(), projection.T.astype("f4").tobytes()
         for program in (self.solid_program, self.wire_program, self.line_program, self.mesh_renderer.program):
-            program["u_view"].write(view.T.astype("f4").tobytes())
-            program["u_proj"].write(projection.T.astype("f4").tobytes())
+            program["u_view"].write(view_bytes)
+            program["u_proj"].write(projection_bytes)
         if ctx.fbo.samples:
             self._draw_backdrop(view_state, region, (view, projection))
         else:
             self._copy_backdrop(view_state, width, height, region, (view, projection))
         ctx.scissor = region
-        ctx.enable(moderngl.DEPTH_TEST | moderngl.BLEND)
+        # The mesh, bones and joints are opaque (alpha 1): blending them would change no pixel, but a
+        # software renderer would read every one back. Lines and handles after them blend.
+        ctx.enable(moderngl.DEPTH_TEST)
+        ctx.disable(moderngl.BLEND)
         ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
         view_start = camera.view_start(width / height)
         if mesh is not None and view_state.show_mesh:
@@ -204,6 +241,7 @@ class RigRenderer:
             regular = np.array([i for i, n in enumerate(skeleton.names) if n not in special], int)
             self._draw_bones(skeleton, world, heads, tails, regular, view_state,
                              partial(_pixel_size, view, projection, height), view_start)
+        ctx.enable(moderngl.BLEND)
         if view_state.show_handles:
             rest = np.r_[skeleton.rest_heads, skeleton.rest_tails]
             extent = float(np.linalg.norm(rest.max(axis=0) - rest.min(axis=0)))
@@ -245,31 +283,32 @@ class RigRenderer:
         """The backdrop into the single-sample framebuffer in use as a copy of a cached picture,
         redrawn only when the camera, ``region`` or the ground's toggles change (never while a
         handle is dragged): a software renderer copies it in ~0.1 ms where shading it took ~1.5
-        ms at 1280x720. Then the depth is cleared."""
+        ms at 1280x720. Its depth comes with it, cleared to the far plane: clearing a 1280x720
+        depth buffer cost llvmpipe's threads ~0.9 ms a frame, the copy ~0.5 ms of this thread."""
         target = self.ctx.fbo
         key = (width, height, region, tuple(m.tobytes() for m in matrices), view_state.show_grid,
                view_state.show_axes, self.scene_ground)  # the object: an id could be reused
         if key != self.backdrop_key:
             self._size_backdrop(width, height)
             self.backdrop_fbo.use()
-            self._draw_backdrop(view_state, region, matrices)
+            self._draw_backdrop(view_state, region, matrices)  # leaves the depth at the far plane
             target.use()
             self.backdrop_key = key
-        self.ctx.copy_framebuffer(target, self.backdrop_fbo)
-        self._clear_depth()
+        self.ctx.copy_framebuffer(target, self.backdrop_fbo)  # colour and depth
 
     def _size_backdrop(self, width, height):
         if self.backdrop_fbo is not None and self.backdrop_fbo.size == (width, height):
             return
         self._release_backdrop()
         self.backdrop = self.ctx.renderbuffer((width, height), components=4)
-        self.backdrop_fbo = self.ctx.framebuffer(color_attachments=[self.backdrop])
+        self.backdrop_depth = self.ctx.depth_renderbuffer((width, height))
+        self.backdrop_fbo = self.ctx.framebuffer(color_attachments=[self.backdrop], depth_attachment=self.backdrop_depth)
 
     def _release_backdrop(self):
-        for obj in (self.backdrop_fbo, self.backdrop):
+        for obj in (self.backdrop_fbo, self.backdrop, self.backdrop_depth):
             if obj is not None:
                 obj.release()
-        self.backdrop = self.backdrop_fbo = self.backdrop_key = None
+        self.backdrop = self.backdrop_depth = self.backdrop_fbo = self.backdrop_key = None
 
     def _draw_ground(self, view_state):
         """Grid and axes lie in the XZ plane: depth-tested, but never hiding bones drawn later."""
@@ -300,10 +339,11 @@ class RigRenderer:
         shown = pixels_per_metre(heads[index], lengths) >= MIN_PIXELS
         self.bones.draw(world[index[shown]] @ _scale(lengths[shown]), fills[shown], wires[shown], view_start)
         radii = self.style.joint_radius * np.linalg.norm(tails[index] - heads[index], axis=1)
-        centres, radii = np.r_[heads[index], tails[index]], np.r_[radii, radii]
-        shown = pixels_per_metre(centres, radii) >= MIN_PIXELS
-        self.joints.draw(_translate_scale(centres[shown], radii[shown]), np.r_[fills, fills][shown],
-                         np.r_[wires, wires][shown], view_start)
+        outermost = _outermost_joints(skeleton, index, heads, tails, radii)
+        centres, radii = np.concatenate((heads[index], tails[index])), np.concatenate((radii, radii))
+        shown = outermost & (pixels_per_metre(centres, radii) >= MIN_PIXELS)
+        self.joints.draw(_translate_scale(centres[shown], radii[shown]), np.concatenate((fills, fills))[shown],
+                         np.concatenate((wires, wires))[shown], view_start)
 
     def _draw_pole_lines(self, rig, heads, hidden):
         """Dashed line from each constrained bone's head (the chain's middle joint) to its pole,

@@ -4,6 +4,7 @@ A ``Mesh`` has ``triangles`` (3T, 6) float32 rows ``x, y, z, nx, ny, nz`` (three
 triangle, counter-clockwise seen from outside, outward normals) and ``edges`` (2E, 3) float32
 endpoint pairs of the outline drawn over it (empty for smooth shapes).
 """
+import functools
 from typing import NamedTuple
 
 import numpy as np
@@ -103,9 +104,13 @@ def segment_quads(starts, ends, width):
     ends = np.asarray(ends, dtype=float).reshape(-1, 2)
     along = ends - starts
     length = np.maximum(np.linalg.norm(along, axis=1, keepdims=True), 1e-9)
-    side = np.c_[-along[:, 1], along[:, 0]] / length * (width / 2.0)
-    a, b, c, d = starts - side, starts + side, ends + side, ends - side
-    return np.stack([a, b, c, a, c, d], axis=1).reshape(-1, 2)
+    side = along[:, ::-1] * (-1.0, 1.0) / length * (width / 2.0)  # along turned a quarter
+    quads = np.empty((len(starts), 6, 2))  # filled in place: a frame draws hundreds of these
+    quads[:, 0] = quads[:, 3] = starts - side
+    quads[:, 1] = starts + side
+    quads[:, 2] = quads[:, 4] = ends + side
+    quads[:, 5] = ends - side
+    return quads.reshape(-1, 2)
 
 
 def polyline_quads(points, width):
@@ -117,8 +122,17 @@ def polyline_quads(points, width):
 def circle_points(centre, radius, u, v, segments=48):
     """Closed circle (segments + 1, D) around ``centre`` (D,) in the plane of the orthonormal
     ``u``, ``v`` (D,): world circles (D = 3) or window-pixel ones (D = 2)."""
+    cos, sin = _unit_circle(segments)
+    return np.asarray(centre, float) + radius * (cos * np.asarray(u, float) + sin * np.asarray(v, float))
+
+
+@functools.lru_cache(maxsize=8)
+def _unit_circle(segments):
+    """Cosines and sines (segments + 1, 1) of a closed turn: the overlays draw a few circles a frame."""
     angle = np.linspace(0.0, 2.0 * np.pi, segments + 1)[:, None]
-    return np.asarray(centre, float) + radius * (np.cos(angle) * np.asarray(u, float) + np.sin(angle) * np.asarray(v, float))
+    cos, sin = np.cos(angle), np.sin(angle)
+    cos.flags.writeable = sin.flags.writeable = False
+    return cos, sin
 
 
 def disc_triangles(centre, radius, segments=24):

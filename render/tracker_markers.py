@@ -24,22 +24,22 @@ class TrackerMark:
     position: tuple
 
 
-def tracker_parts(role, point, style=DEFAULT_STYLE):
-    """(triangles (N, 2), RGBA) pairs, in drawing order, of ``role``'s glyph centred on window pixel ``point``."""
+def tracker_parts(role, style=DEFAULT_STYLE):
+    """(triangles (N, 2), RGBA) pairs, in drawing order, of ``role``'s glyph centred on window pixel (0, 0)."""
     size, width = style.tracker_px, style.overlay_line_px
     kind, _, side = role.partition(".")
     if kind == "head":
-        outline = shapes.circle_points(point, size, (1.0, 0.0), (0.0, 1.0), SEGMENTS)
+        outline = shapes.circle_points((0.0, 0.0), size, (1.0, 0.0), (0.0, 1.0), SEGMENTS)
     else:
-        corners = np.asarray(point) + size * np.array(OUTLINES[kind], dtype=float)
+        corners = size * np.array(OUTLINES[kind], dtype=float)
         outline = np.vstack([corners, corners[:1]])
     parts = [(shapes.polyline_quads(outline, width + 2.0 * SHADOW_PX), style.overlay_shadow),
              (shapes.polyline_quads(outline, width), style.tracker)]
     if side == "L":
-        parts.append((shapes.disc_triangles(point, 0.3 * size, SEGMENTS), style.tracker))
+        parts.append((shapes.disc_triangles((0.0, 0.0), 0.3 * size, SEGMENTS), style.tracker))
     return parts
 
 
 def tracker_marker_renderer(ctx, style=DEFAULT_STYLE):
     """A ``MarkerRenderer`` drawing ``TrackerMark``s."""
-    return MarkerRenderer(ctx, lambda mark, point, style: tracker_parts(mark.role, point, style), style)
+    return MarkerRenderer(ctx, lambda mark: mark.role, tracker_parts, style)

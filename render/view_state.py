@@ -1,5 +1,5 @@
 """What the viewport shows and highlights, decided by the UI and read by the renderer."""
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, is_dataclass
 
 import numpy as np
 
@@ -48,3 +48,22 @@ class ViewState:
     solver_overlay: object = None
     pins: tuple = ()
     trackers: tuple = ()
+
+    def key(self):
+        """This state as a value equal to another state's key exactly when every field is equal:
+        arrays by their bytes (``repr`` would print them, ~0.1 ms a frame, and round them to 8
+        digits). The window compares it to tell a moving scene from a still one."""
+        return _snapshot(self)
+
+
+def _snapshot(value):
+    """``value`` (records, arrays, sets, tuples of them) as nested tuples of plain comparable values."""
+    if isinstance(value, np.ndarray):
+        return value.dtype.str, value.shape, value.tobytes()
+    if is_dataclass(value):
+        return type(value), tuple(_snapshot(getattr(value, f.name)) for f in fields(value))
+    if isinstance(value, (set, frozenset)):
+        return frozenset(value)
+    if isinstance(value, (tuple, list)):
+        return tuple(_snapshot(item) for item in value)
+    return value

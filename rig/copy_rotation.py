@@ -21,10 +21,11 @@ TURN = 2.0 * math.pi
 
 def rigid(matrix):
     """The rotation (3, 3) nearest ``matrix`` (scale and shear dropped; polar decomposition), so
-    scaled or flattened bones still give a rotation; a zero matrix gives the identity."""
+    scaled or flattened bones still give a rotation; a zero matrix gives the identity. A stack
+    (..., 3, 3) gives each one's, in one call (a small SVD costs mostly numpy's overhead)."""
     u, _, vt = np.linalg.svd(np.asarray(matrix, dtype=float))
-    if np.linalg.det(u @ vt) < 0.0:  # a mirrored frame: keep the rotation, not the reflection
-        u[:, -1] = -u[:, -1]
+    mirrored = np.linalg.det(u @ vt) < 0.0  # a mirrored frame: keep the rotation, not the reflection
+    u[..., -1] = np.where(mirrored[..., None], -u[..., -1], u[..., -1])
     return u @ vt
 
 

@@ -57,13 +57,15 @@ def _copy_rotation(rig, constraint, shown, world):
     i, target = skel.index[constraint.bone], skel.index[constraint.target]
     if not np.isfinite(world[[i, target], :3, :3]).all():
         return  # a non-finite bone has no rotation to mix: leave it, as IK leaves such chains
-    owner = rigid(world[i, :3, :3])
-    wanted = copied_rotation(owner, rigid(world[target, :3, :3]), constraint.use_axes)
-    if constraint.influence < 1.0:
-        wanted = quat_to_matrix3(quat_slerp(matrix3_to_quat(owner), matrix3_to_quat(wanted), constraint.influence))
     parent = skel.parents[i]
     # The parent's scale dropped as the owner's was, so a parent scaled to nothing still gives a rotation.
-    parent_basis = rigid(world[parent, :3, :3]) if parent >= 0 else np.eye(3)
+    frames = [i, target, parent if parent >= 0 else i]  # a root's third is unused: it hangs from the armature
+    owner, target_basis, parent_basis = rigid(world[frames, :3, :3])
+    wanted = copied_rotation(owner, target_basis, constraint.use_axes)
+    if constraint.influence < 1.0:
+        wanted = quat_to_matrix3(quat_slerp(matrix3_to_quat(owner), matrix3_to_quat(wanted), constraint.influence))
+    if parent < 0:
+        parent_basis = np.eye(3)
     shown.rotations[i] = matrix3_to_quat((parent_basis @ skel.rest_local[i, :3, :3]).T @ wanted)
     update_world(skel, shown, world, [i])
 

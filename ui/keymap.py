@@ -2,6 +2,8 @@
 (``ui.input.VIEWPORT_KEYS`` for viewport keys, the editor's ``COMMANDS`` for its shortcuts) and
 the descriptions of the mouse handlers (``ui.input.POINTER_BINDINGS``), so it cannot drift from
 what the keys do."""
+import functools
+
 from imgui_bundle import imgui
 from pyglet.window import key
 
@@ -29,6 +31,7 @@ def binding_keys(binding):
     return binding.keys or " / ".join(shortcut_text(*s) for s in binding.shortcuts)
 
 
+@functools.cache  # the table is fixed; the tools strip's tooltips ask every frame
 def viewport_keys(method, args=()):
     """The keys of the viewport binding running ``method(*args)``, for a tooltip (StopIteration: none does)."""
     return binding_keys(next(b for b in VIEWPORT_KEYS if (b.method, b.args) == (method, tuple(args))))

@@ -44,10 +44,13 @@ def _rows(state):
     return outliner.rows
 
 
+ROW_FLAGS = (imgui.TreeNodeFlags_.open_on_arrow | imgui.TreeNodeFlags_.span_avail_width
+             | imgui.TreeNodeFlags_.no_tree_push_on_open | imgui.TreeNodeFlags_.allow_overlap)  # the toggle over its end
+
+
 def _row(state, bone, depth, has_children):
     name = state.rig.skeleton.names[bone]
-    flags = imgui.TreeNodeFlags_.open_on_arrow | imgui.TreeNodeFlags_.span_avail_width \
-        | imgui.TreeNodeFlags_.no_tree_push_on_open | imgui.TreeNodeFlags_.allow_overlap  # the toggle over its end
+    flags = ROW_FLAGS
     if not has_children:
         flags |= imgui.TreeNodeFlags_.leaf
     if name in state.view.selected:

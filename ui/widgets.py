@@ -32,7 +32,7 @@ class Item:
         return (left + right) / 2.0, (top + bottom) / 2.0
 
 
-_drawn = []
+_drawn = []  # this frame's notes, (label, kind, id, rect, value, clip): made Items only when asked for
 
 
 def begin_frame():
@@ -42,17 +42,23 @@ def begin_frame():
 
 def drawn():
     """The items the last frame drew, in drawing order."""
-    return list(_drawn)
+    return [_item(*note) for note in _drawn]
 
 
 def _note(label, kind, value, clip):
     """Record the item the widget just submitted (ImGui's last item), drawn inside ``clip``
-    (its window's clip rectangle, an ImVec4 of left, top, right, bottom)."""
+    (its window's clip rectangle, an ImVec4 of left, top, right, bottom). Every widget of every
+    frame is noted, so this keeps plain values; ``drawn`` makes the Items."""
     data = imgui.get_current_context().last_item_data
-    rect = data.nav_rect
-    middle = (rect.min + rect.max) * 0.5
-    visible = clip.x <= middle.x < clip.z and clip.y <= middle.y < clip.w
-    _drawn.append(Item(label, kind, data.id_, (rect.min.x, rect.min.y, rect.max.x, rect.max.y), value, visible))
+    low, high = data.nav_rect.min, data.nav_rect.max
+    _drawn.append((label, kind, data.id_, (low.x, low.y, high.x, high.y), value, clip))
+
+
+def _item(label, kind, id_, rect, value, clip):
+    left, top, right, bottom = rect
+    middle_x, middle_y = (left + right) * 0.5, (top + bottom) * 0.5
+    visible = clip.x <= middle_x < clip.z and clip.y <= middle_y < clip.w
+    return Item(label, kind, id_, rect, value, visible)
 
 
 def _noting(label, kind, draw):
@@ -182,7 +188,7 @@ def find(label, index=None, kinds=None):
     label is that, its visible part ("Iterations"); only widgets of ``kinds`` when given.
     ``index`` (from 0, in drawing order) picks one of several; LocateError if there is none, or
     several and no index."""
-    items = [item for item in _drawn if kinds is None or item.kind in kinds]
+    items = [item for item in drawn() if kinds is None or item.kind in kinds]
     matches = [item for item in items if item.label == label] or [item for item in items if item.name == label]
     if not matches:
         raise LocateError(f"no widget labelled '{label}' is drawn (none is under a closed header)")
@@ -201,7 +207,7 @@ def id_conflicts():
     """Labels of items the last frame drew with an ID an earlier item had (ImGui would mix up
     their clicks and state)."""
     seen, conflicts = set(), []
-    for item in _drawn:
+    for item in drawn():
         if item.id == 0:  # plain text takes no input and has no ID to mix up
             continue
         if item.id in seen:

@@ -176,7 +176,7 @@ class PosekitWindow:
         camera = state.camera
         constraints = [(c.bone, c.target, c.pole_target) for c in state.rig.ik]
         return (width, height, region, state.world.tobytes(), camera.view_matrix().tobytes(),
-                camera.projection_matrix(width / height).tobytes(), repr(state.view), repr(constraints), id(state.rig),
+                camera.projection_matrix(width / height).tobytes(), state.view.key(), constraints, id(state.rig),
                 id(state.mesh), state.ground)
 
     def _draw_scene(self, width, height):

@@ -8,6 +8,7 @@ import pytest
 from tests.golden import assert_matches_golden
 from render.camera import OrbitCamera
 from render.capture import render_image, save_png
+from render import rig_renderer
 from render.rig_renderer import RigRenderer
 from render.view_state import ViewState
 from rig.pose import Pose, world_matrices
@@ -180,3 +181,34 @@ def test_the_cached_backdrop_follows_the_camera_and_the_ground_toggles(ctx, rend
         np.testing.assert_array_equal(image, picture(fresh, *frame))
         fresh.release()
     assert all(np.abs(a.astype(int) - b).max() > 40 for a, b in zip(cached, cached[1:]))
+
+
+def joint_counts_and_pictures(ctx, renderer, monkeypatch, rig_name, view_state):
+    """(spheres drawn, picture) with hidden joints left out, then with every joint drawn."""
+    rig, world, camera = rest_scene(rig_name, np.pi / 4, np.radians(20.0))
+    counts = []
+    draw = renderer.joints.draw
+    monkeypatch.setattr(renderer.joints, "draw", lambda models, *rest: (counts.append(len(models)), draw(models, *rest)))
+    fewer = render(ctx, renderer, rig, world, camera, view_state(rig.skeleton.names))
+    monkeypatch.setattr(rig_renderer, "_outermost_joints", lambda skeleton, index, *_: np.ones(2 * len(index), bool))
+    every = render(ctx, renderer, rig, world, camera, view_state(rig.skeleton.names))
+    return counts, fewer, every
+
+
+def test_joint_spheres_inside_larger_ones_are_left_out_unseen(ctx, renderer, monkeypatch):
+    """Where a bone's head sits on its parent's tail only the larger of the two spheres is drawn:
+    fewer spheres reach the rasteriser, and the picture is the same although the bones on either
+    side of each joint have different colours."""
+    counts, fewer, every = joint_counts_and_pictures(
+        ctx, renderer, monkeypatch, "robot_arm", lambda names: ViewState(selected={names[0], names[2]}, hovered=names[1]))
+    assert counts[0] < counts[1]
+    np.testing.assert_array_equal(fewer, every)
+
+
+def test_equal_joint_spheres_keep_the_first_drawn(ctx, renderer, monkeypatch):
+    """Equal spheres at one joint (the humanoid's spine bones are equally long) z-fought: the one
+    left is the first drawn, which the depth test showed; in one colour the pictures agree."""
+    counts, fewer, every = joint_counts_and_pictures(ctx, renderer, monkeypatch, "humanoid", lambda names: ViewState())
+    assert counts[0] < counts[1]
+    difference = np.abs(fewer.astype(int) - every.astype(int)).max(axis=2)
+    assert difference.max() <= 2 and np.count_nonzero(difference) <= 10
