@@ -4,8 +4,11 @@ bone tree, the bones that move and how (their columns), and tasks in priority le
 A ``Task`` asks one thing of one bone at a ``level`` (0 first; each lower level is solved only in
 the freedom the levels above it leave): POSITION brings its head (or tail) to a point, ROTATION
 turns it to a world rotation (xyzw), GROUND keeps its head (or tail) on the outer side of the
-plane through ``target`` with unit ``normal`` (one-sided: only a point below pulls). Below every
-task the solve pulls gently toward the start pose, so joints no task needs stay put.
+plane through ``target`` with unit ``normal`` (one-sided: only a point below pulls). A POSITION or
+GROUND task may ask it of a point at an ``offset`` from the head (or tail) instead: in the bone's
+own axes, turning with it (a point of a skin carried by the bone), or in world axes, carried along
+by the head without turning (a bone turned after the solve to a rotation known before it). Below every task the solve pulls gently toward the start
+pose, so joints no task needs stay put.
 
 Columns (the DOFs): a free bone turns about its own X, Y and Z axes; a bone with a lock or a
 limit moves its swing-twist coordinates (``solvers.limits.swing_turn``), one column per unlocked
@@ -30,8 +33,9 @@ OWN, SWING, TWIST, SHIFT = range(4)  # column kinds: own axis turn, swing coordi
 class Task:
     """One goal of a priority solve: ``kind`` (POSITION, ROTATION, GROUND) of ``bone`` at
     ``level``; ``target`` a point (3,) or a rotation (4,, xyzw); ``use_tail``: the bone's tail
-    rather than its head (POSITION, GROUND); ``normal`` the ground's (GROUND); ``weight`` > 0 among
-    the tasks of its level."""
+    rather than its head (POSITION, GROUND); ``offset`` (metres) from there to the point asked for,
+    in the bone's axes when ``offset_turns``, else in world axes (POSITION, GROUND); ``normal``
+    the ground's (GROUND); ``weight`` > 0 among the tasks of its level."""
     kind: int
     bone: int
     level: int
@@ -39,6 +43,8 @@ class Task:
     use_tail: bool = False
     normal: tuple = (0.0, 1.0, 0.0)
     weight: float = 1.0
+    offset: tuple = (0.0, 0.0, 0.0)
+    offset_turns: bool = True
 
 
 class PriorityPlan(NamedTuple):
@@ -65,6 +71,8 @@ class PriorityPlan(NamedTuple):
     task_target: np.ndarray
     task_normal: np.ndarray
     task_weight: np.ndarray
+    task_offset: np.ndarray
+    task_offset_turns: np.ndarray
     levels: np.ndarray
     scale: float
 
@@ -156,4 +164,6 @@ def priority_plan(bones, tasks, layout):
         bones, *layout[:-1], _ints([t.kind for t in tasks]), _ints([t.bone for t in tasks]),
         np.array([t.use_tail for t in tasks], dtype=np.bool_), _ints([t.level for t in tasks]), targets,
         np.array([t.normal for t in tasks], dtype=float).reshape(-1, 3),
-        np.array([t.weight for t in tasks], dtype=float), _ints(sorted({t.level for t in tasks})), layout.scale)
+        np.array([t.weight for t in tasks], dtype=float), np.array([t.offset for t in tasks], dtype=float).reshape(-1, 3),
+        np.array([t.offset_turns for t in tasks], dtype=np.bool_), _ints(sorted({t.level for t in tasks})),
+        layout.scale)
