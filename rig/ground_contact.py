@@ -1,0 +1,163 @@
+"""What ground contact holds above the ground in a whole-body solve (``rig.whole_body``): the head
+and tail of every bone of the solved tree, and the feet's skin (``rig.skin_contacts``) its bones
+carry, each point as the solver's one-sided GROUND task on the plane of the ground under it.
+
+The skin has hundreds of vertices; a solve asks for a few per bone always (those lowest when the
+foot stands or tilts a little: ``rig.skin_contacts``), and for any other while it is below the
+ground. After a pass every vertex is checked, so one that went below between the few joins the
+next pass (``rig.whole_body``).
+
+Drawn as Copy Rotation leaves it. ``rig.evaluate`` runs a rig's Copy Rotation constraints after its
+IK, so a foot copying its IK handle's rotation is drawn turned as the handle is, not as the solve
+left it. Where that rotation is known before the solve (the bone's one Copy Rotation, at full
+influence on every axis, from a bone the solve does not pose and no Copy Rotation turns), the
+points of that bone, and of the bones below it that the solve does not turn, are held where they
+will be drawn: at fixed world offsets from its head, which the solve carries. Solves whose result
+is not evaluated further (``app.py solve``) hold the points where the solve leaves them.
+
+Pins decide. A point that pins hold still (on a bone pinned with its rotation, or carried by one
+through bones the solve does not turn; a position pin holds its bone's head) is the user's to
+place: no ground task asks to move it, so a foot pinned with its sole in the ground holds
+exactly rather than the pin and the ground each giving way half.
+"""
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+
+from rig.copy_rotation import active_copy_rotation, rigid
+from solvers.priority_plan import GroundTasks
+
+
+class Contact(NamedTuple):
+    """A solve's ground contact: the ``ground`` (a ``rig.ground`` kind), the solved tree's
+    ``pinned`` bones {bone: whether its pin holds its rotation too}, and whether the rig's Copy
+    Rotations run on the result (``copies_follow``)."""
+    ground: object
+    pinned: dict
+    copies_follow: bool
+
+
+@dataclass(frozen=True)
+class GroundPoints:
+    """Per point: the ``bone`` carrying it (as the solved tree numbers its bones), whether from
+    its ``tail`` (else its head), its ``offset`` from there (metres) in the bone's axes when it
+    ``turns`` with the bone, else in world axes; ``position`` (P, 3) where it is drawn now."""
+    bone: np.ndarray
+    tail: np.ndarray
+    offset: np.ndarray
+    turns: np.ndarray
+    position: np.ndarray
+
+
+class ContactSet:
+    """A solve's ground points, worked out once for the solve from ``world`` (N, 4, 4): the heads
+    and tails of the bones ``tree_bones`` (ascending skeleton indices) and the skin they carry,
+    less what ``contact``'s pins hold still, each drawn as the rig's Copy Rotations will draw it
+    (module doc); ``moving`` the tree's bones the solve turns (the tree's numbering). Rows: the
+    heads, the tails, then the skin bone by bone (``groups``: tree bone, first row, rest offsets,
+    which are chosen)."""
+
+    def __init__(self, rig, world, tree_bones, moving, contact):
+        skeleton, count = rig.skeleton, len(tree_bones)
+        self.ground = contact.ground
+        self.bones, self.lengths = np.asarray(tree_bones), skeleton.lengths[tree_bones]
+        place = np.full(len(skeleton), -1)
+        place[tree_bones] = np.arange(count)
+        own = np.arange(count)
+        bone, self.groups = [own, own], []
+        skin = rig.skin_contacts
+        for carrier in ([] if skin is None else np.unique(skin.bones[place[skin.bones] >= 0]).tolist()):
+            mine = skin.bones == carrier
+            self.groups.append((int(place[carrier]), sum(len(b) for b in bone), skin.offsets[mine], skin.chosen[mine]))
+            bone.append(np.full(int(mine.sum()), place[carrier]))
+        bone = np.concatenate(bone)
+        rows = len(bone)
+        tail = np.zeros(rows, bool)
+        tail[count:2 * count] = True
+        parents = [place[p] if p >= 0 else -1 for p in skeleton.parents[tree_bones].tolist()]
+        moving = set(moving)
+        drawn = _drawn_rotations(rig, world, place) if contact.copies_follow else {}
+        drawn_by = _carried_down(parents, set(drawn), moving)[bone]
+        self.drawn = [(copier, rotation, np.flatnonzero(drawn_by == copier)) for copier, rotation in drawn.items()]
+        # Held still: a drawn point with its copier's head, a head with its bone's head, others with their bone.
+        still, head_still = _held_by_pins(parents, moving, contact.pinned)
+        held = np.where(np.arange(rows) < count, head_still[bone], still[bone])
+        held = np.where(drawn_by >= 0, head_still[np.maximum(drawn_by, 0)], held)
+        self.keep = np.flatnonzero(~held)
+        drawn_rows = drawn_by[self.keep] >= 0
+        self.bone = np.where(drawn_rows, drawn_by[self.keep], bone[self.keep])
+        self.tail, self.turns = tail[self.keep] & ~drawn_rows, ~drawn_rows
+        always = np.ones(rows, bool)  # every head and tail, and the skin's chosen points
+        always[2 * count:] = np.concatenate([chosen for _, _, _, chosen in self.groups]) if self.groups else []
+        self.always = always[self.keep]
+
+    def at(self, world):
+        """The ``GroundPoints`` where bones posed as ``world`` (N, 4, 4) put the set's points."""
+        count = len(self.bones)
+        posed = world[self.bones]
+        heads, axes = posed[:, :3, 3], posed[:, :3, :3]
+        units = axes / np.maximum(np.linalg.norm(axes, axis=1, keepdims=True), 1e-300)  # scale taken out
+        rows = 2 * count + sum(len(rest) for _, _, rest, _ in self.groups)
+        position, offset = np.empty((rows, 3)), np.zeros((rows, 3))
+        position[:count], position[count:2 * count] = heads, heads + axes[:, :, 1] * self.lengths[:, None]
+        for bone, first, rest, _ in self.groups:
+            position[first:first + len(rest)] = rest @ axes[bone].T + heads[bone]
+            offset[first:first + len(rest)] = rest @ (axes[bone].T @ units[bone])  # in the bone's unit axes
+        for copier, rotation, drawn in self.drawn:
+            offset[drawn] = (position[drawn] - heads[copier]) @ (rotation @ units[copier].T).T
+            position[drawn] = heads[copier] + offset[drawn]
+        return GroundPoints(self.bone, self.tail, offset[self.keep], self.turns, position[self.keep])
+
+    def tasks(self, world, level, deeper_than=None):
+        """``GroundTasks`` at ``level`` for the points as ``world`` poses them, on the plane through
+        the surface under each: those always asked for and any other below the ground; given
+        ``deeper_than`` (metres), only the points lying more than that below it."""
+        points = self.at(world)
+        hits = self.ground.surface_under(points.position)
+        depth = np.einsum("ij,ij->i", hits.point - points.position, hits.normal)
+        wanted = depth > (0.0 if deeper_than is None else deeper_than)
+        if deeper_than is None:
+            wanted |= self.always
+        rows = np.flatnonzero(wanted & hits.hit)
+        return GroundTasks(level, points.bone[rows], points.tail[rows], hits.point[rows], hits.normal[rows],
+                           points.offset[rows], points.turns[rows])
+
+
+def _drawn_rotations(rig, world, place):
+    """{tree bone: the world rotation (3, 3) a Copy Rotation draws it with}, for the bones whose
+    rotation is known before the solve (module doc); ``place`` numbers the tree's bones (-1: not
+    in it)."""
+    skeleton = rig.skeleton
+    active = active_copy_rotation(rig)
+    copiers = [c.bone for c in active]
+    known = {}
+    for constraint in active:
+        owner, target = skeleton.index[constraint.bone], skeleton.index[constraint.target]
+        if place[owner] >= 0 and copiers.count(constraint.bone) == 1 and constraint.influence >= 1.0 and \
+                all(constraint.use_axes) and place[target] < 0 and constraint.target not in copiers and \
+                np.isfinite(world[target, :3, :3]).all():
+            known[int(place[owner])] = rigid(world[target, :3, :3])
+    return known
+
+
+def _carried_down(parents, copiers, moving):
+    """Per tree bone (``parents`` in the tree's numbering, parents first), the bone of ``copiers``
+    whose drawn rotation draws it: itself, or its parent's when the solve does not turn it; -1
+    for none."""
+    frame = np.full(len(parents), -1)
+    for k, above in enumerate(parents):
+        frame[k] = k if k in copiers else frame[above] if above >= 0 and k not in moving else -1
+    return frame
+
+
+def _held_by_pins(parents, moving, pinned):
+    """Per tree bone: whether pins hold its frame still (pinned with its rotation, or under a bone
+    held still and not turned by the solve), and whether they hold its head still (pinned, or
+    under a bone held still)."""
+    still, head_still = np.zeros(len(parents), bool), np.zeros(len(parents), bool)
+    for k, above in enumerate(parents):
+        carried = above >= 0 and still[above]
+        head_still[k] = k in pinned or carried
+        still[k] = pinned.get(k, False) or (carried and k not in moving)
+    return still, head_still
