@@ -55,31 +55,32 @@ class ContactSet:
     and tails of the bones ``tree_bones`` (ascending skeleton indices) and the skin they carry,
     less what ``contact``'s pins hold still, each drawn as the rig's Copy Rotations will draw it
     (module doc); ``moving`` the tree's bones the solve turns (the tree's numbering). Rows: the
-    heads, the tails, then the skin bone by bone (``groups``: tree bone, first row, rest offsets,
-    which are chosen)."""
+    heads, the tails, then the skin's vertices on the tree (``skin_rows`` of it)."""
 
     def __init__(self, rig, world, tree_bones, moving, contact):
         skeleton, count = rig.skeleton, len(tree_bones)
-        self.ground = contact.ground
+        self.ground, self.skin = contact.ground, rig.skin_contacts
         self.bones, self.lengths = np.asarray(tree_bones), skeleton.lengths[tree_bones]
         place = np.full(len(skeleton), -1)
         place[tree_bones] = np.arange(count)
+        self.skin_rows = np.zeros(0, np.int64) if self.skin is None else np.flatnonzero(place[self.skin.bones] >= 0)
+        if len(self.skin_rows):  # bone by bone, each bone's vertices a run (``runs``: bone, first, end)
+            self.skin_rows = self.skin_rows[np.argsort(self.skin.bones[self.skin_rows], kind="stable")]
         own = np.arange(count)
-        bone, self.groups = [own, own], []
-        skin = rig.skin_contacts
-        for carrier in ([] if skin is None else np.unique(skin.bones[place[skin.bones] >= 0]).tolist()):
-            mine = skin.bones == carrier
-            self.groups.append((int(place[carrier]), sum(len(b) for b in bone), skin.offsets[mine], skin.chosen[mine]))
-            bone.append(np.full(int(mine.sum()), place[carrier]))
-        bone = np.concatenate(bone)
+        bone = np.concatenate([own, own, place[self.skin.bones[self.skin_rows]] if self.skin is not None else own[:0]])
         rows = len(bone)
         tail = np.zeros(rows, bool)
         tail[count:2 * count] = True
+        always = np.ones(rows, bool)  # every head and tail, and the skin's chosen vertices
+        always[2 * count:] = self.skin.chosen[self.skin_rows] if self.skin is not None else []
         parents = [place[p] if p >= 0 else -1 for p in skeleton.parents[tree_bones].tolist()]
         moving = set(moving)
         drawn = _drawn_rotations(rig, world, place) if contact.copies_follow else {}
-        drawn_by = _carried_down(parents, set(drawn), moving)[bone]
-        self.drawn = [(copier, rotation, np.flatnonzero(drawn_by == copier)) for copier, rotation in drawn.items()]
+        frame = _carried_down(parents, set(drawn), moving)
+        drawn_by = frame[bone]
+        # Per copier: its drawn rotation, the rows it draws, and the bones it draws (skeleton's numbering).
+        self.drawn = [(copier, rotation, np.flatnonzero(drawn_by == copier), self.bones[frame == copier])
+                      for copier, rotation in drawn.items()]
         # Held still: a drawn point with its copier's head, a head with its bone's head, others with their bone.
         still, head_still = _held_by_pins(parents, moving, contact.pinned)
         held = np.where(np.arange(rows) < count, head_still[bone], still[bone])
@@ -87,27 +88,52 @@ class ContactSet:
         self.keep = np.flatnonzero(~held)
         drawn_rows = drawn_by[self.keep] >= 0
         self.bone = np.where(drawn_rows, drawn_by[self.keep], bone[self.keep])
-        self.tail, self.turns = tail[self.keep] & ~drawn_rows, ~drawn_rows
-        always = np.ones(rows, bool)  # every head and tail, and the skin's chosen points
-        always[2 * count:] = np.concatenate([chosen for _, _, _, chosen in self.groups]) if self.groups else []
-        self.always = always[self.keep]
+        self.tail, self.turns, self.always = tail[self.keep] & ~drawn_rows, ~drawn_rows, always[self.keep]
+        self.carrier = bone[2 * count:]  # the bone carrying each skin row
+        ends = np.flatnonzero(np.r_[self.carrier[1:] != self.carrier[:-1], True]) + 1 if len(self.carrier) else []
+        self.runs = [(int(self.carrier[end - 1]), 2 * count + start, 2 * count + end)
+                     for start, end in zip([0, *ends[:-1]], ends)]
+        # Each skin vertex where skinning draws it now, in its carrier's axes as drawn: carried on from there.
+        self.local = np.zeros((0, 3))
+        if len(self.skin_rows):
+            shown = self._drawn(world)
+            self.local = self._in_carriers(shown, self.skin.positions(shown)[self.skin_rows])
+
+    def _in_carriers(self, shown, points):
+        """``points`` (skin rows) in their carriers' unit axes, from their heads, as ``shown`` poses them."""
+        posed = shown[self.bones[self.carrier]]
+        return np.einsum("kji,kj->ki", _unit_axes(posed), points - posed[:, :3, 3])
 
     def at(self, world):
-        """The ``GroundPoints`` where bones posed as ``world`` (N, 4, 4) put the set's points."""
+        """The ``GroundPoints`` where bones posed as ``world`` (N, 4, 4) put the set's points, as
+        drawn; the skin's as carried by their bones from where skinning put it at the start."""
+        shown = self._drawn(world)
         count = len(self.bones)
-        posed = world[self.bones]
+        posed = shown[self.bones]
         heads, axes = posed[:, :3, 3], posed[:, :3, :3]
-        units = axes / np.maximum(np.linalg.norm(axes, axis=1, keepdims=True), 1e-300)  # scale taken out
-        rows = 2 * count + sum(len(rest) for _, _, rest, _ in self.groups)
-        position, offset = np.empty((rows, 3)), np.zeros((rows, 3))
+        units = _unit_axes(posed)
+        position = np.empty((2 * count + len(self.skin_rows), 3))
+        offset = np.zeros_like(position)
         position[:count], position[count:2 * count] = heads, heads + axes[:, :, 1] * self.lengths[:, None]
-        for bone, first, rest, _ in self.groups:
-            position[first:first + len(rest)] = rest @ axes[bone].T + heads[bone]
-            offset[first:first + len(rest)] = rest @ (axes[bone].T @ units[bone])  # in the bone's unit axes
-        for copier, rotation, drawn in self.drawn:
-            offset[drawn] = (position[drawn] - heads[copier]) @ (rotation @ units[copier].T).T
-            position[drawn] = heads[copier] + offset[drawn]
+        offset[2 * count:] = self.local
+        for bone, start, end in self.runs:
+            position[start:end] = heads[bone] + offset[start:end] @ units[bone].T
+        for copier, _, rows, _ in self.drawn:
+            offset[rows] = position[rows] - heads[copier]
         return GroundPoints(self.bone, self.tail, offset[self.keep], self.turns, position[self.keep])
+
+    def _drawn(self, world):
+        """``world`` with each copier's bones turned about its head as its Copy Rotation draws them
+        (a copy, when any are)."""
+        if not self.drawn:
+            return world
+        shown = world.copy()
+        for copier, rotation, _, bones in self.drawn:
+            head = world[self.bones[copier], :3, 3]
+            turn = rotation @ _unit_axes(world[self.bones[[copier]]])[0].T
+            shown[bones, :3, :3] = turn @ world[bones, :3, :3]
+            shown[bones, :3, 3] = head + (world[bones, :3, 3] - head) @ turn.T
+        return shown
 
     def tasks(self, world, level, deeper_than=None):
         """``GroundTasks`` at ``level`` for the points as ``world`` poses them, on the plane through
@@ -122,6 +148,12 @@ class ContactSet:
         rows = np.flatnonzero(wanted & hits.hit)
         return GroundTasks(level, points.bone[rows], points.tail[rows], hits.point[rows], hits.normal[rows],
                            points.offset[rows], points.turns[rows])
+
+
+def _unit_axes(matrices):
+    """The rotations (K, 3, 3) of world matrices (K, 4, 4), their scale taken out."""
+    axes = matrices[:, :3, :3]
+    return axes / np.maximum(np.linalg.norm(axes, axis=1, keepdims=True), 1e-300)
 
 
 def _drawn_rotations(rig, world, place):

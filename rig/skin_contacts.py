@@ -2,13 +2,16 @@
 contact holds above the ground (``rig.ground_contact``) and foot planting sets on it (``rig.feet``).
 
 A foot is a leg's foot bone as ``rig.limb_roles`` finds it, with the bones below it (toes); its
-skin is the vertices whose largest weight is on one of those bones, each kept as an offset in
-that bone's rest frame.
+skin is the vertices whose largest weight is on one of those bones (that bone carries the vertex),
+kept as a mesh of their own so the app's skinning places them (``rig.skinned_mesh``).
 
-Rigid approximation: a vertex is carried by that bone alone, where linear-blend skinning moves it
-by the weighted mean of its bones' moves; near a joint (a heel blended with the shin) the skinned
-vertex drifts from the carried point as the joint turns. The tests measure that drift against the
-app's own skinning (``rig.skinned_mesh``).
+Rigid approximation: a solve takes each vertex where linear-blend skinning puts it at the solve's
+start and carries it with its bone alone, where skinning moves it by the weighted mean of its
+bones' moves. So a vertex drifts from the point carried only as its bones turn against each other
+during one solve (a heel half on the shin as the ankle bends): by at most (1 - its largest weight)
+times that turn (radians) times its distance from the joint. A drag solves each frame from the
+last, so the drift is the frame's; a single solve from far away drifts more. The tests measure it
+against the app's skinning.
 
 A solve asks for a few of them always (``chosen``), and for the others only while they are below
 the ground: per bone, the vertex lowest in the rest pose, then, greedily, the vertex lowest when
@@ -24,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from rig.limb_roles import SIDES, recognise
-from solvers.transforms import rigid_inverse
+from rig.skinned_mesh import SkinnedMesh
 
 TILT = np.radians(30.0)  # how far from its rest pose a bone may tilt with the points chosen still its lowest
 SUPPORT_GAP = 0.002  # metres: within TILT, no vertex of a bone lower than its lowest point chosen by more
@@ -34,22 +37,21 @@ DIRECTIONS = 256  # directions sampled in the cone of tilts
 
 @dataclass(frozen=True)
 class SkinContacts:
-    """The feet's skin vertices: ``bones`` (K,) the bone carrying each, ``offsets`` (K, 3) the
-    vertex in that bone's rest frame (metres), ``feet`` (K,) the foot bone of its leg,
-    ``vertices`` (K,) its index in the mesh, ``chosen`` (K,) whether a solve always asks for it."""
+    """The feet's skin vertices: ``bones`` (K,) the bone carrying each, ``feet`` (K,) the foot
+    bone of its leg, ``vertices`` (K,) its index in the mesh, ``chosen`` (K,) whether a solve
+    always asks for it, and ``skin`` those vertices as a ``rig.skinned_mesh.SkinnedMesh``."""
     bones: np.ndarray
-    offsets: np.ndarray
     feet: np.ndarray
     vertices: np.ndarray
     chosen: np.ndarray
+    skin: SkinnedMesh
 
     def __len__(self):
         return len(self.bones)
 
     def positions(self, world):
-        """(K, 3) the points where bones posed as ``world`` (N, 4, 4) carry them."""
-        carried = world[self.bones]
-        return np.einsum("kij,kj->ki", carried[:, :3, :3], self.offsets) + carried[:, :3, 3]
+        """(K, 3) where skinning puts the vertices for bones posed as ``world`` (N, 4, 4)."""
+        return self.skin.skinned_positions(world)
 
 
 def _down_cone():
@@ -90,7 +92,7 @@ def skin_contacts(skeleton, mesh):
     dominant = np.asarray(mesh.joints, dtype=np.int64)[np.arange(len(weights)), np.argmax(weights, axis=1)]
     positions = np.asarray(mesh.positions, dtype=float)
     usable = np.isfinite(positions).all(axis=1)
-    bones, offsets, feet, vertices, chosen = [], [], [], [], []
+    bones, feet, vertices, chosen = [], [], [], []
     for side in SIDES:
         if f"leg.{side}" not in roles:
             continue
@@ -99,13 +101,14 @@ def skin_contacts(skeleton, mesh):
             found = np.flatnonzero((dominant == bone) & usable)
             if not len(found):
                 continue
-            inverse = rigid_inverse(skeleton.rest_world[bone])
-            offsets.append(positions[found] @ inverse[:3, :3].T + inverse[:3, 3])
             chosen.append(np.isin(np.arange(len(found)), lowest_points(positions[found])))
             bones += [bone] * len(found)
             feet += [foot] * len(found)
             vertices.append(found)
     if not bones:
         return None
-    return SkinContacts(np.array(bones, dtype=np.int64), np.concatenate(offsets), np.array(feet, dtype=np.int64),
-                        np.concatenate(vertices), np.concatenate(chosen))
+    vertices = np.concatenate(vertices)
+    skin = SkinnedMesh(mesh.positions[vertices], mesh.normals[vertices], np.zeros(0, np.uint32), mesh.joints[vertices],
+                       mesh.weights[vertices], mesh.bind_matrices)
+    return SkinContacts(np.array(bones, dtype=np.int64), np.array(feet, dtype=np.int64), vertices,
+                        np.concatenate(chosen), skin)
