@@ -156,7 +156,8 @@ def _solve_passes(rig, pose, world, tasks, tree_bones, moving, root_free, contac
     for _ in range(GROUND_PASSES if contact is not None else 1):
         bones = bone_tree_arrays(skeleton, pose, world, tree_bones)
         layout = _layout(rig, bones, tree_bones, moving, root_free)
-        ground = () if points is None else (points.tasks(world, PIN_LEVEL), *sunk)
+        # The last pass's sunk points are where the surface under them is found again: not twice.
+        ground = () if points is None else (points.tasks(world, PIN_LEVEL), *sunk[:-1])
         plan = priority_plan(bones, tasks, layout, ground)
         solved = Solved(solve_priority(plan, pose.rotations[tree_bones], solver.iterations, solver.tolerance,
                                        solver.damping), plan)
