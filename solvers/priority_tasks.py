@@ -46,14 +46,13 @@ def task_anchor(plan, t, heads, tails):
 @njit(cache=True)
 def task_point(plan, t, world, heads, tails):
     """Task ``t``'s point: its anchor, moved by its offset (turned with the bone when it turns)."""
-    p = task_anchor(plan, t, heads, tails)
-    offset = (plan.task_offset[t, 0], plan.task_offset[t, 1], plan.task_offset[t, 2])
-    if offset[0] == 0.0 and offset[1] == 0.0 and offset[2] == 0.0:
-        return p
-    if plan.task_offset_turns[t]:
-        b = plan.task_bone[t]
-        offset = sc.qrotate((world[b, 0], world[b, 1], world[b, 2], world[b, 3]), offset)
-    return sc.add(p, offset)
+    a = task_anchor(plan, t, heads, tails)
+    b = plan.task_bone[t]
+    x, y, z = plan.task_offset[t, 0], plan.task_offset[t, 1], plan.task_offset[t, 2]
+    if plan.task_offset_turns[t] and (x != 0.0 or y != 0.0 or z != 0.0):
+        x, y, z = sc.qrotate((world[b, 0], world[b, 1], world[b, 2], world[b, 3]), (x, y, z))
+    # One return: with an early one for a point with no offset, numba's code ran 4x slower.
+    return (a[0] + x, a[1] + y, a[2] + z)
 
 
 
