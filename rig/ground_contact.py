@@ -20,6 +20,7 @@ through bones the solve does not turn; a position pin holds its bone's head) is 
 place: no ground task asks to move it, so a foot pinned with its sole in the ground holds
 exactly rather than the pin and the ground each giving way half.
 """
+from collections import Counter
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -78,8 +79,8 @@ class ContactSet:
         drawn = _drawn_rotations(rig, world, place) if contact.copies_follow else {}
         frame = _carried_down(parents, set(drawn), moving)
         drawn_by = frame[bone]
-        # Per copier: its drawn rotation, the rows it draws, and the bones it draws (skeleton's numbering).
-        self.drawn = [(copier, rotation, np.flatnonzero(drawn_by == copier), self.bones[frame == copier])
+        # Per copier: its drawn rotation, the rows it draws, and the bones it draws (the tree's numbering).
+        self.drawn = [(copier, rotation, np.flatnonzero(drawn_by == copier), np.flatnonzero(frame == copier))
                       for copier, rotation in drawn.items()]
         # Held still: a drawn point with its copier's head, a head with its bone's head, others with their bone.
         still, head_still = _held_by_pins(parents, moving, contact.pinned)
@@ -96,80 +97,80 @@ class ContactSet:
         # Each skin vertex where skinning draws it now, in its carrier's axes as drawn: carried on from there.
         self.local = np.zeros((0, 3))
         if len(self.skin_rows):
-            shown = self._drawn(world)
-            self.local = self._in_carriers(shown, self.skin.positions(shown)[self.skin_rows])
-
-    def _in_carriers(self, shown, points):
-        """``points`` (skin rows) in their carriers' unit axes, from their heads, as ``shown`` poses them."""
-        posed = shown[self.bones[self.carrier]]
-        return np.einsum("kji,kj->ki", _unit_axes(posed), points - posed[:, :3, 3])
+            shown = world.copy()
+            shown[self.bones] = self._drawn(world[self.bones])
+            carriers = shown[self.bones[self.carrier]]
+            self.local = np.einsum("kji,kj->ki", _unit_axes(carriers),
+                                   self.skin.positions(shown)[self.skin_rows] - carriers[:, :3, 3])
 
     def at(self, world):
         """The ``GroundPoints`` where bones posed as ``world`` (N, 4, 4) put the set's points, as
         drawn; the skin's as carried by their bones from where skinning put it at the start."""
-        shown = self._drawn(world)
         count = len(self.bones)
-        posed = shown[self.bones]
-        heads, axes = posed[:, :3, 3], posed[:, :3, :3]
-        units = _unit_axes(posed)
+        posed = self._drawn(world[self.bones])
+        heads = posed[:, :3, 3]
         position = np.empty((2 * count + len(self.skin_rows), 3))
+        position[:count], position[count:2 * count] = heads, heads + posed[:, :3, 1] * self.lengths[:, None]
         offset = np.zeros_like(position)
-        position[:count], position[count:2 * count] = heads, heads + axes[:, :, 1] * self.lengths[:, None]
         offset[2 * count:] = self.local
         for bone, start, end in self.runs:
-            position[start:end] = heads[bone] + offset[start:end] @ units[bone].T
+            position[start:end] = heads[bone] + offset[start:end] @ _unit(posed[bone]).T
         for copier, _, rows, _ in self.drawn:
             offset[rows] = position[rows] - heads[copier]
         return GroundPoints(self.bone, self.tail, offset[self.keep], self.turns, position[self.keep])
 
-    def _drawn(self, world):
-        """``world`` with each copier's bones turned about its head as its Copy Rotation draws them
-        (a copy, when any are)."""
-        if not self.drawn:
-            return world
-        shown = world.copy()
+    def _drawn(self, posed):
+        """``posed`` (the tree's bones' world matrices) with each copier's bones turned about its
+        head as its Copy Rotation draws them (in place)."""
         for copier, rotation, _, bones in self.drawn:
-            head = world[self.bones[copier], :3, 3]
-            turn = rotation @ _unit_axes(world[self.bones[[copier]]])[0].T
-            shown[bones, :3, :3] = turn @ world[bones, :3, :3]
-            shown[bones, :3, 3] = head + (world[bones, :3, 3] - head) @ turn.T
-        return shown
+            head = posed[copier, :3, 3].copy()
+            turn = rotation @ _unit(posed[copier]).T
+            posed[bones, :3, :3] = turn @ posed[bones, :3, :3]
+            posed[bones, :3, 3] = head + (posed[bones, :3, 3] - head) @ turn.T
+        return posed
 
-    def tasks(self, world, level, deeper_than=None):
-        """``GroundTasks`` at ``level`` for the points as ``world`` poses them, on the plane through
-        the surface under each: those always asked for and any other below the ground; given
-        ``deeper_than`` (metres), only the points lying more than that below it."""
+    def tasks(self, world, level, deeper_than):
+        """(``GroundTasks`` at ``level`` for the points as ``world`` poses them, on the plane through
+        the surface under each: those always asked for and any other below the ground; the same
+        for only the points lying more than ``deeper_than`` metres below it)."""
         points = self.at(world)
         hits = self.ground.surface_under(points.position)
-        depth = np.einsum("ij,ij->i", hits.point - points.position, hits.normal)
-        wanted = depth > (0.0 if deeper_than is None else deeper_than)
-        if deeper_than is None:
-            wanted |= self.always
-        rows = np.flatnonzero(wanted & hits.hit)
-        return GroundTasks(level, points.bone[rows], points.tail[rows], hits.point[rows], hits.normal[rows],
-                           points.offset[rows], points.turns[rows])
+        depth = np.where(hits.hit, np.einsum("ij,ij->i", hits.point - points.position, hits.normal), -np.inf)
+        return tuple(GroundTasks(level, points.bone[rows], points.tail[rows], hits.point[rows], hits.normal[rows],
+                                 points.offset[rows], points.turns[rows])
+                     for rows in (np.flatnonzero(self.always & hits.hit | (depth > 0.0)),
+                                  np.flatnonzero(depth > deeper_than)))
 
 
 def _unit_axes(matrices):
     """The rotations (K, 3, 3) of world matrices (K, 4, 4), their scale taken out."""
     axes = matrices[:, :3, :3]
-    return axes / np.maximum(np.linalg.norm(axes, axis=1, keepdims=True), 1e-300)
+    return axes / np.maximum(np.sqrt((axes * axes).sum(axis=1, keepdims=True)), 1e-300)
+
+
+def _unit(matrix):
+    """The rotation (3, 3) of one world matrix (4, 4), its scale taken out."""
+    axes = matrix[:3, :3]
+    return axes / np.maximum(np.sqrt((axes * axes).sum(axis=0)), 1e-300)
 
 
 def _drawn_rotations(rig, world, place):
     """{tree bone: the world rotation (3, 3) a Copy Rotation draws it with}, for the bones whose
     rotation is known before the solve (module doc); ``place`` numbers the tree's bones (-1: not
     in it)."""
-    skeleton = rig.skeleton
+    index = rig.skeleton.index
     active = active_copy_rotation(rig)
-    copiers = [c.bone for c in active]
+    copies = Counter(c.bone for c in active)
     known = {}
     for constraint in active:
-        owner, target = skeleton.index[constraint.bone], skeleton.index[constraint.target]
-        if place[owner] >= 0 and copiers.count(constraint.bone) == 1 and constraint.influence >= 1.0 and \
-                all(constraint.use_axes) and place[target] < 0 and constraint.target not in copiers and \
-                np.isfinite(world[target, :3, :3]).all():
-            known[int(place[owner])] = rigid(world[target, :3, :3])
+        if copies[constraint.bone] != 1 or constraint.influence < 1.0 or not all(constraint.use_axes) or \
+                constraint.target in copies:
+            continue
+        owner, target = int(place[index[constraint.bone]]), index[constraint.target]
+        matrix = world[target]
+        if owner >= 0 and place[target] < 0 and np.isfinite(matrix[:3, :3]).all():
+            unit = _unit(matrix)  # a target's rotation, as Copy Rotation takes it (rigid: its scale out)
+            known[owner] = unit if np.abs(unit.T @ unit - np.eye(3)).max() <= 1e-12 else rigid(matrix[:3, :3])
     return known
 
 

@@ -152,21 +152,22 @@ def _solve_passes(rig, pose, world, tasks, tree_bones, moving, root_free, contac
     pass cannot trade one step for another."""
     skeleton, solver = rig.skeleton, rig.solver
     points = None if contact is None else ContactSet(rig, world, tree_bones, moving, contact)
+    asked = () if points is None else points.tasks(world, PIN_LEVEL, PIN_POSITION)[:1]
     sunk = []
     for _ in range(GROUND_PASSES if contact is not None else 1):
         bones = bone_tree_arrays(skeleton, pose, world, tree_bones)
         layout = _layout(rig, bones, tree_bones, moving, root_free)
         # The last pass's sunk points are where the surface under them is found again: not twice.
-        ground = () if points is None else (points.tasks(world, PIN_LEVEL), *sunk[:-1])
-        plan = priority_plan(bones, tasks, layout, ground)
+        plan = priority_plan(bones, tasks, layout, (*asked, *sunk[:-1]))
         solved = Solved(solve_priority(plan, pose.rotations[tree_bones], solver.iterations, solver.tolerance,
                                        solver.damping), plan)
         _write(rig, pose, world, tree_bones, moving, solved.result, root_free)
         if points is None:
             break
-        deeper = points.tasks(world, PIN_LEVEL, deeper_than=PIN_POSITION)
+        now, deeper = points.tasks(world, PIN_LEVEL, PIN_POSITION)
         if not len(deeper.bone):
             break
+        asked = (now,)
         sunk.append(deeper)
     return solved
 

@@ -192,7 +192,9 @@ def priority_plan(bones, tasks, layout, ground=()):
     them) on ``bones`` (a ``solvers.kinematics.BoneTree``) moving as ``layout`` (``column_layout``)
     says. Raises ValueError for a task on a bone not in the tree."""
     n = len(bones.parents)
-    columns = [np.concatenate(parts) for parts in zip(_task_columns(tasks), *(_block_columns(b) for b in ground))]
+    columns = _task_columns(tasks)
+    if ground:
+        columns = [np.concatenate(parts) for parts in zip(columns, *(_block_columns(b) for b in ground))]
     task_bones = columns[1]
     if len(task_bones) and not (task_bones.min() >= 0 and task_bones.max() < n):
         wrong = task_bones[(task_bones < 0) | (task_bones >= n)][0]
