@@ -56,7 +56,8 @@ class ContactSet:
     and tails of the bones ``tree_bones`` (ascending skeleton indices) and the skin they carry,
     less what ``contact``'s pins hold still, each drawn as the rig's Copy Rotations will draw it
     (module doc); ``moving`` the tree's bones the solve turns (the tree's numbering). Rows: the
-    heads, the tails, then the skin's vertices on the tree (``skin_rows`` of it)."""
+    heads, the tails, then the skin's vertices on the tree (``skin_rows`` of it, each bone's a
+    run: ``runs``), less those pins hold (``keep``)."""
 
     def __init__(self, rig, world, tree_bones, moving, contact):
         skeleton, count = rig.skeleton, len(tree_bones)
@@ -64,16 +65,13 @@ class ContactSet:
         self.bones, self.lengths = np.asarray(tree_bones), skeleton.lengths[tree_bones]
         place = np.full(len(skeleton), -1)
         place[tree_bones] = np.arange(count)
-        self.skin_rows = np.zeros(0, np.int64) if self.skin is None else np.flatnonzero(place[self.skin.bones] >= 0)
-        if len(self.skin_rows):  # bone by bone, each bone's vertices a run (``runs``: bone, first, end)
-            self.skin_rows = self.skin_rows[np.argsort(self.skin.bones[self.skin_rows], kind="stable")]
-        own = np.arange(count)
-        bone = np.concatenate([own, own, place[self.skin.bones[self.skin_rows]] if self.skin is not None else own[:0]])
-        rows = len(bone)
-        tail = np.zeros(rows, bool)
-        tail[count:2 * count] = True
-        always = np.ones(rows, bool)  # every head and tail, and the skin's chosen vertices
-        always[2 * count:] = self.skin.chosen[self.skin_rows] if self.skin is not None else []
+        self.skin_rows = _skin_on(self.skin, place)
+        self.carrier = place[self.skin.bones[self.skin_rows]] if len(self.skin_rows) else np.zeros(0, np.int64)
+        self.runs = _runs(self.carrier, 2 * count)
+        bone = np.r_[np.arange(count), np.arange(count), self.carrier]
+        tail = np.arange(len(bone)) // max(count, 1) == 1
+        always = np.ones(len(bone), bool)  # every head and tail, and the skin's chosen vertices
+        always[2 * count:] = self.skin.chosen[self.skin_rows] if len(self.skin_rows) else True
         parents = [place[p] if p >= 0 else -1 for p in skeleton.parents[tree_bones].tolist()]
         moving = set(moving)
         drawn = _drawn_rotations(rig, world, place) if contact.copies_follow else {}
@@ -84,24 +82,23 @@ class ContactSet:
                       for copier, rotation in drawn.items()]
         # Held still: a drawn point with its copier's head, a head with its bone's head, others with their bone.
         still, head_still = _held_by_pins(parents, moving, contact.pinned)
-        held = np.where(np.arange(rows) < count, head_still[bone], still[bone])
-        held = np.where(drawn_by >= 0, head_still[np.maximum(drawn_by, 0)], held)
-        self.keep = np.flatnonzero(~held)
+        held = np.where(np.arange(len(bone)) < count, head_still[bone], still[bone])
+        self.keep = np.flatnonzero(~np.where(drawn_by >= 0, head_still[np.maximum(drawn_by, 0)], held))
         drawn_rows = drawn_by[self.keep] >= 0
         self.bone = np.where(drawn_rows, drawn_by[self.keep], bone[self.keep])
         self.tail, self.turns, self.always = tail[self.keep] & ~drawn_rows, ~drawn_rows, always[self.keep]
-        self.carrier = bone[2 * count:]  # the bone carrying each skin row
-        ends = np.flatnonzero(np.r_[self.carrier[1:] != self.carrier[:-1], True]) + 1 if len(self.carrier) else []
-        self.runs = [(int(self.carrier[end - 1]), 2 * count + start, 2 * count + end)
-                     for start, end in zip([0, *ends[:-1]], ends)]
-        # Each skin vertex where skinning draws it now, in its carrier's axes as drawn: carried on from there.
-        self.local = np.zeros((0, 3))
-        if len(self.skin_rows):
-            shown = world.copy()
-            shown[self.bones] = self._drawn(world[self.bones])
-            carriers = shown[self.bones[self.carrier]]
-            self.local = np.einsum("kji,kj->ki", _unit_axes(carriers),
-                                   self.skin.positions(shown)[self.skin_rows] - carriers[:, :3, 3])
+        self.local = self._skin_in_carriers(world)
+
+    def _skin_in_carriers(self, world):
+        """Each skin row's vertex where skinning draws it in ``world``, in its carrier's axes as
+        drawn, from its head (K, 3): the point the solve carries on from there."""
+        if not len(self.skin_rows):
+            return np.zeros((0, 3))
+        shown = world.copy()
+        shown[self.bones] = self._drawn(world[self.bones])
+        carriers = shown[self.bones[self.carrier]]
+        return np.einsum("kji,kj->ki", _unit_axes(carriers), self.skin.positions(shown)[self.skin_rows] -
+                         carriers[:, :3, 3])
 
     def at(self, world):
         """The ``GroundPoints`` where bones posed as ``world`` (N, 4, 4) put the set's points, as
@@ -140,6 +137,23 @@ class ContactSet:
                                  points.offset[rows], points.turns[rows])
                      for rows in (np.flatnonzero(self.always & hits.hit | (depth > 0.0)),
                                   np.flatnonzero(depth > deeper_than)))
+
+
+def _skin_on(skin, place):
+    """The rows of ``skin`` (``rig.skin_contacts.SkinContacts``, or None) on the tree ``place``
+    numbers (-1: not in it), bone by bone."""
+    if skin is None:
+        return np.zeros(0, np.int64)
+    rows = np.flatnonzero(place[skin.bones] >= 0)
+    return rows[np.argsort(skin.bones[rows], kind="stable")]
+
+
+def _runs(carrier, first):
+    """(bone, start, end) per run of equal ``carrier`` bones, rows counted from ``first``."""
+    if not len(carrier):
+        return []
+    ends = np.flatnonzero(np.r_[carrier[1:] != carrier[:-1], True]) + 1
+    return [(int(carrier[end - 1]), first + start, first + end) for start, end in zip([0, *ends[:-1]], ends)]
 
 
 def _unit_axes(matrices):
