@@ -8,7 +8,11 @@
 (c) Speed: ``app.py solve`` on a goals file of whole-body cases (two pinned feet, one hand target,
     root free) beside the same hand targets solved on the arm alone, both in one process of their
     own (bench/measure_command.py), each case's seconds as the command reports them.
-Ground: seeded drags with a plane ground: the deepest head or tail below it.
+Ground: seeded drags with a plane ground: the deepest head or tail below it. On the skinned humanoid
+    (assets/humanoid_skinned.glb), hand drags down through its soles' plane as the window solves
+    them (``rig.evaluate``, root free): the deepest vertex of the feet's skin below it, skinned as
+    the app skins it, and the median seconds of a solve with the skin's points and without them
+    (bones alone), in turn on the same targets.
 Prints a table and a JSON line. Usage: python bench/bench_whole_body.py [targets]
 """
 import json
@@ -16,6 +20,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import numpy as np
@@ -25,8 +30,9 @@ sys.path.insert(0, str(ROOT))
 
 from rig.autorig import auto_rig  # noqa: E402
 from rig.constraints import IKConstraint  # noqa: E402
-from rig.evaluate import active_ik  # noqa: E402
+from rig.evaluate import active_ik, evaluation  # noqa: E402
 from rig.formats.bvh import load_bvh  # noqa: E402
+from rig.formats.reader import open_rig  # noqa: E402
 from rig.formats.rigfile import load_rig  # noqa: E402
 from rig.ground import PlaneGround  # noqa: E402
 from rig.ik import IKGoal, goal_from_handles, solve_groups  # noqa: E402
@@ -37,6 +43,7 @@ from solvers.methods import warm_all  # noqa: E402
 from solvers.transforms import matrix3_to_quat, quat_angle  # noqa: E402
 
 RIG = ROOT / "assets" / "humanoid.json"
+SKINNED = ROOT / "assets" / "humanoid_skinned.glb"
 BVH = ROOT.parent / "shared" / "data" / "cmu_01_02_excerpt.bvh"
 HUMANOID_LIMBS = {"arm": ("upper_arm.L", "forearm.L"), "feet": ("foot.L", "foot.R")}
 
@@ -111,6 +118,29 @@ def deepest_below_ground(rig, limbs, count):
     return deepest
 
 
+def skinned_ground(count):
+    """The skinned humanoid's hand dragged down through the plane its soles stand on: (deepest
+    skin vertex of the feet below it, median seconds a solve with the skin's points, without)."""
+    document = open_rig(SKINNED)
+    rig, skin = document.rig, document.rig.skin_contacts
+    ground = PlaneGround(float(document.mesh.positions[skin.vertices, 1].min()))
+    shoulder, reach = arm(rig, HUMANOID_LIMBS)
+    pose = Pose.rest(len(rig.skeleton))
+    dragged = IKConstraint(bone="forearm.L", chain_count=0)
+    deepest, seconds = 0.0, {True: [], False: []}
+    for target in targets(np.random.default_rng(25), count, shoulder - [0.0, 0.9, 0.0], reach, 0.3, 1.2):
+        for with_skin in (True, False):
+            rig.skin_contacts = skin if with_skin else None
+            start = time.perf_counter()
+            world = evaluation(rig, pose, [(dragged, target)], dragged=dragged, root_free=True, ground=ground).world
+            seconds[with_skin].append(time.perf_counter() - start)
+            if with_skin:
+                points = document.mesh.skinned_positions(world)[skin.vertices]
+                deepest = max(deepest, ground.height - float(points[:, 1].min()))
+    rig.skin_contacts = skin
+    return deepest, float(np.median(seconds[True])), float(np.median(seconds[False]))
+
+
 def solve_seconds(rig, count):
     """(c): median seconds per case of ``app.py solve``, whole-body cases and the arm alone."""
     shoulder, reach = arm(rig, HUMANOID_LIMBS)
@@ -145,6 +175,9 @@ def main():
                          "body_helps_median_ratio": body_helps(rig, limbs, max(count // 5, 20)),
                          "deepest_below_ground_m": deepest_below_ground(rig, limbs, max(count // 5, 20))}
     figures["solve_median_s"] = solve_seconds(rigs["humanoid"][0], max(count // 5, 50))
+    deepest, with_skin, bones_only = skinned_ground(max(count // 5, 20))
+    figures["skinned"] = {"deepest_skin_below_ground_m": deepest, "ground_solve_median_s": with_skin,
+                          "ground_solve_bones_only_median_s": bones_only}
     print(f"{'rig':10} {'pins max m':>12} {'pins max rad':>12} {'helps ratio':>12} {'below ground m':>15}")
     for name in rigs:
         f = figures[name]
@@ -153,6 +186,10 @@ def main():
     seconds = figures["solve_median_s"]
     print(f"app.py solve median per case: whole body {seconds['whole_body'] * 1e3:.3f} ms, "
           f"arm alone {seconds['arm_alone'] * 1e3:.3f} ms (load average {figures['load_average']:.2f})")
+    skinned = figures["skinned"]
+    print(f"skinned humanoid, hand through its soles' plane: deepest foot skin vertex "
+          f"{skinned['deepest_skin_below_ground_m']:.2e} m below; a solve {skinned['ground_solve_median_s'] * 1e3:.3f} ms "
+          f"with the skin's points, {skinned['ground_solve_bones_only_median_s'] * 1e3:.3f} ms with the bones alone")
     print(json.dumps(figures))
 
 

@@ -123,7 +123,8 @@ def auto_rig(rig, pose=None, recognised=None):
             report.handles[role] = (handle, pole)
     skeleton = Skeleton(names, parents, np.array(frames), np.array(lengths),
                         np.concatenate([skel.connected, np.zeros(len(names) - len(skel), dtype=bool)]))
-    new_rig = Rig(rig.name, skeleton, ik, copy_rotation, dict(rig.bone_ik), rig.solver)
+    new_rig = Rig(rig.name, skeleton, ik, copy_rotation, dict(rig.bone_ik), rig.solver,
+                  skin_contacts=rig.skin_contacts)  # the new bones come after the skin's: its points stay
     return new_rig, report, None if pose is None else snap_handles(new_rig, report, extend_pose(pose, len(skeleton)))
 
 

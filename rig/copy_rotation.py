@@ -93,3 +93,10 @@ def _compatible(angles, old):
         if abs(differences[k]) > HALF_TURN and max(others) < QUARTER_TURN:
             out[k] -= math.copysign(TURN, differences[k])
     return tuple(out)
+
+
+def active_copy_rotation(rig):
+    """The enabled copy-rotation constraints with some influence, parents' before children's (a
+    bone's own constraints in their list order, as Blender's stack)."""
+    active = (c for c in rig.copy_rotation if c.enabled and c.influence > 0.0)
+    return sorted(active, key=lambda c: rig.skeleton.index[c.bone])

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rig.copy_rotation import copied_rotation, rigid
+from rig.copy_rotation import active_copy_rotation, copied_rotation, rigid
 from rig.ik import IKGoal, goal_from_handles, solve_groups
 from rig.pose import Pose, update_world, world_matrices
 from rig.whole_body import solve_with_pins
@@ -40,13 +40,6 @@ def active_ik(rig):
     """The IK constraints that pull this frame: enabled, with a target, with some influence.
     Targetless IK is left to interactive tools such as Auto IK."""
     return [c for c in rig.ik if c.enabled and c.target is not None and c.influence > 0.0]
-
-
-def active_copy_rotation(rig):
-    """The enabled copy-rotation constraints with some influence, parents' before children's (a
-    bone's own constraints in their list order, as Blender's stack)."""
-    active = (c for c in rig.copy_rotation if c.enabled and c.influence > 0.0)
-    return sorted(active, key=lambda c: rig.skeleton.index[c.bone])
 
 
 def _copy_rotation(rig, constraint, shown, world):
@@ -79,7 +72,8 @@ def _solve_ik(rig, pose, world, goals, pins=None, dragged=None, root_free=False,
     if pins or ground is not None:
         constraints = [c for c, _ in goals] + active_ik(rig)
         goal_for = lambda c, w: temporary[id(c)] if id(c) in temporary else goal_from_handles(rig, c, w)
-        return solve_with_pins(rig, pose, world, constraints, goal_for, pins or {}, dragged, root_free, ground)
+        return solve_with_pins(rig, pose, world, constraints, goal_for, pins or {}, dragged, root_free, ground,
+                               copies_follow=True)  # evaluation runs them next
     reports, blended = solve_groups(rig, pose, world, [c for c, _ in goals], lambda c, _: temporary[id(c)])
     more_reports, more_blended = solve_groups(rig, pose, world, active_ik(rig),
                                               lambda c, w: goal_from_handles(rig, c, w))

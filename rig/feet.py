@@ -7,11 +7,12 @@ bone; the foot follows the handle's rotation when a Copy Rotation says so, else 
 it itself.
 
 The sole. In the rest pose a figure stands on the grid's plane when its feet do (the lowest point
-of a foot within one foot's length above y = 0), else on its lowest foot point: that plane is the
-sole, its normal +Y, the foot pointing along its horizontal direction from the ankle to the toes'
-farthest tip. Points on the sole (heel, ball, toe, the sides) are kept in the foot's frame, so a
-posed foot's sole is where its bone carries them. The ankle is the IK chain's tip: the lower
-bone's tail, where the handle pulls.
+of a foot within one foot's length above y = 0), else on its lowest foot point; a foot with a skin
+(``rig.skin_contacts``) stands on its skin's lowest vertex: that plane is the sole, its normal +Y,
+the foot pointing along its horizontal direction from the ankle to the toes' farthest tip. Points on the sole (heel, ball, toe, the sides) are kept in the foot's frame, so a
+posed foot's sole is where its bone carries them; so are the skin's lowest vertices (those ground
+contact always asks for), which planting keeps out of the ground. The ankle is the IK chain's tip:
+the lower bone's tail, where the handle pulls.
 """
 from dataclasses import dataclass
 
@@ -29,7 +30,9 @@ class Leg:
     """One leg: ``role`` ("leg.L"), bone indices ``upper``, ``lower``, ``foot``, the IK ``handle``
     (and whether the foot copies its rotation: ``copies_rotation``); the sole in the foot's rest
     frame relative to the ankle: ``sole_normal`` and ``sole_forward`` (unit, (3,)) and
-    ``sole_points`` (K, 3; the first is the point under the ankle), and ``ankle_height`` above it."""
+    ``sole_points`` (K, 3; the first is the point under the ankle), and ``ankle_height`` above it;
+    ``skin_points`` (S, 3) the skin's lowest vertices, as the sole points are kept (none without a
+    skin)."""
     role: str
     upper: int
     lower: int
@@ -41,6 +44,7 @@ class Leg:
     sole_points: np.ndarray
     ankle_height: float
     sole_frame: np.ndarray  # (3, 3): columns sole normal, sole forward and their cross product
+    skin_points: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -70,7 +74,7 @@ def find_legs(rig):
         copies = any(c.bone == skel.names[foot] and c.target == constraint.target and c.enabled
                      for c in rig.copy_rotation)
         legs.append(_leg(skel, role, upper, lower, foot, skel.index[constraint.target], copies,
-                         np.asarray(report.facing, dtype=float)))
+                         np.asarray(report.facing, dtype=float), _rest_skin(rig, foot)))
     return Legs(tuple(legs), _hips(skel, [leg.upper for leg in legs]), tuple(problems))
 
 
@@ -86,7 +90,17 @@ def _hips(skeleton, uppers):
     return common
 
 
-def _leg(skeleton, role, upper, lower, foot, handle, copies, facing):
+def _rest_skin(rig, foot):
+    """(the foot's skin vertices (V, 3), which of them ground contact always asks for (V,)) in the
+    rest pose, (0, 3) and (0,) without a skin."""
+    skin = rig.skin_contacts
+    if skin is None:
+        return np.zeros((0, 3)), np.zeros(0, bool)
+    mine = skin.feet == foot
+    return np.asarray(skin.skin.positions, dtype=float)[mine], skin.chosen[mine]
+
+
+def _leg(skeleton, role, upper, lower, foot, handle, copies, facing, skin):
     rest = skeleton.rest_world
     ankle = skeleton.rest_tails[lower]
     foot_bones = skeleton.subtree(foot)
@@ -98,7 +112,8 @@ def _leg(skeleton, role, upper, lower, foot, handle, copies, facing):
     forward = level / length if length > 1e-9 else facing / np.linalg.norm(facing)
     length = length if length > 1e-9 else float(skeleton.lengths[foot])
     lowest = float(points[:, 1].min())
-    ground = 0.0 if 0.0 <= lowest <= length else lowest
+    skin_points, chosen = skin
+    ground = float(skin_points[:, 1].min()) if len(skin_points) else 0.0 if 0.0 <= lowest <= length else lowest
     side = np.cross(UP, forward)
     under = np.array([ankle[0], ground, ankle[2]])
     ball = skeleton.rest_tails[foot].copy()
@@ -111,7 +126,8 @@ def _leg(skeleton, role, upper, lower, foot, handle, copies, facing):
     basis = rest[foot, :3, :3]
     normal, forward = basis.T @ UP, basis.T @ forward
     return Leg(role, upper, lower, foot, handle, copies, normal, forward, (world_points - ankle) @ basis,
-               float(ankle[1] - ground), np.column_stack([normal, forward, np.cross(normal, forward)]))
+               float(ankle[1] - ground), np.column_stack([normal, forward, np.cross(normal, forward)]),
+               (skin_points[chosen] - ankle) @ basis)
 
 
 def leg_length(skeleton, world, leg):

@@ -6,7 +6,8 @@ under the sole's points (heel, ball, toe, sides, the foot laid level) give the n
 mean, so a foot on rocks follows the ground's lie rather than one pebble's face. The foot turns
 so its sole lies along that normal with its heading (the direction its toes point, seen from
 above) kept; the ankle keeps its place seen from above and goes to the sole's height above the
-ground point, then up as far as any sole point would be under the ground. Both are written into
+ground point, then up as far as any sole point (or lowest skin vertex, ``rig.feet``) would be
+under the ground. Both are written into
 the leg's IK handle, so the rig's two-bone solve bends the knee through its pole (and a foot
 copying the handle's rotation turns with it).
 
@@ -130,7 +131,7 @@ def _foot_targets(skel, world, legs, ground):
         target = ankle.copy()
         target[1] = points[0, 1] + leg.ankle_height / normal[1]
         placed.append(_Target(leg, target, rotation, points[0], normal))
-    soles = [t.ankle + t.leg.sole_points @ t.rotation.T for t in placed if t is not None]
+    soles = [t.ankle + np.r_[t.leg.sole_points, t.leg.skin_points] @ t.rotation.T for t in placed if t is not None]
     below = iter(_split(ground.surface_under(np.concatenate(soles)) if soles else None, soles))
     for target, sole in zip((t for t in placed if t is not None), soles):
         points, _, hit = next(below)

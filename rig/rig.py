@@ -22,6 +22,9 @@ class Rig:
     solver: SolverSettings = field(default_factory=SolverSettings)
     solve_plans: dict = field(default_factory=dict, repr=False, compare=False)
     time_step: object = field(default=None, repr=False, compare=False)  # rig.simulation.TimeStep of the next solve
+    # The feet's points of the file's skinned mesh (a rig.skin_contacts.SkinContacts) that ground contact
+    # holds up, set where the file is opened; None without a skin.
+    skin_contacts: object = field(default=None, repr=False, compare=False)
 
     def ik_settings(self, bone_name):
         return self.bone_ik.get(bone_name, DEFAULT_IK_SETTINGS)

@@ -4,8 +4,8 @@
 call for cases with pins, priorities, a free root or a ground): every goal is one task of the
 priority solver (``solvers.priority``) on the tree of bones from the solved root down to every
 goal's bone, in levels: pins (a bone's head, and its world rotation unless position-only) and
-ground contact first, then the dragged goal, then the rig's other IK goals, then a gentle pull
-toward the start pose. The solved root is the top bone of the body (the highest ancestor of the
+ground contact (``rig.ground_contact``: every head and tail, and the feet's skin points) first,
+then the dragged goal, then the rig's other IK goals, then a gentle pull toward the start pose. The solved root is the top bone of the body (the highest ancestor of the
 goals whose subtree holds no IK handle, so a master bone carrying the handles stays put); with
 ``root_free`` it also shifts, so the spine bends, the pelvis lowers and the knees bend while pinned
 feet stay. The rig's bone IK locks and limits hold throughout.
@@ -16,6 +16,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from rig.ground_contact import Contact, ContactSet
 from rig.ik import ChainReport, Residual
 from rig.ik_plan import MAX_PLANS, bone_dofs, problem_features
 from rig.pose import update_world
@@ -25,13 +26,13 @@ from rig.solver_views import bone_tree_arrays
 from solvers.goals import BoneDofs
 from solvers.methods import choose_methods
 from solvers.priority import solve_priority
-from solvers.priority_plan import GROUND, POSITION, ROTATION, Task, column_layout, priority_plan
+from solvers.priority_plan import POSITION, ROTATION, Task, column_layout, priority_plan
 from solvers.tolerances import PIN_POSITION, PIN_ROTATION
 from solvers.transforms import quat_normalize
 
 METHOD = "priority"
 PIN_LEVEL, DRAGGED_LEVEL, HANDLE_LEVEL = 0, 1, 2
-GROUND_PASSES = 3  # solves against a mesh ground, each with the surface found under the last one's bones
+GROUND_PASSES = 8  # solves with a ground at most, each with the points the last left below it held too
 
 
 @dataclass(frozen=True)
@@ -41,17 +42,20 @@ class LeveledGoal:
     level: int
 
 
-def solve_with_pins(rig, pose, world, constraints, goal_for, pins, dragged=None, root_free=True, ground=None):
+def solve_with_pins(rig, pose, world, constraints, goal_for, pins, dragged=None, root_free=True, ground=None,
+                    copies_follow=False):
     """Solve ``constraints`` (IK constraints; ``goal_for(constraint, world)`` gives each one's
     ``rig.ik.IKGoal``) and hold ``pins`` ({bone name: ``rig.pins.Pin``}) into ``pose`` and
     ``world`` (N, 4, 4) in place. ``dragged`` (one of ``constraints``, or a temporary constraint
     such as Auto IK's) is solved before the others; ``root_free``: the body's top bone moves too;
-    ``ground`` (``rig.ground`` kind, or None): no bone of the solved tree goes below it. Returns
+    ``ground`` (``rig.ground`` kind, or None): no bone of the solved tree, nor a skin point of its
+    feet, goes below it (as drawn after the rig's Copy Rotations when ``copies_follow``:
+    ``rig.ground_contact``). Returns
     what ``rig.ik.solve_groups`` does: ([ChainReport] one per constraint, the dragged one first,
     then one per pin, residuals position then rotation), [] (no bone is blended with FK))."""
     goals = [] if dragged is None else [LeveledGoal(goal_for(dragged, world), DRAGGED_LEVEL)]
     goals += [LeveledGoal(goal_for(c, world), HANDLE_LEVEL) for c in constraints if c is not dragged]
-    return solve_levels(rig, pose, world, goals, pins, root_free, ground), []
+    return solve_levels(rig, pose, world, goals, pins, root_free, ground, copies_follow), []
 
 
 def _tip(rig, constraint):
@@ -100,27 +104,10 @@ def _tasks(rig, goals, pins, place):
     return tasks
 
 
-def _ground_tasks(ground, heads, tails):
-    """One GROUND task per head and tail of the tree's bones over the ground, on the plane
-    through the surface under it."""
-    points = np.concatenate([heads, tails])
-    hits = ground.surface_under(points)
-    n = len(heads)
-    return [Task(GROUND, k % n, PIN_LEVEL, tuple(hits.point[k]), use_tail=k >= n, normal=tuple(hits.normal[k]))
-            for k in np.flatnonzero(hits.hit).tolist()]
-
-
-def _below(ground, heads, tails):
-    """How far the deepest head or tail lies below the ground (0 when none does)."""
-    points = np.concatenate([heads, tails])
-    hits = ground.surface_under(points)
-    depth = np.einsum("ij,ij->i", hits.point - points, hits.normal)[hits.hit]
-    return float(depth.max(initial=0.0))
-
-
-def solve_levels(rig, pose, world, goals, pins, root_free=True, ground=None):
+def solve_levels(rig, pose, world, goals, pins, root_free=True, ground=None, copies_follow=False):
     """Solve ``goals`` (LeveledGoal, levels >= 1) and ``pins`` at level 0 with the priority solver
-    into ``pose`` and ``world`` in place; returns [ChainReport], one per goal then one per pin."""
+    into ``pose`` and ``world`` in place, above ``ground`` (``solve_with_pins``); returns
+    [ChainReport], one per goal then one per pin."""
     skeleton = rig.skeleton
     goal_bones = [_tip(rig, g.goal.constraint) for g in goals] + [skeleton.index[name] for name in pins]
     root = solved_root(rig, goal_bones) if goal_bones else None
@@ -132,7 +119,9 @@ def solve_levels(rig, pose, world, goals, pins, root_free=True, ground=None):
     moving = sorted({place[a] for b in goal_bones for a in [b, *skeleton.ancestors(b)] if a in place})
     tasks = _tasks(rig, goals, pins, place)
     start = (pose.copy(), world.copy())
-    solved = _solve_passes(rig, pose, world, tasks, tree_bones, moving, root_free, ground)
+    contact = None if ground is None else \
+        Contact(ground, {place[skeleton.index[name]]: pin.holds_rotation for name, pin in pins.items()}, copies_follow)
+    solved = _solve_passes(rig, pose, world, tasks, tree_bones, moving, root_free, contact)
     tolerance = rig.solver.tolerance
     short = _first_goals_short(solved)
     # A free root can end short where a fixed one reaches further (a local minimum of the larger
@@ -142,7 +131,7 @@ def solve_levels(rig, pose, world, goals, pins, root_free=True, ground=None):
     if root_free and short > tolerance and \
             _fixed_short_at_least(solved.plan, tasks, *_heads_tails(rig, start[1], tree_bones)) < short - tolerance:
         fixed_pose, fixed_world = start[0].copy(), start[1].copy()
-        fixed = _solve_passes(rig, fixed_pose, fixed_world, tasks, tree_bones, moving, False, ground)
+        fixed = _solve_passes(rig, fixed_pose, fixed_world, tasks, tree_bones, moving, False, contact)
         if _pins_held(fixed) and _first_goals_short(fixed) < short - tolerance:
             _take(pose, world, fixed_pose, fixed_world)
             solved = fixed
@@ -155,21 +144,31 @@ class Solved(NamedTuple):
     plan: object
 
 
-def _solve_passes(rig, pose, world, tasks, tree_bones, moving, root_free, ground):
-    """Solve ``tasks`` on ``tree_bones`` into ``pose`` and ``world`` in place, against a mesh
-    ground again from where each pass left a bone below the surface found under the last."""
+def _solve_passes(rig, pose, world, tasks, tree_bones, moving, root_free, contact):
+    """Solve ``tasks`` on ``tree_bones`` into ``pose`` and ``world`` in place, above ``contact``
+    (``rig.ground_contact.Contact``, or None): each point on the plane of the surface under it,
+    again from where a pass left a point below the surface under it then (a step it crossed, a
+    skin vertex between those asked for), that surface's plane held in every later pass too, so a
+    pass cannot trade one step for another."""
     skeleton, solver = rig.skeleton, rig.solver
-    solved = None
-    for _ in range(GROUND_PASSES if ground is not None else 1):
+    points = None if contact is None else ContactSet(rig, world, tree_bones, moving, contact)
+    asked = () if points is None else points.tasks(world, PIN_LEVEL, PIN_POSITION)[:1]
+    sunk = []
+    for _ in range(GROUND_PASSES if contact is not None else 1):
         bones = bone_tree_arrays(skeleton, pose, world, tree_bones)
         layout = _layout(rig, bones, tree_bones, moving, root_free)
-        extra = [] if ground is None else _ground_tasks(ground, *_heads_tails(rig, world, tree_bones))
-        plan = priority_plan(bones, tasks + extra, layout)
+        # The last pass's sunk points are where the surface under them is found again: not twice.
+        plan = priority_plan(bones, tasks, layout, (*asked, *sunk[:-1]))
         solved = Solved(solve_priority(plan, pose.rotations[tree_bones], solver.iterations, solver.tolerance,
                                        solver.damping), plan)
         _write(rig, pose, world, tree_bones, moving, solved.result, root_free)
-        if ground is None or _below(ground, *_heads_tails(rig, world, tree_bones)) <= PIN_POSITION:
+        if points is None:
             break
+        now, deeper = points.tasks(world, PIN_LEVEL, PIN_POSITION)
+        if not len(deeper.bone):
+            break
+        asked = (now,)
+        sunk.append(deeper)
     return solved
 
 

@@ -255,7 +255,7 @@ def _touching(plan, contact, moved_quats, moved_shift):
     touched = False
     for t in range(len(plan.task_kind)):
         if plan.task_kind[t] == GROUND and not contact[t]:
-            if ground_depth(plan, t, task_point(plan, t, heads, tails)) > 0.0:
+            if ground_depth(plan, t, task_point(plan, t, world, heads, tails)) > 0.0:
                 contact[t], touched = True, True
     return touched
 

@@ -4,8 +4,13 @@ bone tree, the bones that move and how (their columns), and tasks in priority le
 A ``Task`` asks one thing of one bone at a ``level`` (0 first; each lower level is solved only in
 the freedom the levels above it leave): POSITION brings its head (or tail) to a point, ROTATION
 turns it to a world rotation (xyzw), GROUND keeps its head (or tail) on the outer side of the
-plane through ``target`` with unit ``normal`` (one-sided: only a point below pulls). Below every
-task the solve pulls gently toward the start pose, so joints no task needs stay put.
+plane through ``target`` with unit ``normal`` (one-sided: only a point below pulls). A POSITION or
+GROUND task may ask it of a point at an ``offset`` from the head (or tail) instead: in the bone's
+own axes, turning with it (a point of a skin carried by the bone), or in world axes, carried along
+by the head without turning (a bone turned after the solve to a rotation known before it). Below every task the solve pulls gently toward the start
+pose, so joints no task needs stay put.
+
+Ground contact asks the same of many points at once: ``GroundTasks`` holds them as arrays.
 
 Columns (the DOFs): a free bone turns about its own X, Y and Z axes; a bone with a lock or a
 limit moves its swing-twist coordinates (``solvers.limits.swing_turn``), one column per unlocked
@@ -30,8 +35,9 @@ OWN, SWING, TWIST, SHIFT = range(4)  # column kinds: own axis turn, swing coordi
 class Task:
     """One goal of a priority solve: ``kind`` (POSITION, ROTATION, GROUND) of ``bone`` at
     ``level``; ``target`` a point (3,) or a rotation (4,, xyzw); ``use_tail``: the bone's tail
-    rather than its head (POSITION, GROUND); ``normal`` the ground's (GROUND); ``weight`` > 0 among
-    the tasks of its level."""
+    rather than its head (POSITION, GROUND); ``offset`` (metres) from there to the point asked for,
+    in the bone's axes when ``offset_turns``, else in world axes (POSITION, GROUND); ``normal``
+    the ground's (GROUND); ``weight`` > 0 among the tasks of its level."""
     kind: int
     bone: int
     level: int
@@ -39,6 +45,8 @@ class Task:
     use_tail: bool = False
     normal: tuple = (0.0, 1.0, 0.0)
     weight: float = 1.0
+    offset: tuple = (0.0, 0.0, 0.0)
+    offset_turns: bool = True
 
 
 class PriorityPlan(NamedTuple):
@@ -65,6 +73,8 @@ class PriorityPlan(NamedTuple):
     task_target: np.ndarray
     task_normal: np.ndarray
     task_weight: np.ndarray
+    task_offset: np.ndarray
+    task_offset_turns: np.ndarray
     levels: np.ndarray
     scale: float
 
@@ -142,18 +152,51 @@ def column_layout(bones, dofs, moving, root_free=False):
                   starts, kinds, parameters, held, _scale(bones))
 
 
-def priority_plan(bones, tasks, layout):
-    """The ``PriorityPlan`` of ``tasks`` on ``bones`` (a ``solvers.kinematics.BoneTree``) moving as
-    ``layout`` (``column_layout``) says. Raises ValueError for a task on a bone not in the tree."""
-    n = len(bones.parents)
-    for task in tasks:
-        if not 0 <= task.bone < n:
-            raise ValueError(f"a task's bone must be one of the tree's {n}, got {task.bone}")
+class GroundTasks(NamedTuple):
+    """GROUND tasks in bulk, at one ``level`` (weight 1): per point (P,) its ``bone``, ``use_tail``,
+    ``target`` (P, 3) a point of its ground plane, the plane's ``normal`` (P, 3), ``offset`` (P, 3)
+    and ``offset_turns``, as ``Task`` says of one; for the many points ground contact holds, at
+    no cost of a record each."""
+    level: int
+    bone: np.ndarray
+    use_tail: np.ndarray
+    target: np.ndarray
+    normal: np.ndarray
+    offset: np.ndarray
+    offset_turns: np.ndarray
+
+
+def _task_columns(tasks):
+    """The plan's per-task arrays of ``tasks`` (Task), in ``PriorityPlan``'s order (targets padded to 4)."""
     targets = np.zeros((len(tasks), 4))
     for k, task in enumerate(tasks):
         targets[k, :len(task.target)] = task.target
-    return PriorityPlan(
-        bones, *layout[:-1], _ints([t.kind for t in tasks]), _ints([t.bone for t in tasks]),
-        np.array([t.use_tail for t in tasks], dtype=np.bool_), _ints([t.level for t in tasks]), targets,
-        np.array([t.normal for t in tasks], dtype=float).reshape(-1, 3),
-        np.array([t.weight for t in tasks], dtype=float), _ints(sorted({t.level for t in tasks})), layout.scale)
+    return (_ints([t.kind for t in tasks]), _ints([t.bone for t in tasks]),
+            np.array([t.use_tail for t in tasks], dtype=np.bool_), _ints([t.level for t in tasks]), targets,
+            np.array([t.normal for t in tasks], dtype=float).reshape(-1, 3), np.array([t.weight for t in tasks], dtype=float),
+            np.array([t.offset for t in tasks], dtype=float).reshape(-1, 3),
+            np.array([t.offset_turns for t in tasks], dtype=np.bool_))
+
+
+def _block_columns(block):
+    """The plan's per-task arrays of a ``GroundTasks`` block, as ``_task_columns``'."""
+    count = len(block.bone)
+    return (np.full(count, GROUND, dtype=np.int64), _ints(block.bone), np.asarray(block.use_tail, dtype=np.bool_),
+            np.full(count, block.level, dtype=np.int64), np.c_[np.reshape(block.target, (-1, 3)), np.zeros(count)],
+            np.reshape(block.normal, (-1, 3)).astype(float), np.ones(count),
+            np.reshape(block.offset, (-1, 3)).astype(float), np.asarray(block.offset_turns, dtype=np.bool_))
+
+
+def priority_plan(bones, tasks, layout, ground=()):
+    """The ``PriorityPlan`` of ``tasks`` (Task) and the ``GroundTasks`` blocks ``ground`` (after
+    them) on ``bones`` (a ``solvers.kinematics.BoneTree``) moving as ``layout`` (``column_layout``)
+    says. Raises ValueError for a task on a bone not in the tree."""
+    n = len(bones.parents)
+    columns = _task_columns(tasks)
+    if ground:
+        columns = [np.concatenate(parts) for parts in zip(columns, *(_block_columns(b) for b in ground))]
+    task_bones = columns[1]
+    if len(task_bones) and not (task_bones.min() >= 0 and task_bones.max() < n):
+        wrong = task_bones[(task_bones < 0) | (task_bones >= n)][0]
+        raise ValueError(f"a task's bone must be one of the tree's {n}, got {wrong}")
+    return PriorityPlan(bones, *layout[:-1], *columns, np.unique(columns[3]), layout.scale)

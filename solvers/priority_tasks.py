@@ -35,10 +35,24 @@ def turn_axes(plan, coords, before, world):
 
 
 @njit(cache=True)
-def task_point(plan, t, heads, tails):
+def task_anchor(plan, t, heads, tails):
+    """Task ``t``'s bone head (or tail): where its point's offset starts."""
     b = plan.task_bone[t]
     p = tails[b] if plan.task_tail[t] else heads[b]
     return (p[0], p[1], p[2])
+
+
+
+@njit(cache=True)
+def task_point(plan, t, world, heads, tails):
+    """Task ``t``'s point: its anchor, moved by its offset (turned with the bone when it turns)."""
+    a = task_anchor(plan, t, heads, tails)
+    b = plan.task_bone[t]
+    x, y, z = plan.task_offset[t, 0], plan.task_offset[t, 1], plan.task_offset[t, 2]
+    if plan.task_offset_turns[t] and (x != 0.0 or y != 0.0 or z != 0.0):
+        x, y, z = sc.qrotate((world[b, 0], world[b, 1], world[b, 2], world[b, 3]), (x, y, z))
+    # One return: with an early one for a point with no offset, numba's code ran 4x slower.
+    return (a[0] + x, a[1] + y, a[2] + z)
 
 
 
@@ -68,10 +82,10 @@ def task_errors(plan, world, heads, tails):
         if kind == ROTATION:
             errors[t] = sc.length(_rotation_error(plan, t, world))
         elif kind == POSITION:
-            p = task_point(plan, t, heads, tails)
+            p = task_point(plan, t, world, heads, tails)
             errors[t] = sc.length(sc.sub((plan.task_target[t, 0], plan.task_target[t, 1], plan.task_target[t, 2]), p))
         else:
-            errors[t] = max(ground_depth(plan, t, task_point(plan, t, heads, tails)), 0.0)
+            errors[t] = max(ground_depth(plan, t, task_point(plan, t, world, heads, tails)), 0.0)
     return errors
 
 
@@ -86,7 +100,7 @@ def _level_rows(plan, level, world, heads, tails, contact):
             continue
         if plan.task_kind[t] != GROUND:
             rows += 3
-        elif contact[t] or ground_depth(plan, t, task_point(plan, t, heads, tails)) > 0.0:
+        elif contact[t] or ground_depth(plan, t, task_point(plan, t, world, heads, tails)) > 0.0:
             rows += 1
     return rows
 
@@ -115,7 +129,9 @@ def level_system(plan, level, axes, world, heads, tails, contact):
                         jacobian[r + i, col] = gain * plan.scale * axes[col, i]
             r += 3
             continue
-        p = task_point(plan, t, heads, tails)
+        p = task_point(plan, t, world, heads, tails)
+        # A point carried by the head without turning moves as the head does: its lever is the anchor.
+        lever = p if plan.task_offset_turns[t] else task_anchor(plan, t, heads, tails)
         if kind == GROUND:
             depth = ground_depth(plan, t, p)
             if depth <= 0.0 and not contact[t]:
@@ -135,7 +151,7 @@ def level_system(plan, level, axes, world, heads, tails, contact):
                 continue
             a = (axes[col, 0], axes[col, 1], axes[col, 2])
             head = (heads[j, 0], heads[j, 1], heads[j, 2])
-            motion = a if plan.column_kind[col] == SHIFT else sc.cross(a, sc.sub(p, head))
+            motion = a if plan.column_kind[col] == SHIFT else sc.cross(a, sc.sub(lever, head))
             if kind == GROUND:
                 jacobian[r, col] = gain * sc.dot(normal, motion)
             else:

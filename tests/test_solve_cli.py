@@ -13,6 +13,7 @@ from rig.formats.rigfile import load_rig
 from solvers.transforms import quat_to_matrix3
 
 RIG = "assets/humanoid.json"
+GLB = "assets/humanoid_skinned.glb"
 
 
 def run(tmp_path, document, rig=RIG):
@@ -331,3 +332,33 @@ def test_a_missing_mesh_ground_is_named_in_one_line(tmp_path, capsys):
     status, _ = run(tmp_path, {"ground": {"mesh": "floor.glb"}, "cases": [{"goals": [arm_goal()]}]})
     message = capsys.readouterr().err
     assert status == 2 and "floor.glb" in message and message.count("\n") == 1 and "Traceback" not in message
+
+
+@pytest.mark.parametrize("case, sunk", [
+    ({"goals": [arm_goal()]}, -0.02),  # the rest soles' 2 cm: the solve lifts them out
+    ({"root": "free", "goals": [arm_goal(target=[0.5, -0.6, 0.4])]}, -1.0),  # the body drops to the hand
+])
+def test_with_a_ground_a_skinned_rigs_feet_keep_their_skin_above_it(tmp_path, case, sunk):
+    """The skinned humanoid on the grid's plane (its rest soles 2 cm under it): with the ground no
+    vertex of the feet's skin, as the app skins the pose written, is below it by more than the
+    skin's tolerance, whether a hand is moved within reach or pulled far down through the plane
+    with the root free; without the ground the skin ends ``sunk`` or lower."""
+    from rig.formats.reader import open_rig
+    from rig.pose import Pose, world_matrices
+    from tests.rig.test_ground_contact import SKIN_TOLERANCE
+    document = open_rig(GLB)
+    skeleton, skin = document.rig.skeleton, document.rig.skin_contacts
+
+    def lowest(out):
+        bones = out["cases"][0]["bones"]
+        pose = Pose.rest(len(skeleton))
+        pose.rotations[:] = [bones[name]["rotation"] for name in skeleton.names]
+        pose.scales[:] = [bones[name]["scale"] for name in skeleton.names]
+        world = world_matrices(skeleton, pose)
+        body = skeleton.subtree(skeleton.index["pelvis"])  # a free root moves it as a whole
+        world[body, :3, 3] += np.subtract(bones["pelvis"]["head"], world[skeleton.index["pelvis"], :3, 3])
+        np.testing.assert_allclose(world[:, :3, 3], [bones[name]["head"] for name in skeleton.names], atol=1e-9)
+        return float(document.mesh.skinned_positions(world)[skin.vertices, 1].min())
+    _, free = run(tmp_path, {"cases": [case]}, rig=GLB)
+    _, held = run(tmp_path, {"ground": {"height": 0.0}, "cases": [case]}, rig=GLB)
+    assert lowest(free) <= sunk and lowest(held) >= -SKIN_TOLERANCE

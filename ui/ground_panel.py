@@ -21,7 +21,8 @@ def ground_panel(state):
     changed, state.ground_contact = widgets.checkbox("Contact", state.ground_contact)
     if changed:
         state.mark_dirty()
-    help_marker("With contact on, no bone goes below the ground in any drag or solve.\n"
+    help_marker("With contact on, no bone (nor the skin of a skinned figure's feet) goes below the ground\n"
+          "in any drag or solve.\n"
           "File > Open Ground stands the figure on a scene file's surface (.glb, .gltf, .obj).")
     imgui.same_line()
     changed, state.plant_feet = widgets.checkbox("Plant feet (live)", state.plant_feet)

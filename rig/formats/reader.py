@@ -12,6 +12,7 @@ from rig.formats.jsonfields import FileFormatError
 from rig.formats.rigfile import load_rig
 from rig.pose import Pose
 from rig.ranges import MAX_COORDINATE, MAX_SCALE, first_outside
+from rig.skin_contacts import skin_contacts
 
 
 def _read_posekit_json(path, options):
@@ -32,7 +33,8 @@ READERS = {".json": _read_posekit_json, ".bvh": _read_bvh, ".gltf": _read_gltf, 
 
 def open_rig(path, options=None):
     """Read a rig file of any supported format with ``options`` (an ImportOptions, default: the
-    defaults); raises FileFormatError on failure."""
+    defaults), the feet's contact points of its skinned mesh on the rig (``rig.skin_contacts``);
+    raises FileFormatError on failure."""
     extension = os.path.splitext(str(path))[1].lower()
     reader = READERS.get(extension)
     if reader is None:
@@ -40,6 +42,8 @@ def open_rig(path, options=None):
         raise FileFormatError(path, "", f"a rig file ending in one of {known}, not '{extension}'")
     document = reader(path, options or ImportOptions())
     _check_ranges(document)
+    if document.mesh is not None:
+        document.rig.skin_contacts = skin_contacts(document.rig.skeleton, document.mesh)
     return document
 
 

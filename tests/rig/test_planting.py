@@ -158,3 +158,21 @@ def test_what_cannot_be_planted_is_said_and_left_alone(scene, humanoid):
     bare.ik = [c for c in bare.ik if not c.bone.startswith("shin")]
     problems = find_legs(bare).problems
     assert len(problems) == 2 and "set up IK automatically first" in problems[0]
+
+
+@pytest.mark.parametrize("name, stride", [("flat", False), ("slope_35", False), ("stairs", True)])
+def test_a_skinned_foot_is_planted_with_its_skin_on_the_surface(scene, name, stride):
+    """The skinned humanoid: its soles flush as the bones' are, and each foot's skin (as the app
+    skins it) resting on the surface, neither in it nor above it by more than the sole's gap (its
+    bones' sole alone left the skin 2 cm deep in the ground)."""
+    document = open_rig(os.path.join(ASSETS, "humanoid_skinned.glb"))
+    rig, skin = document.rig, document.rig.skin_contacts
+    legs = find_legs(rig)
+    result = plant(rig, standing_over(rig, PARTS[name], stride=stride), scene, legs)
+    check_planted(rig, legs, result, scene)
+    skinned = document.mesh.skinned_positions(result.evaluation.world)
+    for foot in (leg.foot for leg in legs.legs):
+        points = skinned[skin.vertices[skin.feet == foot]]
+        hits = scene.surface_under(points)
+        clearance = np.einsum("ij,ij->i", points - hits.point, hits.normal)[hits.hit]
+        assert abs(clearance.min()) <= SOLE_GAP_TOLERANCE, (foot, clearance.min())

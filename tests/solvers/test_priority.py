@@ -5,13 +5,14 @@ import numpy as np
 from hypothesis import assume, given, settings, strategies as st
 
 from solvers.goals import BoneDofs
-from solvers.kinematics import pose_matrices
+from solvers.kinematics import pose_bones, pose_matrices
 from solvers.limits import limit_violation, swing_twist_angles
 from solvers.priority import solve_priority
-from solvers.priority_plan import GROUND, POSITION, ROTATION, Task, column_layout, priority_plan
+from solvers.priority_plan import GROUND, POSITION, ROTATION, SHIFT, Task, column_layout, priority_plan
+from solvers.priority_tasks import level_system, turn_axes
 from solvers.problem import swing_twist_limit
 from solvers.tolerances import PIN_POSITION, PIN_ROTATION
-from solvers.transforms import matrix3_to_quat, quat_angle, quat_from_rotvec
+from solvers.transforms import matrix3_to_quat, quat_angle, quat_from_rotvec, quat_mul, quat_to_matrix3
 from solvers.tree import Tree
 
 # A body: a hip (0) on a free root, two legs of three bones (1-3, 4-6) and a spine (7) with an arm
@@ -133,3 +134,52 @@ def test_degenerate_input_gives_a_finite_answer():
     plan = priority_plan(flat.bone_tree, [Task(POSITION, 1, 1, (1.0, 0.0, 0.0), use_tail=True)],
                          column_layout(flat.bone_tree, (None, None), (0, 1)))
     assert np.isfinite(solve_priority(plan, IDENTITY[:2]).rotations).all()
+
+
+def offset_point(rotations, shift, bone, offset, turns):
+    """Where a task's point at ``offset`` from ``bone``'s head is: turned with the bone, or not."""
+    heads, _, world = world_of(rotations, shift)
+    if not turns:
+        return heads[bone] + offset
+    return heads[bone] + quat_to_matrix3(world[bone]) @ offset
+
+
+@settings(max_examples=20, deadline=None, derandomize=True)
+@given(turns=st.booleans(), offset=vectors, target=vectors)
+def test_a_point_at_an_offset_from_a_bone_stays_above_the_ground(turns, offset, target):
+    """A point carried by the hand (in its axes, or in world axes along with its head) is held
+    above the ground at the first level while the hand's tail is pulled down through it; without
+    that task the same pull takes it below, so the task is what holds it."""
+    offset = 0.2 * np.asarray(offset)
+    goal = Task(POSITION, HAND, 1, (0.5 + 0.3 * target[0], -0.6, 0.3 * target[2]), use_tail=True)
+    point = Task(GROUND, HAND, 0, (0.0, 0.0, 0.0), offset=tuple(offset), offset_turns=turns)
+    free = solve(pins_at(IDENTITY) + [goal])
+    assume(offset_point(free.rotations, free.shift, HAND, offset, turns)[1] < -0.01)
+    held = solve(pins_at(IDENTITY) + [point, goal])
+    assert offset_point(held.rotations, held.shift, HAND, offset, turns)[1] >= -PIN_POSITION
+    assert held.errors[-2] <= PIN_POSITION
+
+
+@settings(max_examples=20, deadline=None, derandomize=True)
+@given(start=st.lists(vectors, min_size=N, max_size=N), offset=vectors, normal=vectors, turns=st.booleans())
+def test_an_offset_points_ground_row_is_its_motion_along_the_normal(start, offset, normal, turns):
+    """The ground row of a point at an offset, against finite differences of the point's height
+    along the normal, column by column (each bone's own axes, then the root's shift)."""
+    assume(np.linalg.norm(normal) > 0.1)
+    normal = np.asarray(normal) / np.linalg.norm(normal)
+    rotations, offset = pose_from(start), 0.3 * np.asarray(offset)
+    task = Task(GROUND, HAND, 0, (0.0, 0.0, 0.0), normal=tuple(normal), offset=tuple(offset), offset_turns=turns)
+    plan = priority_plan(TREE.bone_tree, [task], column_layout(TREE.bone_tree, (None,) * N, ALL, True))
+    before, world, heads, tails = np.empty((N, 4)), np.empty((N, 4)), np.empty((N, 3)), np.empty((N, 3))
+    pose_bones(plan.bones, None, rotations, before, world, heads, tails)
+    axes = turn_axes(plan, np.zeros((N, 3)), before, world)
+    row, _ = level_system(plan, 0, axes, world, heads, tails, np.ones(1, dtype=np.bool_))
+    step = 1e-6
+    for col, (kind, bone, axis) in enumerate(zip(plan.column_kind, plan.column_bone, plan.column_axis)):
+        turned, shift = rotations.copy(), np.zeros(3)
+        if kind == SHIFT:
+            shift[axis] = step
+        else:
+            turned[bone] = quat_mul(turned[bone], quat_from_rotvec(np.eye(3)[axis] * step))
+        moved = offset_point(turned, shift, HAND, offset, turns) - offset_point(rotations, np.zeros(3), HAND, offset, turns)
+        assert abs(row[0, col] - normal @ moved / step) <= 1e-5

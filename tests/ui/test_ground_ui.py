@@ -1,6 +1,7 @@
 """The ground in the real (headless) window: File > Open Ground through the file dialog, Edit >
-Plant feet as one undo step, the live planting option during a drag, the Contact toggle, the
-window drawn with the ground loaded, and the ground kept with the session."""
+Plant feet as one undo step, the live planting option during a drag, the Contact toggle (the
+skinned figure's feet kept on the ground by their skin), the window drawn with the ground loaded,
+and the ground kept with the session."""
 import os
 
 import numpy as np
@@ -8,11 +9,14 @@ import pytest
 
 from render.capture import save_png
 from rig.formats.jsonfields import FileFormatError
+from rig.formats.reader import open_rig
 from rig.ground import PlaneGround
 from rig.ground_mesh import MeshGround
 from rig.planting import sole_report
 from tests.rig.test_planting import PARTS, SOLE_ANGLE_TOLERANCE, SOLE_GAP_TOLERANCE, standing_over
-from tests.ui.conftest import Driver, humanoid_state, start_app
+from tests.rig.test_ground_contact import SKIN_TOLERANCE
+from tests.ui.conftest import SIZE, Driver, humanoid_state, start_app
+from ui.state import AppState
 from ui.autosave import STATE_DIR_ENV
 from ui.ground_state import legs_of, open_ground
 from ui.session_file import restore_session, session_dict
@@ -100,6 +104,33 @@ def test_the_contact_toggle_is_on_the_state_for_the_solve(driver):
     driver.click_item("Contact")
     driver.frames(1)
     assert state.ground_contact
+
+
+def test_with_contact_on_a_skinned_foot_dragged_down_keeps_its_skin_above_the_grids_plane(posekit_window):
+    """The skinned humanoid (its rest soles 2 cm under the grid's plane), Contact on, the body
+    following, a foot's handle dragged down: every frame, no vertex of the feet's skin, skinned as
+    the window draws it, below the plane by more than the skin's tolerance."""
+    start_app(posekit_window, AppState.for_document(open_rig("assets/humanoid_skinned.glb"), size=SIZE))
+    driver = Driver(posekit_window)
+    state = driver.state
+    skin = state.rig.skin_contacts
+
+    def lowest():
+        return float(state.mesh.skinned_positions(state.world)[skin.vertices, 1].min())
+    assert lowest() < -0.02
+    driver.click_item("View")
+    driver.frames(1)
+    driver.click_item("Contact")
+    driver.frames(2)
+    assert state.ground_contact and lowest() >= -SKIN_TOLERANCE
+    start = driver.pixel_of("foot_ik.L")
+    driver.move(*start)
+    driver.press(*start)
+    for k in range(1, 6):
+        driver.drag(start[0] + 4 * k, start[1] + 15 * k)  # down the screen: into the ground
+        assert lowest() >= -SKIN_TOLERANCE
+    driver.release(start[0] + 20, start[1] + 75)
+    assert state.world[state.rig.skeleton.index["foot_ik.L"], 1, 3] < -0.05 and lowest() >= -SKIN_TOLERANCE
 
 
 def test_the_window_draws_the_ground_and_plants_from_its_button(driver):
