@@ -379,7 +379,7 @@ def _run(plan, keep, state, start_quats, start_coords, budget, tolerance, dampin
 
 
 @njit(cache=True)
-def solve_kernel(plan, start, iterations, tolerance, damping, pull, finish_pull):
+def solve_kernel(plan, start, iterations, tolerance, damping, pull):
     """The compiled solve (``solve_priority``): (rotations, shift, errors, iterations, at_limit)."""
     n = len(start)
     quats, coords, shift = np.empty((n, 4)), np.zeros((n, 3)), np.zeros(3)
@@ -398,24 +398,21 @@ def solve_kernel(plan, start, iterations, tolerance, damping, pull, finish_pull)
     # short of goals it cannot reach pushes on, and would hold those above it off).
     for keep in range(levels, 0, -1):
         state = _run(plan, keep, state, start_quats, start_coords, iterations if keep == levels else HOLD_ITERATIONS,
-                     tolerance, damping, pull if keep == levels else finish_pull, at_limit)
+                     tolerance, damping, pull if keep == levels else 0.0, at_limit)
     quats, coords, shift, errors, done = state
     return quats, shift, errors, done, at_limit
 
 
-def solve_priority(plan, start, iterations=100, tolerance=1e-5, damping=0.1, pull=0.1, finish_pull=0.0):
+def solve_priority(plan, start, iterations=100, tolerance=1e-5, damping=0.1, pull=0.1):
     """Solve ``plan``'s tasks (a ``solvers.priority_plan.PriorityPlan``) from pose rotations
     ``start`` (n, 4): at most ``iterations`` (then the first level alone, ``HOLD_ITERATIONS`` more),
     done when every task is within ``tolerance`` or the summed error stops falling;
     ``damping`` of the lower levels (times the scale), ``pull`` toward the start each iteration
-    (0: none), ``finish_pull`` the same in the finishing passes (0 by default: none; a solve
-    warm-started from the last frame pulls there too, so the joints the first level leaves free
-    stay near that frame rather than zigzag from frame to frame). Returns a ``PriorityResult``.
-    Non-finite start rotations count as no rotation."""
+    (0: none). Returns a ``PriorityResult``. Non-finite start rotations count as no rotation."""
     start = np.require(np.nan_to_num(np.asarray(start, dtype=float), nan=0.0, posinf=0.0, neginf=0.0),
                        requirements=("C", "W"))
     quats, shift, errors, done, at_limit = solve_kernel(plan, start, int(iterations), float(tolerance),
-                                                        float(damping), float(pull), float(finish_pull))
+                                                        float(damping), float(pull))
     return PriorityResult(quats, shift, errors, int(done), at_limit)
 
 

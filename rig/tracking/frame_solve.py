@@ -32,8 +32,6 @@ FIRST_ITERATIONS = 80  # the first frame starts from the rest pose
 TOLERANCE = 1e-4  # metres (radians at the tree's scale): a goal this close is met
 DAMPING = 0.1
 PULL = 0.1  # of the way back to the previous frame's pose per iteration, in the freedom the goals leave
-# (the trackers' finishing passes too: without it they swung the spine and neck, free under head and
-# hands, and the next frame's pull swung them back, a zigzag: CMU 01_03 head+hands jitter 141 -> 105 m/s^2)
 
 
 @dataclass(frozen=True)
@@ -101,7 +99,7 @@ class FrameSolver:
         if self.layout is None:
             self.layout = column_layout(bones, self.dofs, self.moving, root_free=True)
         result = solve_priority(priority_plan(bones, tasks, self.layout), pose.rotations[tree], iterations,
-                                TOLERANCE, DAMPING, PULL, finish_pull=PULL)
+                                TOLERANCE, DAMPING, PULL)
         rows = [tree[k] for k in self.moving]
         pose.rotations[rows] = result.rotations[self.moving]
         top = tree[0]

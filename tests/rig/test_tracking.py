@@ -10,7 +10,7 @@ from rig.formats.tracks import Sample, TrackStream
 from rig.pose import world_matrices
 from rig.tracking.calibration import calibrate
 from rig.tracking.from_clip import samples, stream_from_clip
-from rig.tracking.measures import jitter, joint_paths, measure
+from rig.tracking.measures import joint_paths, measure
 from rig.tracking.reconstruct import reconstruct
 from solvers.transforms import quat_from_axis_angle, quat_mul, quat_rotate
 from tests.shared_data import CMU_LONG, NEEDS_SHARED
@@ -23,7 +23,6 @@ HEAD_HANDS = ALL[:3]
 ALL_TRACKERS_MPJPE = 0.03
 HEAD_HANDS_MPJPE = 0.12
 TRACKED_JOINT = 1e-3  # a tracked bone's head from its tracker
-HEAD_HANDS_JITTER = 2.5  # times the truth's: the trunk, free under head and hands, must not zigzag (was 3.4)
 FOUND_JUMP = 0.1  # metres the found hand's arm moves in a frame (30 fps) as its tracker comes back 36 cm away
 
 
@@ -121,15 +120,3 @@ def test_cmu_mocap_is_rebuilt_from_its_trackers():
     tracked = reconstruct(rig, stream_from_clip(rig, poses, 120.0, ALL))
     got, at_trackers = errors(rig, tracked, poses, ALL)
     assert got.mpjpe <= ALL_TRACKERS_MPJPE and at_trackers <= TRACKED_JOINT, got
-
-
-@NEEDS_SHARED
-def test_cmu_from_head_and_hands_keeps_the_trunk_steady():
-    """The solve's finishing passes on the trackers alone pull toward the last frame too: without
-    that they swung the spine and neck each frame and the next frame swung them back."""
-    from rig.formats.bvh import load_bvh
-    document = load_bvh(CMU_LONG)
-    rig, poses = document.rig, document.clips["motion"][:240]
-    tracked = reconstruct(rig, stream_from_clip(rig, poses, 120.0, HEAD_HANDS))
-    solved, truth = (jitter(joint_paths(rig.skeleton, p), 120.0) for p in (tracked.poses, poses))
-    assert solved <= HEAD_HANDS_JITTER * truth, (solved, truth)
