@@ -4,8 +4,9 @@ Mocap clips are rebuilt from their own trackers (``tracks-from``'s stream: head 
 + feet) and compared with the truth: MPJPE over all joints and the lower body, foot skating (the
 feet's speed over the frames the truth's stand on the ground, ``rig.tracking.measures``), jitter,
 frames a second of solving (the whole per-frame reconstruction, reading and writing left
-out), beside the naive baseline (the rest pose hung under the head tracker) and the truth's own
-skating and jitter. Clips: ``../shared/data/cmu_01_03.bvh`` (skipped without it) and our humanoid
+out; by the wall clock and by the solving thread's CPU time, which other processes on a busy
+machine do not inflate), beside the naive baseline (the rest pose hung under the head tracker)
+and the truth's own skating and jitter. Clips: ``../shared/data/cmu_01_03.bvh`` (skipped without it) and our humanoid
 walking (``tests/tools/humanoid_walk.py``). Prints a table and a JSON line.
 
     python bench/bench_tracking.py [frames]   (frames: of the CMU clip, from its start; default all)
@@ -46,10 +47,12 @@ def clip_rows(name, path, frames=None):
         got = measure(body, joint_paths(rig.skeleton, tracked.poses), truth, fps)
         if label == "head+hands":
             base = measure(body, joint_paths(rig.skeleton, hung_under_head(rig.skeleton, body, stream)), truth, fps)
-            rows.append({"clip": name, "set": "baseline (rest under head)", **base.__dict__, "fps": None})
+            rows.append({"clip": name, "set": "baseline (rest under head)", **base.__dict__, "fps": None,
+                         "cpu_fps": None})
             own = measure(body, truth, truth, fps)
-            rows.append({"clip": name, "set": "truth", **own.__dict__, "fps": None})
+            rows.append({"clip": name, "set": "truth", **own.__dict__, "fps": None, "cpu_fps": None})
         rows.append({"clip": name, "set": label, **got.__dict__, "fps": len(clip) / tracked.solve_seconds,
+                     "cpu_fps": len(clip) / tracked.solve_cpu_seconds,
                      "aim_mpjpe": AIMS[label], "frames": len(clip)})
     return rows
 
@@ -66,9 +69,9 @@ def main(argv):
         write_walk([str(walk), "10"])
         rows += clip_rows(f"humanoid walk ({WALK_FPS:g} fps)", walk)
     print(f"{'clip':24} {'trackers':28} {'MPJPE cm':>9} {'lower cm':>9} {'floor cm':>9} {'raised cm':>9} "
-          f"{'skate cm/s':>10} {'jitter m/s2':>11} {'frames/s':>9}")
+          f"{'skate cm/s':>10} {'jitter m/s2':>11} {'frames/s':>9} {'cpu fr/s':>9}")
     for r in rows:
-        fps = f"{r['fps']:9.0f}" if r["fps"] else f"{'':9}"
+        fps = f"{r['fps']:9.0f} {r['cpu_fps']:9.0f}" if r["fps"] else f"{'':9} {'':9}"
         floor, up = (f"{100 * r[k]:9.2f}" if r[k] is not None else f"{'-':>9}" for k in ("floor_mpjpe", "raised_mpjpe"))
         print(f"{r['clip']:24} {r['set']:28} {100 * r['mpjpe']:9.2f} {100 * r['lower_mpjpe']:9.2f} {floor} {up} "
               f"{100 * r['skating']:10.2f} {r['jitter']:11.2f} {fps}")

@@ -33,6 +33,15 @@ def safe_acos(x):
     return np.arccos(np.clip(x, -1.0, 1.0))
 
 
+def cross(a, b):
+    """``np.cross`` of vectors (..., 3); one pair in plain floats (the same roundings, a tenth of the time)."""
+    a = np.asarray(a, dtype=float)
+    b = np.asarray(b, dtype=float)
+    if a.shape == b.shape == (3,):
+        return np.array(scalar.cross(a.tolist(), b.tolist()))
+    return np.cross(a, b)
+
+
 def any_perpendicular(v):
     """A unit vector perpendicular to each unit vector in ``v``."""
     v = np.asarray(v, dtype=float)
@@ -48,6 +57,8 @@ def quat_mul(a, b):
     """Hamilton product ``a * b`` (apply ``b`` first, then ``a``)."""
     a = np.asarray(a, dtype=float)
     b = np.asarray(b, dtype=float)
+    if a.shape == b.shape == (4,):  # one pair: plain floats beat the numpy calls, with the same roundings
+        return np.array(scalar.qmul(a.tolist(), b.tolist()))
     ax, ay, az, aw = np.moveaxis(a, -1, 0)
     bx, by, bz, bw = np.moveaxis(b, -1, 0)
     return np.stack([
@@ -67,6 +78,12 @@ def quat_rotate(q, v):
     """Rotate vectors ``v`` (..., 3) by unit quaternions ``q`` (..., 4)."""
     q = np.asarray(q, dtype=float)
     v = np.asarray(v, dtype=float)
+    if q.shape == (4,) and v.shape == (3,):  # one vector: plain floats, the same roundings as below
+        x, y, z, w = q.tolist()
+        a, b, c = v.tolist()
+        tx, ty, tz = 2.0 * (y * c - z * b), 2.0 * (z * a - x * c), 2.0 * (x * b - y * a)
+        return np.array([a + w * tx + (y * tz - z * ty), b + w * ty + (z * tx - x * tz),
+                         c + w * tz + (x * ty - y * tx)])
     u = q[..., :3]
     w = q[..., 3:4]
     t = 2.0 * np.cross(u, v)
@@ -172,7 +189,7 @@ def rigid_inverse(m):
 def signed_angle(a, b, axis):
     """Angle from ``a`` to ``b`` about ``axis`` (right-handed), in (-pi, pi]."""
     axis = normalize(axis)
-    return np.arctan2(np.sum(np.cross(a, b) * axis, axis=-1), np.sum(a * b, axis=-1))
+    return np.arctan2(np.sum(cross(a, b) * axis, axis=-1), np.sum(a * b, axis=-1))
 
 
 def quat_slerp(a, b, t):

@@ -8,7 +8,7 @@ import numpy as np
 from rig.formats.tracks import ROLES
 from rig.limb_roles import UP, recognise
 from rig.whole_body import solved_root
-from solvers.transforms import matrix3_to_quat, normalize
+from solvers.transforms import cross, matrix3_to_quat, normalize
 
 SIDES = ("L", "R")
 LIMB_OF = {"hand.L": "arm.L", "hand.R": "arm.R", "foot.L": "leg.L", "foot.R": "leg.R"}
@@ -44,7 +44,7 @@ class Body:
 def facing_frame(forward):
     """(3, 3) columns left, up, forward for a horizontal ``forward``."""
     forward = normalize(forward - UP * np.dot(forward, UP), fallback=(0.0, 0.0, 1.0))
-    return np.column_stack([np.cross(UP, forward), UP, forward])
+    return np.column_stack([cross(UP, forward), UP, forward])
 
 
 def find_body(rig):

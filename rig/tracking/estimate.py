@@ -20,7 +20,8 @@ import numpy as np
 from rig.limb_roles import UP
 from rig.tracking.body import facing_frame
 from rig.tracking.calibration import BoneTarget
-from solvers.transforms import normalize, quat_conjugate, quat_from_axis_angle, quat_mul, quat_rotate, signed_angle
+from solvers.transforms import cross, normalize, quat_conjugate, quat_from_axis_angle, quat_mul, quat_rotate, \
+    signed_angle
 
 LEAN_SHARE = 0.8  # of the head's tilt toward the heading that is the torso's lean
 PELVIS_TILT = 0.4  # of the lean the pelvis tilts: the spine bends the rest (CMU 01_03's pelvis tilts 0.38 of it)
@@ -74,7 +75,7 @@ class PelvisEstimate:
         look = turned(body, "head", head, body.forward)
         flat = look - UP * look[1]
         level = float(np.linalg.norm(flat))
-        across = np.cross(hands[0].position - hands[1].position, UP)
+        across = cross(hands[0].position - hands[1].position, UP)
         facing = across - UP * across[1]  # metres long: hands further apart across say more
         if level > LEVEL_LOOK:
             facing = facing + LOOK_WEIGHT * flat / level

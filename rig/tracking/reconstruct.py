@@ -28,11 +28,13 @@ SETTLE_TIME = 0.5  # seconds: the trunk's joints ease back toward rest with this
 @dataclass(frozen=True)
 class Tracked:
     """What a reconstruction gives: ``poses`` one Pose per stream frame, ``fps`` the stream's rate,
-    ``solve_seconds`` the time spent reconstructing (reading and writing left out), ``body`` the
-    ``rig.tracking.body.Body`` driven."""
+    ``solve_seconds`` the time spent reconstructing (reading and writing left out) and
+    ``solve_cpu_seconds`` this thread's CPU time in it (steady on a busy machine, where the wall
+    clock counts other processes' turns), ``body`` the ``rig.tracking.body.Body`` driven."""
     poses: list
     fps: float
     solve_seconds: float
+    solve_cpu_seconds: float
     body: object
 
 
@@ -111,7 +113,7 @@ def reconstruct(rig, stream, calibrate_frame=None):
         offsets = calibrate(rig.skeleton, body, stream.frames[calibrate_frame])
     tracker = Tracker(rig, offsets, body)
     dt, poses = 1.0 / stream.fps, []
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.thread_time()
     for k, frame in enumerate(stream.frames):
         poses.append(tracker.step(frame, 0.0 if k == 0 else dt))
-    return Tracked(poses, stream.fps, time.perf_counter() - started, body)
+    return Tracked(poses, stream.fps, time.perf_counter() - started, time.thread_time() - cpu, body)

@@ -51,3 +51,17 @@ def test_one_matrix_to_quaternion_matches_the_stacked_path():
     one_by_one = np.array([matrix3_to_quat(m) for m in matrices])
     np.testing.assert_allclose(one_by_one, stacked, atol=1e-15)
     assert (one_by_one[:, 3] >= 0).all()
+
+
+def test_one_pair_products_match_the_stacked_path_bit_for_bit():
+    """quat_mul, quat_rotate and cross take plain floats for one pair: the same roundings, so a
+    tracked clip's poses keep their bits."""
+    from solvers.transforms import cross, quat_mul, quat_normalize, quat_rotate
+    rng = np.random.default_rng(6)
+    sizes = rng.choice([1e-7, 1.0, 1e4], size=(300, 1))
+    quats, others = quat_normalize(rng.normal(size=(300, 4))), rng.normal(size=(300, 4)) * sizes
+    vectors, more = rng.normal(size=(300, 3)) * sizes, rng.normal(size=(300, 3))
+    for one, stacked in ((lambda k: quat_mul(quats[k], others[k]), quat_mul(quats, others)),
+                         (lambda k: quat_rotate(quats[k], vectors[k]), quat_rotate(quats, vectors)),
+                         (lambda k: cross(vectors[k], more[k]), np.cross(vectors, more))):
+        assert np.array_equal(np.array([one(k) for k in range(300)]), stacked)
