@@ -1,5 +1,6 @@
 """The feet of a reconstruction (``rig.tracking.steps``) and the skating measure: the walk's truth
-stands still and skates nothing; a body carried away by its pelvis tracker steps its feet (never
+stands still and skates nothing, stances on a platform count as the floor's do, and a foot moving
+above its ground while the truth stands is stepping, not skating; a body carried away by its pelvis tracker steps its feet (never
 slides them); a body climbing onto something brings its feet up; a crouch bends the knees and
 leaves the feet on the floor."""
 import numpy as np
@@ -10,7 +11,8 @@ from rig.formats.tracks import Sample, TrackStream
 from rig.pose import Pose, world_matrices
 from rig.tracking.body import find_body
 from rig.tracking.from_clip import samples
-from rig.tracking.measures import horizontal_speeds, joint_paths, skating
+from rig.tracking.measures import CONTACT_HEIGHT, GROUND_TIME, horizontal_speeds, joint_paths, skating, \
+    stance_speeds, stepping
 from rig.tracking.reconstruct import reconstruct
 from tests.tools.humanoid_walk import FPS, walk_poses
 
@@ -48,6 +50,30 @@ def test_the_walks_truth_stands_and_skates_nothing_and_a_slide_is_its_speed(huma
     sliding = truth.copy()
     sliding[:, :, 2] += 0.5 * np.arange(len(truth))[:, None] / FPS  # everything slides forward at 0.5 m/s
     assert skating(body, sliding, truth, FPS) == pytest.approx(0.5, abs=1e-6)
+    assert stepping(body, sliding, truth, FPS) == 0.0
+
+
+def test_stances_on_a_platform_count_as_the_floors_do(humanoid):
+    rig, body = humanoid
+    truth = joint_paths(rig.skeleton, walk_poses(rig, 3.0))
+    raised = truth.copy()
+    raised[len(truth) // 2:, :, 1] += 0.75  # the second half walks on a platform
+    counted, on_floor = len(stance_speeds(body, raised, raised, FPS)[0]), len(stance_speeds(body, truth, truth, FPS)[0])
+    assert counted >= on_floor - len(FEET) * GROUND_TIME * FPS  # only the frames just after the step up are lost
+
+
+def test_a_foot_moving_above_its_ground_while_the_truth_stands_is_stepping(humanoid):
+    rig, body = humanoid
+    truth = joint_paths(rig.skeleton, walk_poses(rig, 3.0))
+    moving = truth.copy()
+    moving[:, :, 2] += 0.5 * np.arange(len(truth))[:, None] / FPS  # 0.5 m/s throughout
+    lifted = moving.copy()
+    lifted[30:60, :, 1] += 2.0 * CONTACT_HEIGHT  # through the air for a second
+    slid, stepped = skating(body, lifted, truth, FPS), stepping(body, lifted, truth, FPS)
+    assert slid > 0.0 and stepped > 0.0 and slid + stepped == pytest.approx(0.5, abs=1e-6)
+    low = moving.copy()
+    low[30:60, :, 1] += 0.5 * CONTACT_HEIGHT  # scuffing along, below the ground's height: a slide
+    assert stepping(body, low, truth, FPS) == 0.0 and skating(body, low, truth, FPS) == pytest.approx(0.5, abs=1e-6)
 
 
 def test_a_pelvis_tracker_carrying_the_body_away_steps_the_feet(humanoid):
