@@ -1,8 +1,9 @@
 """The feet of a reconstruction (``rig.tracking.steps``) and the skating measure: the walk's truth
 stands still and skates nothing, stances on a platform count as the floor's do, and a foot moving
-above its ground while the truth stands is stepping, not skating; a body carried away by its pelvis tracker steps its feet (never
-slides them); a body climbing onto something brings its feet up; a crouch bends the knees and
-leaves the feet on the floor."""
+above its ground while the truth stands is stepping, not skating; a body carried away by its
+pelvis tracker steps its feet (never slides them); a body climbing onto something brings its feet
+up; a crouch bends the knees and leaves the feet on the floor; a tracked foot locks where its
+tracker stands and follows it off, and locked feet stand exactly still."""
 import numpy as np
 import pytest
 
@@ -10,10 +11,13 @@ from rig.formats.rigfile import load_rig
 from rig.formats.tracks import Sample, TrackStream
 from rig.pose import Pose, world_matrices
 from rig.tracking.body import find_body
-from rig.tracking.from_clip import samples
+from rig.tracking.calibration import BoneTarget
+from rig.tracking.from_clip import samples, stream_from_clip
 from rig.tracking.measures import CONTACT_HEIGHT, GROUND_TIME, horizontal_speeds, joint_paths, skating, \
     stance_speeds, stepping
+from rig.tracking.plant import RELEASE_DISTANCE, Plant
 from rig.tracking.reconstruct import reconstruct
+from solvers.transforms import IDENTITY_QUAT
 from tests.tools.humanoid_walk import FPS, walk_poses
 
 FEET = ("foot.L", "foot.R")
@@ -102,3 +106,32 @@ def test_climbing_brings_the_feet_up_and_a_crouch_keeps_them_down(humanoid):
     knee, hip = body.limbs["foot.L"][1], body.limbs["foot.L"][0]
     assert np.linalg.norm(paths[-1, body.bones["foot.L"]] - paths[-1, hip]) < 0.8 * body.leg_length  # bent
     assert paths[-1, knee, 2] > paths[-1, body.bones["foot.L"], 2]  # forward
+
+
+def test_a_standing_foot_tracker_locks_its_foot_and_a_step_lets_it_go():
+    """A tracker creeping 1 cm/s with 1 mm of noise (a standing mocap ankle) leaves its foot exactly
+    where it stood, until it strays the release distance; a tracker stepping off at 1 m/s is
+    followed at once, the foot never further from it than the lock had strayed."""
+    rng = np.random.default_rng(7)
+    plant, dt = Plant(), 1.0 / 120.0
+    creep = [np.array([0.01 * k * dt, 0.0, 0.0]) + rng.normal(0.0, 0.001, 3) for k in range(120)]
+    feet = [plant(BoneTarget(p, IDENTITY_QUAT), dt).position for p in creep]
+    still = [k for k, p in enumerate(creep) if np.linalg.norm(p - creep[1]) < RELEASE_DISTANCE - 0.003]
+    assert np.ptp(np.array(feet)[still[1:]], axis=0).max() == 0.0  # locked from the second frame on
+    start = creep[-1]
+    for k in range(1, 60):
+        tracker = start + np.array([1.0 * k * dt, 0.0, 0.0])
+        foot = plant(BoneTarget(tracker, IDENTITY_QUAT), dt).position
+        assert np.linalg.norm(foot - tracker) <= RELEASE_DISTANCE + 1e-9
+    assert np.linalg.norm(foot - tracker) <= STILL  # caught up
+
+
+def test_the_walks_tracked_feet_stand_exactly_still(humanoid):
+    """Locked feet are held with the trackers: no wobble of a lower-priority goal (held with the
+    body's goals, they shook 5 mm a frame)."""
+    rig, body = humanoid
+    poses = walk_poses(rig, 2.0)
+    truth = joint_paths(rig.skeleton, poses)
+    roles = ("head", "hand.L", "hand.R", "pelvis", "foot.L", "foot.R")
+    paths = joint_paths(rig.skeleton, reconstruct(rig, stream_from_clip(rig, poses, FPS, roles)).poses)
+    assert skating(body, paths, truth, FPS) <= STILL
