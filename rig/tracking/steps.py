@@ -9,9 +9,11 @@ A planted foot stays exactly where it landed until the stance leaves a support r
 body; ``STEP_RISE`` up or down; or turned by more than ``STEP_TURN``) or its hip moves out of the
 leg's reach (a tracked pelvis pulling away: the foot steps rather than slides); then it steps
 over ``STEP_TIME`` to the stance, led by the body's velocity and a walk's stride, one foot at a
-time: it lifts, crosses while up and drops onto its new spot (a foot crossing near the floor would
-scuff along it). A tracked foot goes where its tracker says, locked while the tracker stands
-(``rig.tracking.plant``), and, lost, steps from there as an untracked foot.
+time (unless the hip has left a foot behind, ``OUT_OF_REACH``: a run): it lifts, crosses while up
+and drops onto its new spot, fixed once it comes down (a foot crossing near the floor would scuff
+along it, and one dropping while it follows the body would slide). A tracked foot goes where its
+tracker says, locked while the tracker stands (``rig.tracking.plant``), and, lost, steps from
+there as an untracked foot.
 """
 from dataclasses import dataclass
 
@@ -36,17 +38,19 @@ LIFT = 0.12  # of the leg's length: how high a step lifts the foot (CMU 01_03's 
 LEAD = 0.5  # of the step time: how far ahead along the body's velocity a step lands
 VELOCITY_TIME = 0.1  # seconds: the body velocity's smoothing
 SHUFFLE, WALK = 0.5, 0.9  # metres a second: the body shuffles below the first, walks (long strides) above the second
+OUT_OF_REACH = 1.05  # of the leg's length: a foot this far from its hip steps even while the other does
 AIRBORNE = 1e-3  # metres above its stance's height: a foot lost there lands by a step
 
 
 @dataclass
 class Foot:
     """A foot's state: where it is (``at``), whether a tracker put it there, and while stepping
-    where from and for how long."""
+    where from, for how long and, once it comes down, where it lands (BoneTarget)."""
     at: BoneTarget
     tracked: bool = False
     start: BoneTarget = None
     clock: float = 0.0
+    landing: BoneTarget = None
 
 
 class Feet:
@@ -90,14 +94,39 @@ class Feet:
         walking = min(max((speed - SHUFFLE) / (WALK - SHUFFLE), 0.0), 1.0)
         return self.velocity / speed * walking * min(speed * STEP_TIME, STEP_DISTANCE * self.body.leg_length)
 
-    def _swing(self, foot, goal, rotation):
-        """Where a stepping ``foot`` is (BoneTarget) on its way to ``goal`` (3,) and ``rotation``:
-        up over the first ``RISE_SHARE`` of the step, across while up, down over the last."""
+    def _swing(self, foot, goal):
+        """Where a stepping ``foot`` is (BoneTarget) on its way to ``goal`` (BoneTarget): up over the
+        first ``RISE_SHARE`` of the step, across while up, down over the last."""
         s = foot.clock / STEP_TIME
         across = ease((s - ACROSS_FROM) / (1.0 - 2.0 * ACROSS_FROM))
-        position = foot.start.position + (goal - foot.start.position) * across
+        position = foot.start.position + (goal.position - foot.start.position) * across
         position += UP * (LIFT * self.body.leg_length * ease(min(s, 1.0 - s) / RISE_SHARE))
-        return BoneTarget(position, quat_slerp(foot.start.rotation, rotation, across))
+        return BoneTarget(position, quat_slerp(foot.start.rotation, goal.rotation, across))
+
+    def _start_steps(self, free, stances, pelvis, heading):
+        """Start the steps the ``free`` feet need, the neediest first: one foot at a time, but a foot
+        its hip has left (``OUT_OF_REACH``) steps even while the other does."""
+        stepping = any(self.feet[role].start is not None for role in free)
+        hips = {role: self.hip(role, pelvis, heading) for role in free}
+        needs = {role: self._need(self.feet[role], stances[role], hips[role])
+                 for role in free if self.feet[role].start is None}
+        for role in sorted(needs, key=needs.get, reverse=True):
+            foot = self.feet[role]
+            left = np.linalg.norm(foot.at.position - hips[role]) > OUT_OF_REACH * self.body.leg_length
+            if needs[role] > 0.0 and (left or not stepping):
+                foot.start, foot.clock, stepping = foot.at, 0.0, True
+
+    def _step(self, foot, stance, dt):
+        """Carry stepping ``foot`` on by ``dt`` seconds toward its ``stance`` (BoneTarget), led by
+        the body's velocity and a walk's stride; once it comes down, where it lands stays put."""
+        foot.clock += dt
+        goal = foot.landing or BoneTarget(stance.position + self.velocity * (LEAD * STEP_TIME) + self._stride(),
+                                          stance.rotation)
+        if foot.landing is None and foot.clock >= (1.0 - RISE_SHARE) * STEP_TIME:  # where the goal will be by then
+            foot.landing = goal = BoneTarget(goal.position + self.velocity * (STEP_TIME - foot.clock), goal.rotation)
+        foot.at = self._swing(foot, goal)
+        if foot.clock >= STEP_TIME:
+            foot.start, foot.landing = None, None
 
     def _tracked(self, role, tracker, dt):
         """The Foot of tracked ``role`` (locked while its tracker stands, ``rig.tracking.plant``)."""
@@ -118,18 +147,8 @@ class Feet:
                 if self.feet[role].at.position[1] > stances[role].position[1] + AIRBORNE:
                     self.feet[role].clock, self.feet[role].start = 0.0, self.feet[role].at
         free = [role for role in FEET if role not in tracked]
-        if not any(self.feet[role].start is not None for role in free):
-            needs = {role: self._need(self.feet[role], stances[role], self.hip(role, pelvis, heading))
-                     for role in free}
-            role = max(needs, key=needs.get, default=None)
-            if role is not None and needs[role] > 0.0:
-                self.feet[role].start, self.feet[role].clock = self.feet[role].at, 0.0
+        self._start_steps(free, stances, pelvis, heading)
         for role in free:
-            foot = self.feet[role]
-            if foot.start is not None:
-                foot.clock += dt
-                goal = stances[role].position + self.velocity * (LEAD * STEP_TIME) + self._stride()
-                foot.at = self._swing(foot, goal, stances[role].rotation)
-                if foot.clock >= STEP_TIME:
-                    foot.start = None
+            if self.feet[role].start is not None:
+                self._step(self.feet[role], stances[role], dt)
         return {role: self.feet[role].at for role in FEET}
