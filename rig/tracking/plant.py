@@ -7,12 +7,10 @@ swing, trailing it by no more than it had strayed). A tracked ankle never stands
 (CMU 01_03's creeps 1.3 cm/s where it stands, and moves a median 5-8 cm/s over a stance), while a
 step leaves at tens of cm/s, so the lock is held loosely and let go quickly.
 """
-import math
-
 import numpy as np
 
 from rig.tracking.calibration import BoneTarget
-from rig.tracking.estimate import ease
+from rig.tracking.estimate import ease, smoothing
 from solvers.transforms import IDENTITY_QUAT, quat_conjugate, quat_mul, quat_slerp
 
 LOCK_SPEED = 0.1  # metres a second: a tracker slower than this stands (its foot locks)
@@ -36,7 +34,7 @@ class Velocity:
             moved = (position - self.last) / dt
             if self.horizontal:
                 moved[1] = 0.0
-            self.value += (moved - self.value) * (1.0 - math.exp(-dt / self.time_constant))
+            self.value += (moved - self.value) * smoothing(dt, self.time_constant)
             self.known = True
         self.last = position.copy()
         return self.value
