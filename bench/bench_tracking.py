@@ -2,7 +2,8 @@
 
 Mocap clips are rebuilt from their own trackers (``tracks-from``'s stream: head + hands, + pelvis,
 + feet) and compared with the truth: MPJPE over all joints and the lower body, foot skating (the
-feet's speed over the frames the truth's stand on the ground, ``rig.tracking.measures``), jitter,
+feet's speed on the ground over the frames the truth's stand on theirs, ``rig.tracking.measures``;
+beside it their speed through the air then, steps taken at another time than the truth's), jitter,
 frames a second of solving (the whole per-frame reconstruction, reading and writing left
 out; by the wall clock and by the solving thread's CPU time, which other processes on a busy
 machine do not inflate), beside the naive baseline (the rest pose hung under the head tracker)
@@ -69,12 +70,12 @@ def main(argv):
         write_walk([str(walk), "10"])
         rows += clip_rows(f"humanoid walk ({WALK_FPS:g} fps)", walk)
     print(f"{'clip':24} {'trackers':28} {'MPJPE cm':>9} {'lower cm':>9} {'floor cm':>9} {'raised cm':>9} "
-          f"{'skate cm/s':>10} {'jitter m/s2':>11} {'frames/s':>9} {'cpu fr/s':>9}")
+          f"{'skate cm/s':>10} {'step cm/s':>9} {'jitter m/s2':>11} {'frames/s':>9} {'cpu fr/s':>9}")
     for r in rows:
         fps = f"{r['fps']:9.0f} {r['cpu_fps']:9.0f}" if r["fps"] else f"{'':9} {'':9}"
         floor, up = (f"{100 * r[k]:9.2f}" if r[k] is not None else f"{'-':>9}" for k in ("floor_mpjpe", "raised_mpjpe"))
         print(f"{r['clip']:24} {r['set']:28} {100 * r['mpjpe']:9.2f} {100 * r['lower_mpjpe']:9.2f} {floor} {up} "
-              f"{100 * r['skating']:10.2f} {r['jitter']:11.2f} {fps}")
+              f"{100 * r['skating']:10.2f} {100 * r['stepping']:9.2f} {r['jitter']:11.2f} {fps}")
     print(json.dumps(rows))
 
 

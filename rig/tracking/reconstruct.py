@@ -2,11 +2,12 @@
 
 Per frame: the trackers' bone targets (through their offsets, ``rig.tracking.calibration``; lost
 ones held and found ones eased in, ``rig.tracking.continuity``), the pelvis estimated from the head
-where none is worn (``rig.tracking.estimate``), the untracked feet planted or stepping
-(``rig.tracking.steps``), then one priority solve of the whole body warm-started from the previous
-frame (``rig.tracking.frame_solve``). The temporal smoothing is that warm start with the solver's
-pull toward the previous pose, the heading's and velocity's first-order filters, and the eased
-steps and found trackers; no later filter runs on the solved pose (it would lag the trackers).
+where none is worn (``rig.tracking.estimate``), the untracked feet planted or stepping and the
+tracked ones locked while they stand (``rig.tracking.steps``), then one priority solve of the
+whole body warm-started from the previous frame (``rig.tracking.frame_solve``). The temporal
+smoothing is that warm start with the solver's pull toward the previous pose, the heading's and
+velocity's first-order filters, and the eased steps and found trackers; no later filter runs on
+the solved pose (it would lag the trackers).
 """
 import time
 from dataclasses import dataclass
@@ -84,12 +85,14 @@ class Tracker:
         first = self.world is None
         if first:
             self._start(pelvis)
-        goals = [Goal(body.bones[role], TRACKED, t.position, t.rotation) for role, t in targets.items()]
+        placed = self.feet(pelvis, heading, dt, {role: targets[role] for role in FEET if role in targets})
+        goals = [Goal(body.bones[role], TRACKED, t.position, t.rotation) for role, t in targets.items()
+                 if role not in FEET]
+        goals += [Goal(body.bones[role], TRACKED if role in targets else BODY, t.position, t.rotation, FOOT_WEIGHT)
+                  for role, t in placed.items()]  # a tracked foot, locked or not, is held as its tracker is
         if "pelvis" not in targets:
             goals.append(Goal(body.bones["pelvis"], BODY, estimate.position, estimate.rotation, PELVIS_WEIGHT))
-        planted = self.feet(pelvis, heading, dt, {role: targets[role] for role in FEET if role in targets})
-        goals += [Goal(body.bones[role], BODY, t.position, t.rotation, FOOT_WEIGHT) for role, t in planted.items()]
-        ends = {**planted, **targets}
+        ends = {**targets, **placed}
         goals += [knee_goal(skeleton, body.limbs[role], self.world[body.limbs[role][0], :3, 3], ends[role],
                             body.rest_rotations[role], body.forward) if role in FEET else
                   pole_goal(skeleton, body.limbs[role], ends[role], body.rest_rotations[role]) for role in body.limbs]

@@ -7,12 +7,14 @@ standing leg reaches down to the floor, as low as the leg reaches (as at rest, o
 A planted foot stays exactly where it landed until the stance leaves a support region around it
 (``STEP_DISTANCE`` of the leg's length away across, reaching a stride further ahead for a walking
 body; ``STEP_RISE`` up or down; or turned by more than ``STEP_TURN``) or its hip moves out of the
-leg's reach (a tracked pelvis pulling away: the foot steps rather than slides); then it steps:
-lifted along an arc over ``STEP_TIME`` to the stance, led by the body's velocity and a walk's
-stride, one foot at a time. A tracked foot goes where its tracker says, and, lost, steps from
+leg's reach (a tracked pelvis pulling away: the foot steps rather than slides); then it steps
+over ``STEP_TIME`` to the stance, led by the body's velocity and a walk's stride, one foot at a
+time (unless the hip has left a foot behind, ``OUT_OF_REACH``: a run): it lifts, crosses while up
+and drops onto its new spot, fixed once it comes down (a foot crossing near the floor would scuff
+along it, and one dropping while it follows the body would slide). A tracked foot goes where its
+tracker says, locked while the tracker stands (``rig.tracking.plant``), and, lost, steps from
 there as an untracked foot.
 """
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -20,7 +22,8 @@ import numpy as np
 from rig.limb_roles import UP
 from rig.tracking.body import facing_frame
 from rig.tracking.calibration import BoneTarget
-from rig.tracking.estimate import ease, smoothing, yaw_between
+from rig.tracking.estimate import ease, yaw_between
+from rig.tracking.plant import Plant, Velocity
 from solvers.transforms import quat_angle, quat_mul, quat_slerp
 
 FEET = ("foot.L", "foot.R")
@@ -29,31 +32,36 @@ STEP_RISE = 0.15  # of the leg's length: how far above or below its stance a pla
 STANCE_REACH = 0.97  # of the leg's length: how far below its hip a stance is at most
 STEP_TURN = 0.6  # radians a planted foot may differ from its stance's heading
 STEP_TIME = 0.3  # seconds a step takes
-ACROSS_SHARE = 0.8  # of a step's time, in the middle, it moves across in: it lifts and lands straight (no slide)
-LIFT = 0.08  # of the leg's length: how high a step lifts the foot midway
+RISE_SHARE = 0.25  # of a step's time the foot takes to lift (and, at its end, to drop)
+ACROSS_FROM = 0.15  # of a step's time it starts crossing at (2/3 lifted), and stops as long before its end
+LIFT = 0.12  # of the leg's length: how high a step lifts the foot (CMU 01_03's walking ankles: ~0.15)
 LEAD = 0.5  # of the step time: how far ahead along the body's velocity a step lands
 VELOCITY_TIME = 0.1  # seconds: the body velocity's smoothing
 SHUFFLE, WALK = 0.5, 0.9  # metres a second: the body shuffles below the first, walks (long strides) above the second
+OUT_OF_REACH = 1.05  # of the leg's length: a foot this far from its hip steps even while the other does
 AIRBORNE = 1e-3  # metres above its stance's height: a foot lost there lands by a step
 
 
 @dataclass
 class Foot:
     """A foot's state: where it is (``at``), whether a tracker put it there, and while stepping
-    where from and for how long."""
+    where from, for how long and, once it comes down, where it lands (BoneTarget)."""
     at: BoneTarget
     tracked: bool = False
     start: BoneTarget = None
     clock: float = 0.0
+    landing: BoneTarget = None
 
 
 class Feet:
     """Call each frame with the pelvis BoneTarget, the heading, the frame time and the tracked
-    feet ({role: BoneTarget}): {role: BoneTarget} of the untracked feet (planted or stepping)."""
+    feet ({role: BoneTarget}): {role: BoneTarget} of both feet, the untracked planted or stepping,
+    the tracked locked while they stand."""
 
     def __init__(self, body, floor=0.0):
         self.body, self.floor = body, floor
-        self.feet, self.velocity, self.last_pelvis = {}, np.zeros(3), None
+        self.feet, self.plants, self.body_velocity = {}, {}, Velocity(VELOCITY_TIME, horizontal=True)
+        self.velocity = np.zeros(3)
 
     def hip(self, role, pelvis, heading):
         """Where the ``role`` foot's leg hangs from (3,)."""
@@ -86,44 +94,61 @@ class Feet:
         walking = min(max((speed - SHUFFLE) / (WALK - SHUFFLE), 0.0), 1.0)
         return self.velocity / speed * walking * min(speed * STEP_TIME, STEP_DISTANCE * self.body.leg_length)
 
-    def _track_velocity(self, pelvis, dt):
-        if self.last_pelvis is not None and dt > 0.0:
-            moved = (pelvis.position - self.last_pelvis) / dt
-            moved[1] = 0.0
-            self.velocity += (moved - self.velocity) * smoothing(dt, VELOCITY_TIME)
-        self.last_pelvis = pelvis.position.copy()
+    def _swing(self, foot, goal):
+        """Where a stepping ``foot`` is (BoneTarget) on its way to ``goal`` (BoneTarget): up over the
+        first ``RISE_SHARE`` of the step, across while up, down over the last."""
+        s = foot.clock / STEP_TIME
+        across = ease((s - ACROSS_FROM) / (1.0 - 2.0 * ACROSS_FROM))
+        position = foot.start.position + (goal.position - foot.start.position) * across
+        position += UP * (LIFT * self.body.leg_length * ease(min(s, 1.0 - s) / RISE_SHARE))
+        return BoneTarget(position, quat_slerp(foot.start.rotation, goal.rotation, across))
+
+    def _start_steps(self, free, stances, pelvis, heading):
+        """Start the steps the ``free`` feet need, the neediest first: one foot at a time, but a foot
+        its hip has left (``OUT_OF_REACH``) steps even while the other does."""
+        stepping = any(self.feet[role].start is not None for role in free)
+        hips = {role: self.hip(role, pelvis, heading) for role in free}
+        needs = {role: self._need(self.feet[role], stances[role], hips[role])
+                 for role in free if self.feet[role].start is None}
+        for role in sorted(needs, key=needs.get, reverse=True):
+            foot = self.feet[role]
+            left = np.linalg.norm(foot.at.position - hips[role]) > OUT_OF_REACH * self.body.leg_length
+            if needs[role] > 0.0 and (left or not stepping):
+                foot.start, foot.clock, stepping = foot.at, 0.0, True
+
+    def _step(self, foot, stance, dt):
+        """Carry stepping ``foot`` on by ``dt`` seconds toward its ``stance`` (BoneTarget), led by
+        the body's velocity and a walk's stride; once it comes down, where it lands stays put."""
+        foot.clock += dt
+        goal = foot.landing or BoneTarget(stance.position + self.velocity * (LEAD * STEP_TIME) + self._stride(),
+                                          stance.rotation)
+        if foot.landing is None and foot.clock >= (1.0 - RISE_SHARE) * STEP_TIME:  # where the goal will be by then
+            foot.landing = goal = BoneTarget(goal.position + self.velocity * (STEP_TIME - foot.clock), goal.rotation)
+        foot.at = self._swing(foot, goal)
+        if foot.clock >= STEP_TIME:
+            foot.start, foot.landing = None, None
+
+    def _tracked(self, role, tracker, dt):
+        """The Foot of tracked ``role`` (locked while its tracker stands, ``rig.tracking.plant``)."""
+        plant = self.plants.setdefault(role, Plant())
+        return Foot(plant(tracker, dt), tracked=True)
 
     def __call__(self, pelvis, heading, dt, tracked):
-        self._track_velocity(pelvis, dt)
+        self.velocity = self.body_velocity(pelvis.position, dt)
         stances = {role: self.stance(role, pelvis, heading) for role in FEET}
         for role in FEET:
             if role in tracked:
-                self.feet[role] = Foot(tracked[role], tracked=True)
+                self.feet[role] = self._tracked(role, tracked[role], dt)
             elif role not in self.feet:
                 self.feet[role] = Foot(stances[role])
             elif self.feet[role].tracked:  # just lost: planted there, or landing by a step if in the air
                 self.feet[role].tracked = False
+                del self.plants[role]
                 if self.feet[role].at.position[1] > stances[role].position[1] + AIRBORNE:
                     self.feet[role].clock, self.feet[role].start = 0.0, self.feet[role].at
         free = [role for role in FEET if role not in tracked]
-        if not any(self.feet[role].start is not None for role in free):
-            needs = {role: self._need(self.feet[role], stances[role], self.hip(role, pelvis, heading))
-                     for role in free}
-            role = max(needs, key=needs.get, default=None)
-            if role is not None and needs[role] > 0.0:
-                self.feet[role].start, self.feet[role].clock = self.feet[role].at, 0.0
-        out = {}
+        self._start_steps(free, stances, pelvis, heading)
         for role in free:
-            foot = self.feet[role]
-            if foot.start is not None:
-                foot.clock += dt
-                goal = stances[role].position + self.velocity * (LEAD * STEP_TIME) + self._stride()
-                s = ease(foot.clock / STEP_TIME)
-                across = ease((foot.clock / STEP_TIME - (1.0 - ACROSS_SHARE) / 2.0) / ACROSS_SHARE)
-                position = foot.start.position + (goal - foot.start.position) * across
-                position += UP * (LIFT * self.body.leg_length * math.sin(math.pi * s))
-                foot.at = BoneTarget(position, quat_slerp(foot.start.rotation, stances[role].rotation, s))
-                if foot.clock >= STEP_TIME:
-                    foot.start = None
-            out[role] = foot.at
-        return out
+            if self.feet[role].start is not None:
+                self._step(self.feet[role], stances[role], dt)
+        return {role: self.feet[role].at for role in FEET}

@@ -1,7 +1,9 @@
 """The feet of a reconstruction (``rig.tracking.steps``) and the skating measure: the walk's truth
-stands still and skates nothing; a body carried away by its pelvis tracker steps its feet (never
-slides them); a body climbing onto something brings its feet up; a crouch bends the knees and
-leaves the feet on the floor."""
+stands still and skates nothing, stances on a platform count as the floor's do, and a foot moving
+above its ground while the truth stands is stepping, not skating; a body carried away by its
+pelvis tracker steps its feet (never slides them); a body climbing onto something brings its feet
+up; a crouch bends the knees and leaves the feet on the floor; a tracked foot locks where its
+tracker stands and follows it off, and locked feet stand exactly still."""
 import numpy as np
 import pytest
 
@@ -9,16 +11,20 @@ from rig.formats.rigfile import load_rig
 from rig.formats.tracks import Sample, TrackStream
 from rig.pose import Pose, world_matrices
 from rig.tracking.body import find_body
-from rig.tracking.from_clip import samples
-from rig.tracking.measures import horizontal_speeds, joint_paths, skating
+from rig.tracking.calibration import BoneTarget
+from rig.tracking.from_clip import samples, stream_from_clip
+from rig.tracking.measures import CONTACT_HEIGHT, GROUND_TIME, horizontal_speeds, joint_paths, skating, \
+    stance_speeds, stepping
+from rig.tracking.plant import RELEASE_DISTANCE, Plant
 from rig.tracking.reconstruct import reconstruct
+from solvers.transforms import IDENTITY_QUAT
 from tests.tools.humanoid_walk import FPS, walk_poses
 
 FEET = ("foot.L", "foot.R")
 STILL = 1e-6  # metres a second: a speed that is no motion
 ON_FLOOR = 0.002  # metres: an ankle this close to where it stood is on the floor
 SLIDE = 0.005  # metres a frame a foot on the floor may move across: the settling a landing leaves the 2-iteration
-# solve (the body here moves 27 mm a frame; a dragged foot would too)
+# solve (the body here moves 27 or 53 mm a frame; a dragged foot would too)
 FLOOR_HELD = 0.01  # metres a crouch may move a standing ankle
 
 
@@ -48,14 +54,39 @@ def test_the_walks_truth_stands_and_skates_nothing_and_a_slide_is_its_speed(huma
     sliding = truth.copy()
     sliding[:, :, 2] += 0.5 * np.arange(len(truth))[:, None] / FPS  # everything slides forward at 0.5 m/s
     assert skating(body, sliding, truth, FPS) == pytest.approx(0.5, abs=1e-6)
+    assert stepping(body, sliding, truth, FPS) == 0.0
 
 
-def test_a_pelvis_tracker_carrying_the_body_away_steps_the_feet(humanoid):
+def test_stances_on_a_platform_count_as_the_floors_do(humanoid):
+    rig, body = humanoid
+    truth = joint_paths(rig.skeleton, walk_poses(rig, 3.0))
+    raised = truth.copy()
+    raised[len(truth) // 2:, :, 1] += 0.75  # the second half walks on a platform
+    counted, on_floor = len(stance_speeds(body, raised, raised, FPS)[0]), len(stance_speeds(body, truth, truth, FPS)[0])
+    assert counted >= on_floor - len(FEET) * GROUND_TIME * FPS  # only the frames just after the step up are lost
+
+
+def test_a_foot_moving_above_its_ground_while_the_truth_stands_is_stepping(humanoid):
+    rig, body = humanoid
+    truth = joint_paths(rig.skeleton, walk_poses(rig, 3.0))
+    moving = truth.copy()
+    moving[:, :, 2] += 0.5 * np.arange(len(truth))[:, None] / FPS  # 0.5 m/s throughout
+    lifted = moving.copy()
+    lifted[30:60, :, 1] += 2.0 * CONTACT_HEIGHT  # through the air for a second
+    slid, stepped = skating(body, lifted, truth, FPS), stepping(body, lifted, truth, FPS)
+    assert slid > 0.0 and stepped > 0.0 and slid + stepped == pytest.approx(0.5, abs=1e-6)
+    low = moving.copy()
+    low[30:60, :, 1] += 0.5 * CONTACT_HEIGHT  # scuffing along, below the ground's height: a slide
+    assert stepping(body, low, truth, FPS) == 0.0 and skating(body, low, truth, FPS) == pytest.approx(0.5, abs=1e-6)
+
+
+@pytest.mark.parametrize("speed", [0.8, 1.6])  # metres a second: a walk, and a run (a foot left behind steps at once)
+def test_a_pelvis_tracker_carrying_the_body_away_steps_the_feet(humanoid, speed):
     rig, body = humanoid
     roles = ("head", "hand.L", "hand.R", "pelvis")
-    stream = moved_stream(rig, body, roles, lambda k: np.array([0.0, 0.0, 0.8 * min(max(k - 10, 0) / 30, 1.0)]))
+    stream = moved_stream(rig, body, roles, lambda k: np.array([0.0, 0.0, speed * min(max(k - 10, 0) / 30, 1.0)]))
     feet = ankles(rig, body, reconstruct(rig, stream))
-    assert (feet[-1, :, 2] - feet[0, :, 2]).min() > 0.5  # both feet came along
+    assert (feet[-1, :, 2] - feet[0, :, 2]).min() > 0.6 * speed  # both feet came along
     standing = feet[0, :, 1]
     on_floor = np.abs(feet[1:, :, 1] - standing) <= ON_FLOOR
     across = np.linalg.norm(np.diff(feet[:, :, [0, 2]], axis=0), axis=2)
@@ -76,3 +107,32 @@ def test_climbing_brings_the_feet_up_and_a_crouch_keeps_them_down(humanoid):
     knee, hip = body.limbs["foot.L"][1], body.limbs["foot.L"][0]
     assert np.linalg.norm(paths[-1, body.bones["foot.L"]] - paths[-1, hip]) < 0.8 * body.leg_length  # bent
     assert paths[-1, knee, 2] > paths[-1, body.bones["foot.L"], 2]  # forward
+
+
+def test_a_standing_foot_tracker_locks_its_foot_and_a_step_lets_it_go():
+    """A tracker creeping 1 cm/s with 1 mm of noise (a standing mocap ankle) leaves its foot exactly
+    where it stood, until it strays the release distance; a tracker stepping off at 1 m/s is
+    followed at once, the foot never further from it than the lock had strayed."""
+    rng = np.random.default_rng(7)
+    plant, dt = Plant(), 1.0 / 120.0
+    creep = [np.array([0.01 * k * dt, 0.0, 0.0]) + rng.normal(0.0, 0.001, 3) for k in range(120)]
+    feet = [plant(BoneTarget(p, IDENTITY_QUAT), dt).position for p in creep]
+    still = [k for k, p in enumerate(creep) if np.linalg.norm(p - creep[1]) < RELEASE_DISTANCE - 0.003]
+    assert np.ptp(np.array(feet)[still[1:]], axis=0).max() == 0.0  # locked from the second frame on
+    start = creep[-1]
+    for k in range(1, 60):
+        tracker = start + np.array([1.0 * k * dt, 0.0, 0.0])
+        foot = plant(BoneTarget(tracker, IDENTITY_QUAT), dt).position
+        assert np.linalg.norm(foot - tracker) <= RELEASE_DISTANCE + 1e-9
+    assert np.linalg.norm(foot - tracker) <= STILL  # caught up
+
+
+def test_the_walks_tracked_feet_stand_exactly_still(humanoid):
+    """Locked feet are held with the trackers: no wobble of a lower-priority goal (held with the
+    body's goals, they shook 5 mm a frame)."""
+    rig, body = humanoid
+    poses = walk_poses(rig, 2.0)
+    truth = joint_paths(rig.skeleton, poses)
+    roles = ("head", "hand.L", "hand.R", "pelvis", "foot.L", "foot.R")
+    paths = joint_paths(rig.skeleton, reconstruct(rig, stream_from_clip(rig, poses, FPS, roles)).poses)
+    assert skating(body, paths, truth, FPS) <= STILL
