@@ -169,6 +169,7 @@ def test_one_compiled_step_serves_chains_and_trees_from_any_arrays():
     limits = [Hinge((1.0, 0.0, 0.0), 0.0, 1.2), (Cone(0.4), Twist(-0.3, 0.3)), SwingTwistLimit((-1, -1, -1), (1, 1, 1))]
     strided = np.tile([0.0, 0.0, 0.0, 1.0, 9.0], (3, 1))[:, :4]  # a non-contiguous view
     solve_fabrik_chain(chain, strided, [0, 0.4, 0.3], limits, target_rotation=[0, 0, 0, 1], max_iterations=3)
+    compiled = len(fabrik_solve.signatures)  # other tests may have compiled before: what counts is no more now
     tree = Tree(np.eye(4), [-1, 0, 0], [[0.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 1.0, 0.0]],
                 [[0.0, 0.0, 0.0, 1.0]] * 3, [1, 1, 1])
     plan = fabrik_plan(tree, [Effector(1, weight=2.0), Effector(2, use_rotation=True)])
@@ -177,7 +178,7 @@ def test_one_compiled_step_serves_chains_and_trees_from_any_arrays():
     assert np.isfinite(result.errors).all()
     free = solve_fabrik_chain(chain, np.tile([0.0, 0.0, 0.0, 1.0], (3, 1)), [0.2, 0.4, 0.1])
     assert free.converged
-    assert len(fabrik_solve.signatures) == 1
+    assert len(fabrik_solve.signatures) == compiled, fabrik_solve.signatures
 
 
 def test_long_free_chain_converges_like_point_fabrik():
