@@ -7,6 +7,7 @@ import pytest
 from rig.evaluate import evaluation
 from rig.keys import SWITCH
 from rig.pose import heads_tails
+from tests.ui.test_timeline import play_from_the_start_to
 from rig.snap import SNAP_TOLERANCE
 from ui.timeline import go_to_frame, keyed_export
 from solvers.transforms import quat_from_axis_angle
@@ -107,12 +108,7 @@ def test_a_keyed_switch_plays_steps_scrubs_and_exports_to_the_same_pose(driver):
     driver.key("LEFT", ["shift"])
     driver.set_value("##current_frame", 12)
     worlds["scrubbed"] = joints(state)
-    driver.key("LEFT", ["shift"])
-    driver.key("SPACE")
-    while state.timeline.frame < 12:
-        driver.frames(1)
-    driver.key("SPACE")
-    assert state.timeline.frame == 12
+    play_from_the_start_to(driver, 12)
     worlds["played"] = joints(state)
     assert leg(state).influence == 0.0
     go_to_frame(state, 0)

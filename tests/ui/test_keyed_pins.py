@@ -14,7 +14,7 @@ from rig.pose import heads_tails, world_matrices
 from solvers.tolerances import PIN_POSITION, PIN_ROTATION
 from solvers.transforms import matrix3_to_quat, quat_angle
 from tests.ui.test_crash_recovery import launch, let_the_autosave_write, restore  # noqa: F401 (a fixture)
-from tests.ui.test_timeline import strip_rect
+from tests.ui.test_timeline import play_from_the_start_to, strip_rect
 from ui.editor import _export_frames
 from ui.session_file import restore_session, session_dict
 from tests.golden import assert_matches_golden
@@ -131,12 +131,7 @@ def test_the_same_frame_gives_the_same_pose_with_keyed_pins_however_reached(driv
     driver.click(x_of(7, left, right - left, state.timeline.shown_range()), top + 3)
     assert state.timeline.frame == 7
     worlds["scrubbed"], pins["scrubbed"] = state.world.copy(), dict(state.pins)
-    driver.key("LEFT", ["shift"])
-    driver.key("SPACE")
-    while state.timeline.frame < 7:
-        driver.frames(1)
-    driver.key("SPACE")
-    assert state.timeline.frame == 7
+    play_from_the_start_to(driver, 7)
     worlds["played"], pins["played"] = state.world.copy(), dict(state.pins)
     for how, world in worlds.items():
         np.testing.assert_array_equal(world, worlds["stepped"], err_msg=how)

@@ -25,6 +25,16 @@ def move_hand(driver, offset):
     driver.frames(1)
 
 
+
+def play_from_the_start_to(driver, frame):
+    """Shift+Left, then Space plays until ``frame`` shows and Space stops it there."""
+    driver.key("LEFT", ["shift"])
+    driver.key("SPACE")
+    while driver.state.timeline.frame < frame:
+        driver.frames(1)
+    driver.key("SPACE")
+    assert driver.state.timeline.frame == frame
+
 def strip_rect():
     return widgets.find("timeline_strip").rect
 
@@ -116,12 +126,8 @@ def test_the_same_frame_gives_the_same_pose_by_playing_stepping_or_scrubbing(dri
     driver.click(x, top + 3)  # on the frame labels: no marker there
     assert state.timeline.frame == 7
     worlds["scrubbed"] = state.world.copy()
-    driver.key("LEFT", ["shift"])
-    driver.key("SPACE")
-    while state.timeline.frame < 7:
-        driver.frames(1)
-    driver.key("SPACE")
-    assert state.timeline.frame == 7 and not state.timeline.playing
+    play_from_the_start_to(driver, 7)
+    assert not state.timeline.playing
     worlds["played"] = state.world.copy()
     for how, world in worlds.items():
         np.testing.assert_array_equal(world, worlds["stepped"], err_msg=how)
