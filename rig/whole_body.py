@@ -3,12 +3,13 @@
 ``solve_with_pins`` is what the window calls each frame when pins exist (and what scripted solves
 call for cases with pins, priorities, a free root or a ground): every goal is one task of the
 priority solver (``solvers.priority``) on the tree of bones from the solved root down to every
-goal's bone, in levels: pins (a bone's head, and its world rotation unless position-only) and
-ground contact (``rig.ground_contact``: every head and tail, and the feet's skin points) first,
-then the dragged goal, then the rig's other IK goals, then a gentle pull toward the start pose. The solved root is the top bone of the body (the highest ancestor of the
-goals whose subtree holds no IK handle, so a master bone carrying the handles stays put); with
-``root_free`` it also shifts, so the spine bends, the pelvis lowers and the knees bend while pinned
-feet stay. The rig's bone IK locks and limits hold throughout.
+goal's bone, in levels: pins (a bone's head, and its world rotation unless position-only) and ground
+contact (``rig.ground_contact``: every head and tail, and the feet's skin points) first, then the
+dragged goal, then the rig's other IK goals, then a gentle pull toward the start pose. The solved
+root is the top bone of the body (the highest ancestor of the goals whose subtree holds no IK
+handle, so a master bone carrying the handles stays put); with ``root_free`` it also shifts, so the
+spine bends, the pelvis lowers and the knees bend while pinned feet stay. The rig's bone IK locks
+and limits hold throughout.
 """
 import dataclasses
 from dataclasses import dataclass
