@@ -2,7 +2,8 @@
 
 Wraps a pyglet window (a real one, or a hidden headless one for screenshots and tests). The
 scene is drawn offscreen into a single-sample frame buffer where no docked panel covers it, the
-ImGui panels are drawn over it, and the result is shown on screen or read back as a screenshot.
+ImGui panels are drawn over it (``ui.imgui_renderer`` redraws only their changed parts), and the
+result is shown on screen or read back as a screenshot.
 Viewport input lives in ``ui.input.ViewportInput``, pushed above ImGui's handlers; it reaches the
 rig only when ImGui does not want the mouse or keyboard.
 
@@ -15,9 +16,7 @@ import math
 import sys
 import time
 
-import OpenGL.GL as gl
 from imgui_bundle import imgui
-from imgui_bundle.python_backends import pyglet_backend
 from pyglet.window import BaseWindow, key
 
 from render.capture import OffscreenTarget
@@ -28,6 +27,7 @@ from ui.docked import docked_panels
 from ui.editor import Editor
 from ui.frame_dump import FrameDump, dump_path
 from ui.gizmo import gizmo_frame
+from ui.imgui_renderer import NearestImGuiRenderer
 from ui.input import ViewportInput
 from ui.layout import DockLayout, layout_path
 from ui.overlay import draw_overlay
@@ -40,19 +40,6 @@ from ui.timeline import advance
 from ui.viewport import active_chain, cancel_drag, constraint_line
 
 FIXED_DT = 1.0 / 60.0
-
-
-class NearestImGuiRenderer(pyglet_backend.PygletProgrammablePipelineRenderer):
-    """The ImGui backend with its textures sampled nearest, not bilinear, which cost a software
-    renderer about 1 ms a frame at 1280x720. ImGui puts glyphs and the white pixel of its fills
-    on whole texels, so panels come out the same; only the anti-aliased edges of texture-drawn
-    corners, check marks and rings at fractional positions move by up to 32/255."""
-
-    def _update_texture(self, tex):
-        created = tex.status == imgui.ImTextureStatus.want_create
-        super()._update_texture(tex)
-        if created:
-            sample_nearest(tex.tex_id)
 
 
 class InProcessClipboard:
@@ -78,15 +65,6 @@ def has_system_clipboard(window):
     return type(window).set_clipboard_text is not BaseWindow.set_clipboard_text
 
 
-def sample_nearest(texture_id):
-    """Nearest filtering for the GL 2D texture ``texture_id``, leaving the bound texture bound."""
-    previous = gl.glGetIntegerv(gl.GL_TEXTURE_BINDING_2D)
-    gl.glBindTexture(gl.GL_TEXTURE_2D, texture_id)
-    for parameter in (gl.GL_TEXTURE_MIN_FILTER, gl.GL_TEXTURE_MAG_FILTER):
-        gl.glTexParameteri(gl.GL_TEXTURE_2D, parameter, gl.GL_NEAREST)
-    gl.glBindTexture(gl.GL_TEXTURE_2D, previous)
-
-
 class PosekitWindow:
     """Owns the GL and ImGui resources of one pyglet window and runs frames for ``state``.
 
@@ -105,7 +83,7 @@ class PosekitWindow:
         style = imgui.get_style()  # opaque panels: the scene is drawn only where none covers it
         background = style.color_(imgui.Col_.window_bg)
         style.set_color_(imgui.Col_.window_bg, imgui.ImVec4(background.x, background.y, background.z, 1.0))
-        self.imgui = NearestImGuiRenderer(window)
+        self.imgui = NearestImGuiRenderer(window, self.ctx)
         self.clipboard = None if has_system_clipboard(window) else InProcessClipboard()
         if self.clipboard is not None:
             self.clipboard.install()
@@ -181,7 +159,7 @@ class PosekitWindow:
 
     def _draw_scene(self, width, height):
         """Into the frame target: a fast single-sample picture while the scene moves, the cached
-        multisampled one once it holds still."""
+        multisampled one once it holds still; returns the region it was drawn in."""
         region = self.scene_region(width, height)
         key = self._scene_key(width, height, region)
         draw = lambda: self.renderer.draw(self.state.rig, self.state.world, self.state.view, self.state.camera,
@@ -191,13 +169,14 @@ class PosekitWindow:
             self.last_scene, self.still_scene = key, None
             self.frame_target.use()
             draw()
-            return
+            return region
         if key != self.still_scene:
             self.scene_target.use()
             draw()
             self.scene_target.blit(self.still_target.fbo)
             self.still_scene = key
         self.still_target.blit(self.frame_target.colour_fbo)
+        return region
 
     def frame(self):
         """Run one frame into the frame target; returns nothing, updates state.stats.frame_ms."""
@@ -232,9 +211,8 @@ class PosekitWindow:
         if problem:
             self.state.report_error(problem)
         imgui.render()
-        self._draw_scene(width, height)
-        self.frame_target.use()
-        self.imgui.render(imgui.get_draw_data())
+        region = self._draw_scene(width, height)
+        self.imgui.render_over(imgui.get_draw_data(), self.frame_target, region)
         self.ctx.finish()
         self.dump.write(self.state, self.window.width, self.window.height)  # ImGui's pixels, not the framebuffer's
         self.state.stats.frame_ms = (time.perf_counter() - start) * 1e3
@@ -262,5 +240,6 @@ class PosekitWindow:
         for target in self._targets():
             if target is not None:
                 target.release()
+        self.imgui.release()
         self.imgui.shutdown()
         imgui.destroy_context(self.imgui_context)

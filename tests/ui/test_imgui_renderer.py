@@ -1,0 +1,91 @@
+"""ImGui drawn over the scene with the panels' pixels cached: every frame the same, bit for bit, as
+drawing every list whole, while a drag redraws only a small part of the panels."""
+import numpy as np
+import pytest
+
+from render.capture import OffscreenTarget
+from ui.imgui_renderer import intersect, outside, union
+
+
+def test_rectangle_helpers():
+    assert intersect((0, 0, 10, 10), (5, 5, 20, 20)) == (5, 5, 10, 10)
+    assert intersect((0, 0, 10, 10), (10, 0, 20, 10)) is None
+    assert union(None, (1, 2, 3, 4)) == (1, 2, 3, 4)
+    assert union((0, 5, 3, 6), (1, 2, 3, 4)) == (0, 2, 3, 6)
+    assert outside((0, 0, 8, 6), 8, 6) == []
+    parts = outside((2, 1, 6, 4), 8, 6)
+    assert sum((x1 - x0) * (y1 - y0) for x0, y0, x1, y1 in parts) == 8 * 6 - 4 * 3
+    assert all(intersect(a, b) is None for i, a in enumerate(parts) for b in parts[i + 1:] + [(2, 1, 6, 4)])
+
+
+@pytest.fixture
+def checked(driver):
+    """Each frame's ImGui drawn twice over the same scene: as the window draws it (only the
+    changed rectangles of the cached panels redrawn) and with the cache dropped first (every list
+    drawn whole); the frame keeps the second. Yields the list of (cached, whole) pictures and the
+    damaged pixel count of each frame."""
+    app = driver.app
+    renderer = app.imgui
+    width, height = app.frame_target.size
+    scene = OffscreenTarget(app.ctx, width, height, samples=0, depth=False)
+    render_over, damage = renderer.render_over, renderer._damage
+    pictures, damaged = [], []
+
+    def counted_damage(*args):
+        rects = damage(*args)
+        damaged.append(sum((x1 - x0) * (y1 - y0) for x0, y0, x1, y1 in rects))
+        return rects
+
+    def both(draw_data, frame, region):
+        app.ctx.copy_framebuffer(scene.fbo, frame.colour_fbo)
+        render_over(draw_data, frame, region)
+        cached = frame.read_rgb()
+        app.ctx.copy_framebuffer(frame.colour_fbo, scene.fbo)
+        renderer.cached = None
+        render_over(draw_data, frame, region)
+        damaged.pop()  # the whole draw's
+        pictures.append((cached, frame.read_rgb()))
+
+    renderer.render_over, renderer._damage = both, counted_damage
+    yield driver, pictures, damaged
+    scene.release()
+
+
+def assert_all_same(pictures):
+    for number, (cached, whole) in enumerate(pictures):
+        differing = np.argwhere(np.any(cached != whole, axis=2))
+        assert not len(differing), f"frame {number}: {len(differing)} pixels differ, first (row, column) {differing[0]}"
+
+
+def test_drag_redraws_a_small_part_of_the_panels_and_matches_a_whole_draw(checked):
+    driver, pictures, damaged = checked
+    x, y = driver.pixel_of("hand_ik.L")
+    driver.move(x, y)
+    driver.press(x, y)
+    for step in range(8):
+        driver.drag(x - 6 * step, y + 4 * step)
+    driver.release(x - 42, y + 28)
+    driver.frames(2)
+    assert_all_same(pictures)
+    width, height = driver.app.frame_target.size
+    steady = damaged[-6:-3]  # the drag's last frames: only the Pose tab's values change
+    assert len(pictures) >= 10 and max(steady) < 0.1 * width * height, damaged
+
+
+def test_hovers_menus_tabs_zoom_and_a_toast_match_a_whole_draw(checked):
+    driver, pictures, _ = checked
+    width, height = driver.app.window.width, driver.app.window.height
+    driver.move(width - 200, 80)  # the outliner, its rows hovered
+    driver.move(width - 200, 100)
+    driver.frames(40)  # long enough for a tooltip
+    driver.click(30, 10)  # the File menu, over the viewport and a panel
+    driver.move(60, 70)
+    driver.key("ESCAPE")
+    driver.click_item("IK constraint")
+    driver.click_item("Pose")
+    driver.scroll(width // 3, height // 2, 1)  # the scene moves, then settles multisampled
+    driver.frames(2)
+    driver.app.state.report_error("a toast over the viewport's corner")
+    driver.frames(2)
+    assert len(pictures) > 50
+    assert_all_same(pictures)

@@ -1,0 +1,223 @@
+"""ImGui's draw data into the window's frame, redrawing only what changed outside the scene.
+
+The docked panels are opaque and the scene is drawn only in the region they leave free
+(``PosekitWindow.scene_region``); outside it the frame holds the scene's clear colour under the
+panels. So the frame splits exactly in two: inside the region every ImGui command is drawn over the
+fresh scene, clipped to it; outside it the panels' pixels are kept in a cache target and copied
+back, and only the rectangles whose draw lists changed since the last frame are redrawn there
+(the list's old and new bounds, every list in order, clipped to each rectangle). While a handle is
+dragged only the Pose tab's values and the viewport's labels change, so a software renderer shades
+a sixth of the ~550,000 panel pixels it shaded each frame. Each pixel gets the same fragments in
+the same order as one full draw, so the picture is the same bit for bit.
+"""
+import ctypes
+import functools
+import math
+
+import numpy as np
+import OpenGL.GL as gl
+from imgui_bundle import imgui
+from imgui_bundle.python_backends import pyglet_backend
+from imgui_bundle.python_backends.opengl_base_backend import get_common_gl_state, restore_common_gl_state
+
+from render.capture import OffscreenTarget
+
+FLOATS_PER_VERTEX = imgui.VERTEX_SIZE // 4  # position x, y, uv, colour: four-byte fields
+INDEX_TYPE = gl.GL_UNSIGNED_SHORT if imgui.INDEX_SIZE == 2 else gl.GL_UNSIGNED_INT
+# Pixels around the scene's region drawn afresh with it: a multisampled still scene, scissored to
+# the region, resolves into the row and column just outside it on llvmpipe.
+SCENE_BLEED = 1
+
+
+def sample_nearest(texture_id):
+    """Nearest filtering for the GL 2D texture ``texture_id``, leaving the bound texture bound."""
+    previous = gl.glGetIntegerv(gl.GL_TEXTURE_BINDING_2D)
+    gl.glBindTexture(gl.GL_TEXTURE_2D, texture_id)
+    for parameter in (gl.GL_TEXTURE_MIN_FILTER, gl.GL_TEXTURE_MAG_FILTER):
+        gl.glTexParameteri(gl.GL_TEXTURE_2D, parameter, gl.GL_NEAREST)
+    gl.glBindTexture(gl.GL_TEXTURE_2D, previous)
+
+
+def intersect(a, b):
+    """The overlap of two (x0, y0, x1, y1) pixel rectangles, or None."""
+    x0, y0, x1, y1 = max(a[0], b[0]), max(a[1], b[1]), min(a[2], b[2]), min(a[3], b[3])
+    return (x0, y0, x1, y1) if x0 < x1 and y0 < y1 else None
+
+
+def union(a, b):
+    """The smallest (x0, y0, x1, y1) rectangle holding both (either may be None)."""
+    if a is None or b is None:
+        return a or b
+    return min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3])
+
+
+def outside(region, width, height):
+    """The frame minus ``region`` (x0, y0, x1, y1), as up to four (x0, y0, x1, y1) rectangles."""
+    x0, y0, x1, y1 = region
+    rects = ((0, 0, x0, height), (x1, 0, width, height), (x0, 0, x1, y0), (x0, y1, x1, height))
+    return [r for r in rects if r[0] < r[2] and r[1] < r[3]]
+
+
+class DrawList:
+    """One ImGui draw list as drawn this frame: its buffers' bytes, its commands (texture,
+    scissor as the stock backend rounds it, index count and offset, all framebuffer pixels from
+    the bottom left), ``clip`` (their scissors' union) and ``bounds``, a rectangle holding every
+    pixel it can touch."""
+
+    def __init__(self, draw_list, fb_height, scale):
+        self.name = draw_list._owner_name
+        self.fb_height, self.scale = fb_height, scale
+        self.vertices = ctypes.string_at(draw_list.vtx_buffer.data_address(),
+                                         draw_list.vtx_buffer.size() * imgui.VERTEX_SIZE)
+        self.indices = ctypes.string_at(draw_list.idx_buffer.data_address(),
+                                        draw_list.idx_buffer.size() * imgui.INDEX_SIZE)
+        commands, clip = [], None
+        for command in draw_list.cmd_buffer:
+            x, y, z, w = command.clip_rect
+            scissor = (int(x), int(fb_height - w), int(x) + int(z - x), int(fb_height - w) + int(w - y))
+            commands.append((command.tex_ref.get_tex_id(), scissor, command.elem_count, command.idx_offset))
+            clip = union(clip, scissor)
+        self.commands, self.clip = commands, clip
+
+    @functools.cached_property
+    def bounds(self):
+        """The clip's overlap with the vertices' bounding box (with a pixel to spare), or None.
+        Worked out only for lists that changed or may show in a redrawn rectangle."""
+        if self.clip is None or not self.vertices:
+            return None
+        xy = np.frombuffer(self.vertices, np.float32).reshape(-1, FLOATS_PER_VERTEX)[:, :2]
+        (left, top), (right, bottom) = xy.min(axis=0) * self.scale, xy.max(axis=0) * self.scale
+        return intersect(self.clip, (math.floor(left) - 1, math.floor(self.fb_height - bottom) - 1,
+                                     math.ceil(right) + 1, math.ceil(self.fb_height - top) + 1))
+
+    def same(self, other):
+        return self.vertices == other.vertices and self.indices == other.indices and self.commands == other.commands
+
+    def touches(self, rect):
+        """Whether any of its pixels may lie in ``rect``."""
+        return self.clip is not None and intersect(self.clip, rect) is not None and self.bounds is not None \
+            and intersect(self.bounds, rect) is not None
+
+
+class NearestImGuiRenderer(pyglet_backend.PygletProgrammablePipelineRenderer):
+    """The ImGui backend with its textures sampled nearest, not bilinear, which cost a software
+    renderer about 1 ms a frame at 1280x720. ImGui puts glyphs and the white pixel of its fills
+    on whole texels, so panels come out the same; only the anti-aliased edges of texture-drawn
+    corners, check marks and rings at fractional positions move by up to 32/255.
+
+    ``render_over`` draws a frame as the module doc says; ``release`` frees its cache."""
+
+    def __init__(self, window, ctx):
+        super().__init__(window)
+        self.ctx = ctx
+        self.cache = None  # OffscreenTarget: the panels' pixels outside the scene's region
+        self.cached = None  # what the cache holds: (size, region, [DrawList])
+
+    def _update_texture(self, tex):
+        created = tex.status == imgui.ImTextureStatus.want_create
+        super()._update_texture(tex)
+        if created:
+            sample_nearest(tex.tex_id)
+
+    def render_over(self, draw_data, frame, region):
+        """Draw ``draw_data`` over ``frame`` (an ``OffscreenTarget`` holding the scene drawn in
+        ``region``, x, y, width, height pixels from the bottom left, and its clear colour
+        elsewhere); leaves ``frame`` bound."""
+        textures_changed = any(t.status != imgui.ImTextureStatus.ok for t in imgui.get_platform_io().textures)
+        self._update_textures()
+        width, height = frame.size
+        scale = self.io.display_framebuffer_scale
+        draw_data.scale_clip_rects(scale)
+        lists = [DrawList(d, height, tuple(scale)) for d in draw_data.cmd_lists]
+        x, y, w, h = region
+        inside = (max(x - SCENE_BLEED, 0), max(y - SCENE_BLEED, 0), min(x + w + SCENE_BLEED, width),
+                  min(y + h + SCENE_BLEED, height))
+        damage = self._damage(lists, (width, height), inside, textures_changed)
+        self._ensure_cache(width, height)
+        saved = (get_common_gl_state(), gl.glGetIntegerv(gl.GL_CURRENT_PROGRAM),
+                 gl.glGetIntegerv(gl.GL_VERTEX_ARRAY_BINDING))
+        for rect in damage:  # the clear colour under the panels, then every list over it
+            self._copy(frame.colour_fbo, self.cache.fbo, rect)
+            self._draw(lists, self.cache.fbo, rect, width, height)
+        for rect in outside(inside, width, height):
+            self._copy(self.cache.fbo, frame.colour_fbo, rect)
+        self._draw(lists, frame.fbo, inside, width, height)
+        self.cached = ((width, height), inside, lists)
+        state, program, vertex_array = saved
+        restore_common_gl_state(state)
+        gl.glUseProgram(program)
+        gl.glBindVertexArray(vertex_array)
+        frame.use()
+        self._handle_mouse_cursor()
+
+    def _damage(self, lists, size, inside, textures_changed):
+        """The rectangles outside ``inside`` whose cached pixels are stale."""
+        everything = (0, 0, *size)
+        if self.cached is None or textures_changed:
+            return [everything]
+        cached_size, cached_inside, cached_lists = self.cached
+        if cached_size != size or cached_inside != inside or [d.name for d in cached_lists] != [d.name for d in lists]:
+            return [everything]
+        rects = []
+        for new, old in zip(lists, cached_lists):
+            if new.same(old):
+                continue
+            rect = union(new.bounds, old.bounds)
+            if rect is not None and any(intersect(rect, r) for r in outside(inside, *size)):
+                rects.append(rect)
+        return rects
+
+    def _ensure_cache(self, width, height):
+        if self.cache is None or self.cache.size != (width, height):
+            if self.cache is not None:
+                self.cache.release()
+            self.cache = OffscreenTarget(self.ctx, width, height, samples=0, depth=False)
+
+    @staticmethod
+    def _copy(source, destination, rect):
+        """Copy ``rect`` of one framebuffer's colour into the same pixels of another."""
+        gl.glDisable(gl.GL_SCISSOR_TEST)  # a blit is scissored too
+        gl.glBindFramebuffer(gl.GL_READ_FRAMEBUFFER, source.glo)
+        gl.glBindFramebuffer(gl.GL_DRAW_FRAMEBUFFER, destination.glo)
+        gl.glBlitFramebuffer(*rect, *rect, gl.GL_COLOR_BUFFER_BIT, gl.GL_NEAREST)
+
+    def _draw(self, lists, target, rect, width, height):
+        """Every command of ``lists`` into ``target``, clipped to ``rect`` as well as its own
+        clip rectangle, with the stock backend's GL state."""
+        gl.glBindFramebuffer(gl.GL_FRAMEBUFFER, target.glo)
+        gl.glEnable(gl.GL_BLEND)
+        gl.glBlendEquation(gl.GL_FUNC_ADD)
+        gl.glBlendFunc(gl.GL_SRC_ALPHA, gl.GL_ONE_MINUS_SRC_ALPHA)
+        gl.glDisable(gl.GL_CULL_FACE)
+        gl.glDisable(gl.GL_DEPTH_TEST)
+        gl.glEnable(gl.GL_SCISSOR_TEST)
+        gl.glActiveTexture(gl.GL_TEXTURE0)
+        gl.glPolygonMode(gl.GL_FRONT_AND_BACK, gl.GL_FILL)
+        gl.glViewport(0, 0, width, height)
+        display_width, display_height = self.io.display_size
+        projection = (ctypes.c_float * 16)(2.0 / display_width, 0, 0, 0, 0, -2.0 / display_height, 0, 0,
+                                           0, 0, -1.0, 0, -1.0, 1.0, 0, 1.0)
+        gl.glUseProgram(self._shader_handle)
+        gl.glUniform1i(self._attrib_location_tex, 0)
+        gl.glUniformMatrix4fv(self._attrib_proj_mtx, 1, gl.GL_FALSE, projection)
+        gl.glBindVertexArray(self._vao_handle)
+        for draw_list in lists:
+            if not draw_list.touches(rect):
+                continue
+            commands = [(texture, clip, count, offset) for texture, scissor, count, offset in draw_list.commands
+                        if (clip := intersect(scissor, rect)) is not None]
+            if not commands:
+                continue
+            gl.glBindBuffer(gl.GL_ARRAY_BUFFER, self._vbo_handle)
+            gl.glBufferData(gl.GL_ARRAY_BUFFER, len(draw_list.vertices), draw_list.vertices, gl.GL_STREAM_DRAW)
+            gl.glBindBuffer(gl.GL_ELEMENT_ARRAY_BUFFER, self._elements_handle)
+            gl.glBufferData(gl.GL_ELEMENT_ARRAY_BUFFER, len(draw_list.indices), draw_list.indices, gl.GL_STREAM_DRAW)
+            for texture, (x0, y0, x1, y1), count, offset in commands:
+                gl.glBindTexture(gl.GL_TEXTURE_2D, texture)
+                gl.glScissor(x0, y0, x1 - x0, y1 - y0)
+                gl.glDrawElements(gl.GL_TRIANGLES, count, INDEX_TYPE, ctypes.c_void_p(offset * imgui.INDEX_SIZE))
+
+    def release(self):
+        if self.cache is not None:
+            self.cache.release()
+        self.cache = self.cached = None
