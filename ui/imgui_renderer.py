@@ -1,14 +1,14 @@
-"""ImGui's draw data into the window's frame, redrawing only what changed outside the scene.
+"""ImGui's draw data over the scene into the window's frame, redrawing only what changed outside it.
 
 The docked panels are opaque and the scene is drawn only in the region they leave free
-(``PosekitWindow.scene_region``); outside it the frame holds the scene's clear colour under the
-panels. So the frame splits exactly in two: inside the region every ImGui command is drawn over the
-fresh scene, clipped to it; outside it the panels' pixels are kept in a cache target and copied
-back, and only the rectangles whose draw lists changed since the last frame are redrawn there
-(the list's old and new bounds, every list in order, clipped to each rectangle). While a handle is
-dragged only the Pose tab's values and the viewport's labels change, so a software renderer shades
-a sixth of the ~550,000 panel pixels it shaded each frame. Each pixel gets the same fragments in
-the same order as one full draw, so the picture is the same bit for bit.
+(``PosekitWindow.scene_region``); outside it the scene's target holds its clear colour. So the
+frame splits exactly in two: inside the region it is the scene copied in with every ImGui command
+drawn over it, clipped to the region; outside it the frame keeps the panels' pixels from the last
+frame, and only rectangles where a draw list changed (its old and new bounds) get the clear
+colour copied back and every list redrawn, clipped to them. While a handle is dragged only the
+Pose tab's values and the viewport's labels change, so a software renderer shades and copies a
+fraction of the ~550,000 panel pixels it redrew each frame. Each pixel gets the same fragments in
+the same order as one whole draw, so the picture is the same bit for bit.
 """
 import ctypes
 import functools
@@ -20,7 +20,6 @@ from imgui_bundle import imgui
 from imgui_bundle.python_backends import pyglet_backend
 from imgui_bundle.python_backends.opengl_base_backend import get_common_gl_state, restore_common_gl_state
 
-from render.capture import OffscreenTarget
 
 FLOATS_PER_VERTEX = imgui.VERTEX_SIZE // 4  # position x, y, uv, colour: four-byte fields
 INDEX_TYPE = gl.GL_UNSIGNED_SHORT if imgui.INDEX_SIZE == 2 else gl.GL_UNSIGNED_INT
@@ -105,13 +104,11 @@ class NearestImGuiRenderer(pyglet_backend.PygletProgrammablePipelineRenderer):
     on whole texels, so panels come out the same; only the anti-aliased edges of texture-drawn
     corners, check marks and rings at fractional positions move by up to 32/255.
 
-    ``render_over`` draws a frame as the module doc says; ``release`` frees its cache."""
+    ``render_over`` draws a frame as the module doc says."""
 
-    def __init__(self, window, ctx):
+    def __init__(self, window):
         super().__init__(window)
-        self.ctx = ctx
-        self.cache = None  # OffscreenTarget: the panels' pixels outside the scene's region
-        self.cached = None  # what the cache holds: (size, region, [DrawList])
+        self.cached = None  # what the frame's panels show: (size, region, [DrawList])
 
     def _update_texture(self, tex):
         created = tex.status == imgui.ImTextureStatus.want_create
@@ -119,10 +116,11 @@ class NearestImGuiRenderer(pyglet_backend.PygletProgrammablePipelineRenderer):
         if created:
             sample_nearest(tex.tex_id)
 
-    def render_over(self, draw_data, frame, region):
-        """Draw ``draw_data`` over ``frame`` (an ``OffscreenTarget`` holding the scene drawn in
+    def render_over(self, draw_data, scene, region, frame):
+        """Draw ``draw_data`` over ``scene`` (an ``OffscreenTarget`` holding the scene drawn in
         ``region``, x, y, width, height pixels from the bottom left, and its clear colour
-        elsewhere); leaves ``frame`` bound."""
+        elsewhere) into ``frame`` (one of the same size, which keeps the panels' pixels from the
+        last call); leaves ``frame`` bound."""
         textures_changed = any(t.status != imgui.ImTextureStatus.ok for t in imgui.get_platform_io().textures)
         self._update_textures()
         width, height = frame.size
@@ -132,17 +130,14 @@ class NearestImGuiRenderer(pyglet_backend.PygletProgrammablePipelineRenderer):
         x, y, w, h = region
         inside = (max(x - SCENE_BLEED, 0), max(y - SCENE_BLEED, 0), min(x + w + SCENE_BLEED, width),
                   min(y + h + SCENE_BLEED, height))
-        damage = self._damage(lists, (width, height), inside, textures_changed)
-        self._ensure_cache(width, height)
+        redrawn = [inside, *self._damage(lists, (width, height), inside, textures_changed)]
+        self.cached = ((width, height), inside, lists)
         saved = (get_common_gl_state(), gl.glGetIntegerv(gl.GL_CURRENT_PROGRAM),
                  gl.glGetIntegerv(gl.GL_VERTEX_ARRAY_BINDING))
-        for rect in damage:  # the clear colour under the panels, then every list over it
-            self._copy(frame.colour_fbo, self.cache.fbo, rect)
-            self._draw(lists, self.cache.fbo, rect, width, height)
-        for rect in outside(inside, width, height):
-            self._copy(self.cache.fbo, frame.colour_fbo, rect)
-        self._draw(lists, frame.fbo, inside, width, height)
-        self.cached = ((width, height), inside, lists)
+        for rect in redrawn:  # the scene, or its clear colour under the panels
+            self._copy(scene.colour_fbo, frame.fbo, rect)
+        for rect in redrawn:  # then every list over it
+            self._draw(lists, frame.fbo, rect, width, height)
         state, program, vertex_array = saved
         restore_common_gl_state(state)
         gl.glUseProgram(program)
@@ -151,27 +146,23 @@ class NearestImGuiRenderer(pyglet_backend.PygletProgrammablePipelineRenderer):
         self._handle_mouse_cursor()
 
     def _damage(self, lists, size, inside, textures_changed):
-        """The rectangles outside ``inside`` whose cached pixels are stale."""
-        everything = (0, 0, *size)
+        """The frame's rectangles outside ``inside`` whose pixels are stale: at most one within
+        each of ``outside``'s, so that none overlaps another (their lists would blend twice)."""
+        around = outside(inside, *size)
         if self.cached is None or textures_changed:
-            return [everything]
+            return around
         cached_size, cached_inside, cached_lists = self.cached
         if cached_size != size or cached_inside != inside or [d.name for d in cached_lists] != [d.name for d in lists]:
-            return [everything]
+            return around
+        stale = [union(new.bounds, old.bounds) for new, old in zip(lists, cached_lists) if not new.same(old)]
         rects = []
-        for new, old in zip(lists, cached_lists):
-            if new.same(old):
-                continue
-            rect = union(new.bounds, old.bounds)
-            if rect is not None and any(intersect(rect, r) for r in outside(inside, *size)):
+        for part in around:
+            rect = None
+            for changed in stale:
+                rect = union(rect, changed and intersect(changed, part))
+            if rect is not None:
                 rects.append(rect)
         return rects
-
-    def _ensure_cache(self, width, height):
-        if self.cache is None or self.cache.size != (width, height):
-            if self.cache is not None:
-                self.cache.release()
-            self.cache = OffscreenTarget(self.ctx, width, height, samples=0, depth=False)
 
     @staticmethod
     def _copy(source, destination, rect):
@@ -216,8 +207,3 @@ class NearestImGuiRenderer(pyglet_backend.PygletProgrammablePipelineRenderer):
                 gl.glBindTexture(gl.GL_TEXTURE_2D, texture)
                 gl.glScissor(x0, y0, x1 - x0, y1 - y0)
                 gl.glDrawElements(gl.GL_TRIANGLES, count, INDEX_TYPE, ctypes.c_void_p(offset * imgui.INDEX_SIZE))
-
-    def release(self):
-        if self.cache is not None:
-            self.cache.release()
-        self.cache = self.cached = None

@@ -83,11 +83,11 @@ class PosekitWindow:
         style = imgui.get_style()  # opaque panels: the scene is drawn only where none covers it
         background = style.color_(imgui.Col_.window_bg)
         style.set_color_(imgui.Col_.window_bg, imgui.ImVec4(background.x, background.y, background.z, 1.0))
-        self.imgui = NearestImGuiRenderer(window, self.ctx)
+        self.imgui = NearestImGuiRenderer(window)
         self.clipboard = None if has_system_clipboard(window) else InProcessClipboard()
         if self.clipboard is not None:
             self.clipboard.install()
-        self.scene_target = self.still_target = self.frame_target = None
+        self.scene_target = self.still_target = self.moving_target = self.frame_target = None
         self.last_scene = self.still_scene = None
         self.editor = Editor(self)
         self.dump = FrameDump(dump_path())  # POSEKIT_WIDGETS: where widgets and bones are, for tests/xvfb
@@ -123,7 +123,7 @@ class PosekitWindow:
         self.frame_target.blit(self.ctx.screen)
 
     def _targets(self):
-        return (self.scene_target, self.still_target, self.frame_target)
+        return (self.scene_target, self.still_target, self.moving_target, self.frame_target)
 
     def _ensure_targets(self, width, height):
         if self.frame_target is not None and self.frame_target.size == (width, height):
@@ -133,7 +133,8 @@ class PosekitWindow:
                 target.release()
         self.scene_target = OffscreenTarget(self.ctx, width, height, samples=4)
         self.still_target = OffscreenTarget(self.ctx, width, height, samples=0, depth=False)
-        self.frame_target = OffscreenTarget(self.ctx, width, height, samples=0)  # depth: moving scenes draw here
+        self.moving_target = OffscreenTarget(self.ctx, width, height, samples=0)  # depth: moving scenes draw here
+        self.frame_target = OffscreenTarget(self.ctx, width, height, samples=0, depth=False)  # the scene + ImGui
         self.last_scene = self.still_scene = None
 
     def scene_region(self, width, height):
@@ -158,25 +159,24 @@ class PosekitWindow:
                 id(state.mesh), state.ground)
 
     def _draw_scene(self, width, height):
-        """Into the frame target: a fast single-sample picture while the scene moves, the cached
-        multisampled one once it holds still; returns the region it was drawn in."""
+        """A fast single-sample picture while the scene moves, the cached multisampled one once it
+        holds still; returns (the target holding it, the region it was drawn in)."""
         region = self.scene_region(width, height)
         key = self._scene_key(width, height, region)
         draw = lambda: self.renderer.draw(self.state.rig, self.state.world, self.state.view, self.state.camera,
                                           width, height, mesh=self.state.mesh, region=region,
                                           ground=self.state.ground)
-        if key != self.last_scene:  # drawn straight into the frame: a copy of 1280x720 costs a software renderer ms
+        if key != self.last_scene:
             self.last_scene, self.still_scene = key, None
-            self.frame_target.use()
+            self.moving_target.use()
             draw()
-            return region
+            return self.moving_target, region
         if key != self.still_scene:
             self.scene_target.use()
             draw()
             self.scene_target.blit(self.still_target.fbo)
             self.still_scene = key
-        self.still_target.blit(self.frame_target.colour_fbo)
-        return region
+        return self.still_target, region
 
     def frame(self):
         """Run one frame into the frame target; returns nothing, updates state.stats.frame_ms."""
@@ -211,8 +211,8 @@ class PosekitWindow:
         if problem:
             self.state.report_error(problem)
         imgui.render()
-        region = self._draw_scene(width, height)
-        self.imgui.render_over(imgui.get_draw_data(), self.frame_target, region)
+        scene, region = self._draw_scene(width, height)
+        self.imgui.render_over(imgui.get_draw_data(), scene, region, self.frame_target)
         self.ctx.finish()
         self.dump.write(self.state, self.window.width, self.window.height)  # ImGui's pixels, not the framebuffer's
         self.state.stats.frame_ms = (time.perf_counter() - start) * 1e3
@@ -240,6 +240,5 @@ class PosekitWindow:
         for target in self._targets():
             if target is not None:
                 target.release()
-        self.imgui.release()
         self.imgui.shutdown()
         imgui.destroy_context(self.imgui_context)

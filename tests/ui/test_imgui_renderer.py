@@ -3,7 +3,6 @@ drawing every list whole, while a drag redraws only a small part of the panels."
 import numpy as np
 import pytest
 
-from render.capture import OffscreenTarget
 from ui.imgui_renderer import intersect, outside, union
 
 
@@ -21,13 +20,10 @@ def test_rectangle_helpers():
 @pytest.fixture
 def checked(driver):
     """Each frame's ImGui drawn twice over the same scene: as the window draws it (only the
-    changed rectangles of the cached panels redrawn) and with the cache dropped first (every list
-    drawn whole); the frame keeps the second. Yields the list of (cached, whole) pictures and the
-    damaged pixel count of each frame."""
-    app = driver.app
-    renderer = app.imgui
-    width, height = app.frame_target.size
-    scene = OffscreenTarget(app.ctx, width, height, samples=0, depth=False)
+    changed rectangles of the panels redrawn) and then whole, as if the frame were new (every list
+    drawn whole); the frame keeps the second. Yields the driver, the list of (changed parts,
+    whole) pictures and the pixels redrawn outside the scene's region in each frame."""
+    renderer = driver.app.imgui
     render_over, damage = renderer.render_over, renderer._damage
     pictures, damaged = [], []
 
@@ -36,19 +32,16 @@ def checked(driver):
         damaged.append(sum((x1 - x0) * (y1 - y0) for x0, y0, x1, y1 in rects))
         return rects
 
-    def both(draw_data, frame, region):
-        app.ctx.copy_framebuffer(scene.fbo, frame.colour_fbo)
-        render_over(draw_data, frame, region)
-        cached = frame.read_rgb()
-        app.ctx.copy_framebuffer(frame.colour_fbo, scene.fbo)
+    def both(draw_data, scene, region, frame):
+        render_over(draw_data, scene, region, frame)
+        changed_parts = frame.read_rgb()
         renderer.cached = None
-        render_over(draw_data, frame, region)
+        render_over(draw_data, scene, region, frame)
         damaged.pop()  # the whole draw's
-        pictures.append((cached, frame.read_rgb()))
+        pictures.append((changed_parts, frame.read_rgb()))
 
     renderer.render_over, renderer._damage = both, counted_damage
     yield driver, pictures, damaged
-    scene.release()
 
 
 def assert_all_same(pictures):
