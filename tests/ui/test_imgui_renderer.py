@@ -1,8 +1,9 @@
-"""ImGui drawn over the scene with the panels' pixels cached: every frame the same, bit for bit, as
+"""ImGui drawn over the scene with the panels' pixels kept between frames: every frame the same, bit for bit, as
 drawing every list whole, while a drag redraws only a small part of the panels."""
 import numpy as np
 import pytest
 
+from tests.ui.conftest import resize
 from ui.imgui_renderer import intersect, outside, union
 
 
@@ -65,7 +66,7 @@ def test_drag_redraws_a_small_part_of_the_panels_and_matches_a_whole_draw(checke
     assert len(pictures) >= 10 and max(steady) < 0.1 * width * height, damaged
 
 
-def test_hovers_menus_tabs_zoom_and_a_toast_match_a_whole_draw(checked):
+def test_hovers_menus_tabs_zoom_a_toast_and_a_resize_match_a_whole_draw(checked, restore_size):
     driver, pictures, _ = checked
     width, height = driver.app.window.width, driver.app.window.height
     driver.move(width - 200, 80)  # the outliner, its rows hovered
@@ -79,6 +80,10 @@ def test_hovers_menus_tabs_zoom_and_a_toast_match_a_whole_draw(checked):
     driver.scroll(width // 3, height // 2, 1)  # the scene moves, then settles multisampled
     driver.frames(2)
     driver.app.state.report_error("a toast over the viewport's corner")
+    driver.frames(2)
+    resize(driver.app, width - 120, height - 80)  # the scene's region moves: the panels drawn anew
+    driver.frames(3)
+    driver.move(width - 300, 200)
     driver.frames(2)
     assert len(pictures) > 50
     assert_all_same(pictures)
