@@ -2,13 +2,15 @@
 
 The docked panels are opaque and the scene is drawn only in the region they leave free
 (``PosekitWindow.scene_region``); outside it the scene's target holds its clear colour. So the
-frame splits exactly in two: inside the region it is the scene copied in with every ImGui command
-drawn over it, clipped to the region; outside it the frame keeps the panels' pixels from the last
-frame, and only rectangles where a draw list changed (its old and new bounds) get the clear
-colour copied back and every list redrawn, clipped to them. While a handle is dragged only the
-Pose tab's values and the viewport's labels change, so a software renderer shades and copies a
-fraction of the ~550,000 panel pixels it redrew each frame. Each pixel gets the same fragments in
-the same order as one whole draw, so the picture is the same bit for bit.
+picture splits exactly in two: inside the region it is the scene with every ImGui command drawn
+over it, clipped to the region (a moving scene's own target drawn on, a still one's copied out
+first: it is reused); outside it the frame keeps the panels' pixels from the last frame, and only
+rectangles where a draw list changed (its old and new bounds) get the clear colour copied back and
+every list redrawn, clipped to them. While a handle is dragged only the Pose tab's values and the
+viewport's labels change, so a software renderer shades and copies a fraction of the ~550,000
+panel pixels it redrew each frame. Each pixel gets the same fragments in the same order as one
+whole draw, so the picture is the same bit for bit. (A texture whose pixels changed under an
+unchanged list would need it redrawn: the app draws only ImGui's own, whose updates redraw all.)
 """
 import ctypes
 import functools
@@ -104,11 +106,12 @@ class NearestImGuiRenderer(pyglet_backend.PygletProgrammablePipelineRenderer):
     on whole texels, so panels come out the same; only the anti-aliased edges of texture-drawn
     corners, check marks and rings at fractional positions move by up to 32/255.
 
-    ``render_over`` draws a frame as the module doc says."""
+    ``render_over`` draws a frame as the module doc says, ``present`` copies it out."""
 
     def __init__(self, window):
         super().__init__(window)
         self.cached = None  # what the frame's panels show: (size, region, [DrawList])
+        self.shown = None  # where the last picture's region is: (target, (x0, y0, x1, y1))
 
     def _update_texture(self, tex):
         created = tex.status == imgui.ImTextureStatus.want_create
@@ -116,11 +119,14 @@ class NearestImGuiRenderer(pyglet_backend.PygletProgrammablePipelineRenderer):
         if created:
             sample_nearest(tex.tex_id)
 
-    def render_over(self, draw_data, scene, region, frame):
+    def render_over(self, draw_data, scene, region, frame, on_scene=False):
         """Draw ``draw_data`` over ``scene`` (an ``OffscreenTarget`` holding the scene drawn in
         ``region``, x, y, width, height pixels from the bottom left, and its clear colour
-        elsewhere) into ``frame`` (one of the same size, which keeps the panels' pixels from the
-        last call); leaves ``frame`` bound."""
+        elsewhere) and into ``frame`` (one of the same size, which keeps the panels' pixels from
+        the last call). The region's commands go over the scene copied into ``frame``, or, with
+        ``on_scene`` (a scene drawn afresh each frame), straight over ``scene``, saving the copy:
+        the picture is then ``scene``'s within the region and ``frame``'s around it
+        (``present`` puts it together). Leaves ``frame`` bound."""
         textures_changed = any(t.status != imgui.ImTextureStatus.ok for t in imgui.get_platform_io().textures)
         self._update_textures()
         width, height = frame.size
@@ -130,20 +136,39 @@ class NearestImGuiRenderer(pyglet_backend.PygletProgrammablePipelineRenderer):
         x, y, w, h = region
         inside = (max(x - SCENE_BLEED, 0), max(y - SCENE_BLEED, 0), min(x + w + SCENE_BLEED, width),
                   min(y + h + SCENE_BLEED, height))
-        redrawn = [inside, *self._damage(lists, (width, height), inside, textures_changed)]
+        stale = self._damage(lists, (width, height), inside, textures_changed)
         self.cached = ((width, height), inside, lists)
+        self.shown = (scene if on_scene else frame, inside)
         saved = (get_common_gl_state(), gl.glGetIntegerv(gl.GL_CURRENT_PROGRAM),
                  gl.glGetIntegerv(gl.GL_VERTEX_ARRAY_BINDING))
-        for rect in redrawn:  # the scene, or its clear colour under the panels
+        for rect in stale if on_scene else [inside, *stale]:  # the scene, or its clear colour under the panels
             self._copy(scene.colour_fbo, frame.fbo, rect)
-        for rect in redrawn:  # then every list over it
+        for rect in stale:  # then every list over it
             self._draw(lists, frame.fbo, rect, width, height)
+        self._draw(lists, self.shown[0].fbo, inside, width, height)
         state, program, vertex_array = saved
         restore_common_gl_state(state)
         gl.glUseProgram(program)
         gl.glBindVertexArray(vertex_array)
         frame.use()
         self._handle_mouse_cursor()
+
+    def present(self, frame, destination):
+        """Copy the last picture ``render_over`` drew with ``frame`` into the framebuffer
+        ``destination`` (of the same size; ``frame``'s own is fine)."""
+        if self.shown is None:
+            return
+        target, inside = self.shown
+        parts = [(target, inside)] + [(frame, rect) for rect in outside(inside, *frame.size)]
+        if target is frame:
+            parts = [(frame, (0, 0, *frame.size))]
+        saved = gl.glIsEnabled(gl.GL_SCISSOR_TEST)
+        for source, rect in parts:
+            if source.colour_fbo.glo != destination.glo:
+                self._copy(source.colour_fbo, destination, rect)
+        if saved:
+            gl.glEnable(gl.GL_SCISSOR_TEST)
+        frame.use()
 
     def _damage(self, lists, size, inside, textures_changed):
         """The frame's rectangles outside ``inside`` whose pixels are stale: at most one within

@@ -120,7 +120,7 @@ class PosekitWindow:
 
     def on_draw(self):
         self.frame()
-        self.frame_target.blit(self.ctx.screen)
+        self.imgui.present(self.frame_target, self.ctx.screen)
 
     def _targets(self):
         return (self.scene_target, self.still_target, self.moving_target, self.frame_target)
@@ -212,7 +212,8 @@ class PosekitWindow:
             self.state.report_error(problem)
         imgui.render()
         scene, region = self._draw_scene(width, height)
-        self.imgui.render_over(imgui.get_draw_data(), scene, region, self.frame_target)
+        self.imgui.render_over(imgui.get_draw_data(), scene, region, self.frame_target,
+                               on_scene=scene is self.moving_target)
         self.ctx.finish()
         self.dump.write(self.state, self.window.width, self.window.height)  # ImGui's pixels, not the framebuffer's
         self.state.stats.frame_ms = (time.perf_counter() - start) * 1e3
@@ -226,6 +227,7 @@ class PosekitWindow:
 
     def read_rgb(self):
         """The last frame as an (H, W, 3) uint8 array, top row first."""
+        self.imgui.present(self.frame_target, self.frame_target.fbo)
         return self.frame_target.read_rgb()
 
     def release(self):

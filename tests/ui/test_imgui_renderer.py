@@ -3,6 +3,7 @@ drawing every list whole, while a drag redraws only a small part of the panels."
 import numpy as np
 import pytest
 
+from render.capture import OffscreenTarget
 from tests.ui.conftest import resize
 from ui.imgui_renderer import intersect, outside, union
 
@@ -22,27 +23,38 @@ def test_rectangle_helpers():
 def checked(driver):
     """Each frame's ImGui drawn twice over the same scene: as the window draws it (only the
     changed rectangles of the panels redrawn) and then whole, as if the frame were new (every list
-    drawn whole); the frame keeps the second. Yields the driver, the list of (changed parts,
+    drawn whole); the window keeps the second. Yields the driver, the list of (changed parts,
     whole) pictures and the pixels redrawn outside the scene's region in each frame."""
-    renderer = driver.app.imgui
+    app, renderer = driver.app, driver.app.imgui
     render_over, damage = renderer.render_over, renderer._damage
-    pictures, damaged = [], []
+    pictures, damaged, spares = [], [], {}
 
     def counted_damage(*args):
         rects = damage(*args)
         damaged.append(sum((x1 - x0) * (y1 - y0) for x0, y0, x1, y1 in rects))
         return rects
 
-    def both(draw_data, scene, region, frame):
-        render_over(draw_data, scene, region, frame)
-        changed_parts = frame.read_rgb()
+    def picture(frame):
+        renderer.present(frame, frame.fbo)
+        return frame.read_rgb()
+
+    def both(draw_data, scene, region, frame, on_scene=False):
+        if frame.size not in spares:
+            spares[frame.size] = OffscreenTarget(app.ctx, *frame.size, samples=0, depth=False)
+        spare = spares[frame.size]
+        app.ctx.copy_framebuffer(spare.fbo, scene.colour_fbo)  # a scene drawn on is drawn on twice
+        render_over(draw_data, scene, region, frame, on_scene)
+        changed_parts = picture(frame)
+        app.ctx.copy_framebuffer(scene.colour_fbo, spare.fbo)
         renderer.cached = None
-        render_over(draw_data, scene, region, frame)
+        render_over(draw_data, scene, region, frame, on_scene)
         damaged.pop()  # the whole draw's
-        pictures.append((changed_parts, frame.read_rgb()))
+        pictures.append((changed_parts, picture(frame)))
 
     renderer.render_over, renderer._damage = both, counted_damage
     yield driver, pictures, damaged
+    for spare in spares.values():
+        spare.release()
 
 
 def assert_all_same(pictures):
@@ -62,6 +74,8 @@ def test_drag_redraws_a_small_part_of_the_panels_and_matches_a_whole_draw(checke
     driver.frames(2)
     assert_all_same(pictures)
     width, height = driver.app.frame_target.size
+    viewport = np.s_[height // 4:height // 2, :width // 2]
+    assert not np.array_equal(pictures[-6][0][viewport], pictures[-5][0][viewport]), "the dragged arm did not move"
     steady = damaged[-6:-3]  # the drag's last frames: only the Pose tab's values change
     assert len(pictures) >= 10 and max(steady) < 0.1 * width * height, damaged
 
