@@ -25,6 +25,7 @@ from imgui_bundle.python_backends.opengl_base_backend import get_common_gl_state
 
 FLOATS_PER_VERTEX = imgui.VERTEX_SIZE // 4  # position x, y, uv, colour: four-byte fields
 INDEX_TYPE = gl.GL_UNSIGNED_SHORT if imgui.INDEX_SIZE == 2 else gl.GL_UNSIGNED_INT
+INDEX_DTYPE = np.uint16 if imgui.INDEX_SIZE == 2 else np.uint32
 # Pixels around the scene's region drawn afresh with it: a multisampled still scene, scissored to
 # the region, resolves into the row and column just outside it on llvmpipe.
 SCENE_BLEED = 1
@@ -86,13 +87,34 @@ class DrawList:
         Worked out only for lists that changed or may show in a redrawn rectangle."""
         if self.clip is None or not self.vertices:
             return None
-        xy = np.frombuffer(self.vertices, np.float32).reshape(-1, FLOATS_PER_VERTEX)[:, :2]
+        return self._pixels_around(self._positions())
+
+    def _positions(self):
+        """The vertices' (x, y) window pixels, top-left origin."""
+        return np.frombuffer(self.vertices, np.float32).reshape(-1, FLOATS_PER_VERTEX)[:, :2]
+
+    def _pixels_around(self, xy):
+        """The clip's overlap with the bounding box of window points ``xy`` (a pixel to spare)."""
         (left, top), (right, bottom) = xy.min(axis=0) * self.scale, xy.max(axis=0) * self.scale
         return intersect(self.clip, (math.floor(left) - 1, math.floor(self.fb_height - bottom) - 1,
                                      math.ceil(right) + 1, math.ceil(self.fb_height - top) + 1))
 
-    def same(self, other):
-        return self.vertices == other.vertices and self.indices == other.indices and self.commands == other.commands
+    def changed_since(self, old):
+        """A rectangle holding every pixel whose fragments from this list may differ from those
+        of ``old`` (the same window's list a frame earlier), or None. With the same indices and
+        commands only the triangles with a changed vertex (their corners then and now) count: a
+        dragged bone's values change a few digits of the Pose tab, not its frames and labels."""
+        if self.indices != old.indices or self.commands != old.commands or len(self.vertices) != len(old.vertices):
+            return union(self.bounds, old.bounds)
+        if self.vertices == old.vertices:
+            return None
+        words = np.frombuffer(self.vertices, np.uint32).reshape(-1, FLOATS_PER_VERTEX)
+        moved = np.any(words != np.frombuffer(old.vertices, np.uint32).reshape(-1, FLOATS_PER_VERTEX), axis=1)
+        triangles = np.frombuffer(self.indices, INDEX_DTYPE).reshape(-1, 3)
+        corners = triangles[moved[triangles].any(axis=1)].ravel()
+        if not len(corners):  # only vertices no triangle uses
+            return None
+        return self._pixels_around(np.concatenate([self._positions()[corners], old._positions()[corners]]))
 
     def touches(self, rect):
         """Whether any of its pixels may lie in ``rect``."""
@@ -141,11 +163,15 @@ class NearestImGuiRenderer(pyglet_backend.PygletProgrammablePipelineRenderer):
         self.shown = (scene if on_scene else frame, inside)
         saved = (get_common_gl_state(), gl.glGetIntegerv(gl.GL_CURRENT_PROGRAM),
                  gl.glGetIntegerv(gl.GL_VERTEX_ARRAY_BINDING))
-        for rect in stale if on_scene else [inside, *stale]:  # the scene, or its clear colour under the panels
+        if not on_scene:
+            self._copy(scene.colour_fbo, frame.fbo, inside)
+        # The region first: over a moving scene its commands join the scene's own pass, which a
+        # copy out of it would end (llvmpipe finishes a target's drawing before it is read).
+        self._draw(lists, self.shown[0].fbo, inside, width, height)
+        for rect in stale:  # the clear colour under the panels
             self._copy(scene.colour_fbo, frame.fbo, rect)
         for rect in stale:  # then every list over it
             self._draw(lists, frame.fbo, rect, width, height)
-        self._draw(lists, self.shown[0].fbo, inside, width, height)
         state, program, vertex_array = saved
         restore_common_gl_state(state)
         gl.glUseProgram(program)
@@ -177,9 +203,9 @@ class NearestImGuiRenderer(pyglet_backend.PygletProgrammablePipelineRenderer):
         if self.cached is None or textures_changed:
             return around
         cached_size, cached_inside, cached_lists = self.cached
-        if cached_size != size or cached_inside != inside or [d.name for d in cached_lists] != [d.name for d in lists]:
+        if (cached_size, cached_inside) != (size, inside) or [d.name for d in cached_lists] != [d.name for d in lists]:
             return around
-        stale = [union(new.bounds, old.bounds) for new, old in zip(lists, cached_lists) if not new.same(old)]
+        stale = [new.changed_since(old) for new, old in zip(lists, cached_lists)]
         rects = []
         for part in around:
             rect = None

@@ -76,8 +76,8 @@ def test_drag_redraws_a_small_part_of_the_panels_and_matches_a_whole_draw(checke
     width, height = driver.app.frame_target.size
     viewport = np.s_[height // 4:height // 2, :width // 2]
     assert not np.array_equal(pictures[-6][0][viewport], pictures[-5][0][viewport]), "the dragged arm did not move"
-    steady = damaged[-6:-3]  # the drag's last frames: only the Pose tab's values change
-    assert len(pictures) >= 10 and max(steady) < 0.1 * width * height, damaged
+    steady = damaged[-6:-3]  # the drag's last frames: only a few digits of the Pose tab's values change
+    assert len(pictures) >= 10 and max(steady) < 0.02 * width * height, damaged
 
 
 def test_hovers_menus_tabs_zoom_a_toast_and_a_resize_match_a_whole_draw(checked, restore_size):
