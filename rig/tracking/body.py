@@ -47,6 +47,16 @@ def facing_frame(forward):
     return np.column_stack([cross(UP, forward), UP, forward])
 
 
+def trunk_joints(skeleton, body):
+    """The bones between the pelvis and what the trunk carries (the head and the upper arms):
+    spine, neck and clavicles, ascending; the solve turns them to meet the trackers, and nothing
+    but the trackers says where they are."""
+    hung = [body.bones["head"]] + [limb[0] for limb in body.limbs.values()]
+    kept = {body.tree[0], body.bones["pelvis"], *body.pelvis_links, *hung}
+    kept |= {b for limb in body.limbs.values() for b in limb}
+    return sorted({a for e in hung for a in skeleton.ancestors(e) if a in body.tree} - kept)
+
+
 def find_body(rig):
     """The Body of ``rig``; ValueError naming what the recognition could not find."""
     skeleton = rig.skeleton

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from rig.pose import Pose, location_for_head, update_world, world_matrices
-from rig.tracking.body import find_body
+from rig.tracking.body import find_body, trunk_joints
 from rig.tracking.calibration import bone_target, calibrate, default_offsets
 from rig.tracking.continuity import Continuity
 from rig.tracking.estimate import PelvisEstimate, smoothing
@@ -50,11 +50,7 @@ class Tracker:
         self.solver = FrameSolver(rig, self.body)
         self.continuity, self.pelvis, self.feet = Continuity(self.body), PelvisEstimate(self.body), Feet(self.body)
         self.pose, self.world = Pose.rest(len(rig.skeleton)), None
-        body, skeleton = self.body, rig.skeleton
-        hung = [body.bones["head"]] + [limb[0] for limb in body.limbs.values()]  # what the trunk carries
-        kept = {body.tree[0], body.bones["pelvis"], *body.pelvis_links, *hung}
-        kept |= {b for limb in body.limbs.values() for b in limb}
-        self.settling = sorted({a for e in hung for a in skeleton.ancestors(e) if a in body.tree} - kept)
+        self.settling = trunk_joints(rig.skeleton, self.body)
 
     def _settle(self, dt):
         """Ease the trunk's joints (spine, neck, clavicles) back toward rest, ``SETTLE_TIME``: the
