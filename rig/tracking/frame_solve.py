@@ -38,7 +38,7 @@ ITERATIONS = 2  # a frame's budget after the first (warm-started: a frame's chan
 FIRST_ITERATIONS = 80  # the first frame starts from the rest pose
 TOLERANCE = 1e-4  # metres (radians at the tree's scale): a goal this close is met
 DAMPING = 0.1
-TRUNK_INERTIA = 0.1  # the trunk joints' least damping on the body level (times the scale): module doc
+TRUNK_INERTIA = 0.05  # the trunk joints' least damping on the body level (times the scale): module doc
 PULL = 0.1  # of the way back to the previous frame's pose per iteration, in the freedom the goals leave
 
 

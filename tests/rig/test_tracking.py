@@ -29,8 +29,8 @@ TRACKED_JOINT = 1e-3  # a tracked bone's head from its tracker
 LOCKED_FOOT = 2.0 * RELEASE_DISTANCE  # a tracked foot from its tracker: locked while it stands, then catching up
 FOUND_JUMP = 0.1  # metres the found hand's arm moves in a frame (30 fps) as its tracker comes back 36 cm away
 # Jitter bounds, as multiples of the truth's own: a trunk joint's mean acceleration (the walk's
-# reached 3.0x and CMU's 8.1x while the spine zigzagged, 1.7x and 2.4x since), the whole body's on
-# CMU (2.7x then, 1.45x since).
+# reached 3.0x and CMU's 8.1x while the spine zigzagged, 1.6x and 2.5x since), the whole body's on
+# CMU (2.7x then, 1.5x since).
 TRUNK_JITTER = 2.0
 CMU_TRUNK_JITTER = 3.0
 CMU_JITTER = 1.7
