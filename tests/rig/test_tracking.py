@@ -70,17 +70,16 @@ def test_the_walk_from_head_and_hands_holds_them_and_steps(walk):
     assert np.ptp(feet[:, :, 2], axis=0).min() > 1.0  # both feet walked along with the body (2 s at 1 m/s)
 
 
-def trunk_jitter(rig, tracked, truth_poses, fps):
-    """Each trunk joint's mean acceleration over the truth's (``rig.tracking.body.trunk_joints``)."""
-    paths, truth = joint_paths(rig.skeleton, tracked.poses), joint_paths(rig.skeleton, truth_poses)
-    return np.array([jitter(paths[:, [j]], fps) / jitter(truth[:, [j]], fps)
-                     for j in trunk_joints(rig.skeleton, tracked.body)])
+def trunk_jitter(rig, body, paths, truth, fps):
+    """Each trunk joint's mean acceleration in ``paths`` over the truth's (``rig.tracking.body.trunk_joints``)."""
+    return np.array([jitter(paths[:, [j]], fps) / jitter(truth[:, [j]], fps) for j in trunk_joints(rig.skeleton, body)])
 
 
 def test_the_walks_trunk_from_head_and_hands_does_not_zigzag(walk):
     rig, poses = walk
     tracked = reconstruct(rig, stream_from_clip(rig, poses, FPS, HEAD_HANDS))
-    assert trunk_jitter(rig, tracked, poses, FPS).max() <= TRUNK_JITTER
+    paths, truth = joint_paths(rig.skeleton, tracked.poses), joint_paths(rig.skeleton, poses)
+    assert trunk_jitter(rig, tracked.body, paths, truth, FPS).max() <= TRUNK_JITTER
 
 
 def test_standing_still_the_feet_stay_exactly_planted(walk):
@@ -148,14 +147,14 @@ def test_cmu_mocap_is_rebuilt_from_its_trackers():
 
 
 @NEEDS_SHARED
-def test_cmu_mocap_from_head_and_hands_moves_as_smoothly_as_the_truth():
-    """Mocap's trackers shake (a head's ~7 mm a frame at 120 fps): the trunk between head and
-    pelvis must not amplify it."""
+def test_cmu_mocap_from_head_and_hands_moves_nearly_as_smoothly_as_the_truth():
+    """Mocap's trackers shake (the head's path bends ~5 mm a frame at 120 fps): the trunk between
+    the head and the pelvis must not amplify it."""
     from rig.formats.bvh import load_bvh
     document = load_bvh(CMU_LONG)
     rig, poses = document.rig, document.clips["motion"][:240]
     tracked = reconstruct(rig, stream_from_clip(rig, poses, 120.0, HEAD_HANDS))
-    assert trunk_jitter(rig, tracked, poses, 120.0).max() <= CMU_TRUNK_JITTER
-    body = tracked.body.tree
     paths, truth = joint_paths(rig.skeleton, tracked.poses), joint_paths(rig.skeleton, poses)
+    assert trunk_jitter(rig, tracked.body, paths, truth, 120.0).max() <= CMU_TRUNK_JITTER
+    body = tracked.body.tree
     assert jitter(paths[:, body], 120.0) <= CMU_JITTER * jitter(truth[:, body], 120.0)
