@@ -18,7 +18,7 @@ from rig.pose import Pose, location_for_head, update_world, world_matrices
 from rig.tracking.body import find_body
 from rig.tracking.calibration import bone_target, calibrate, default_offsets
 from rig.tracking.continuity import Continuity
-from rig.tracking.estimate import PelvisEstimate, smoothing
+from rig.tracking.estimate import PelvisEstimate, smoothing, turned
 from rig.tracking.frame_solve import BODY, FIRST_ITERATIONS, FOOT_WEIGHT, ITERATIONS, PELVIS_WEIGHT, TRACKED, \
     FrameSolver, Goal, knee_goal, pole_goal
 from rig.tracking.steps import FEET, Feet
@@ -67,6 +67,13 @@ class Tracker:
         self.pose.rotations[self.settling] = rotations / np.linalg.norm(rotations, axis=1, keepdims=True)
         update_world(self.rig.skeleton, self.pose, self.world, [self.body.tree[0]])
 
+    def _hip(self, role, tracked_pelvis):
+        """Where the ``role`` leg's hip will be this frame: a tracked pelvis's is known (the solve
+        meets it), an estimated pelvis's (a soft goal) is taken as last solved."""
+        if tracked_pelvis is None:
+            return self.world[self.body.limbs[role][0], :3, 3]
+        return tracked_pelvis.position + turned(self.body, "pelvis", tracked_pelvis, self.body.hips_from_pelvis[role])
+
     def _start(self, pelvis):
         """The rest pose with the body's top bone moved so the pelvis sits at its first target."""
         skeleton, top = self.rig.skeleton, self.body.tree[0]
@@ -93,7 +100,7 @@ class Tracker:
         if "pelvis" not in targets:
             goals.append(Goal(body.bones["pelvis"], BODY, estimate.position, estimate.rotation, PELVIS_WEIGHT))
         ends = {**targets, **placed}
-        goals += [knee_goal(skeleton, body.limbs[role], self.world[body.limbs[role][0], :3, 3], ends[role],
+        goals += [knee_goal(skeleton, body.limbs[role], self._hip(role, targets.get("pelvis")), ends[role],
                             body.rest_rotations[role], body.forward) if role in FEET else
                   pole_goal(skeleton, body.limbs[role], ends[role], body.rest_rotations[role]) for role in body.limbs]
         if not first:

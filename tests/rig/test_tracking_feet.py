@@ -27,6 +27,7 @@ ON_FLOOR = 0.002  # metres: an ankle this close to where it stood is on the floo
 SLIDE = 0.005  # metres a frame a foot on the floor may move across: the settling a landing leaves the 2-iteration
 # solve (the body here moves 27 or 53 mm a frame; a dragged foot would too)
 FLOOR_HELD = 0.01  # metres a crouch may move a standing ankle
+WALK_SKATING = 0.02  # metres a second the walk's untracked feet may slide (issue 23 aims at 0.01 on the whole clips)
 
 
 @pytest.fixture(scope="module")
@@ -163,3 +164,14 @@ def test_a_step_crosses_only_while_up_above_both_its_spots(humanoid):
         assert (foot[across, 1] - spots[across]).min() >= CONTACT_HEIGHT
         assert (foot[np.roll(across, -1), 1] - spots[np.roll(across, -1)]).min() >= CONTACT_HEIGHT  # and the frame before
 
+
+def test_the_walk_with_a_pelvis_tracker_hardly_skates(humanoid):
+    """The walk rebuilt from head, hands and pelvis: its untracked feet slide little while the
+    truth's stand (3.4 cm/s here when steps crossed low, landed on spots moving with the body and
+    the knees aimed from the last frame's hips)."""
+    rig, body = humanoid
+    poses = walk_poses(rig, 3.0)
+    truth = joint_paths(rig.skeleton, poses)
+    roles = ("head", "hand.L", "hand.R", "pelvis")
+    paths = joint_paths(rig.skeleton, reconstruct(rig, stream_from_clip(rig, poses, FPS, roles)).poses)
+    assert skating(body, paths, truth, FPS) <= WALK_SKATING
