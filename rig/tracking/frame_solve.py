@@ -5,7 +5,7 @@ Two levels: the trackers first (head and hands, and a pelvis or feet where worn)
 within one level, the planted or stepping feet, the estimated pelvis, and the knees and elbows
 toward their natural poles. An elbow's is the point it would be at with the wrist unbent (the
 hand's rotation carried up its arm), so the arm's swivel follows its hand as a real one does. A
-knee's is where a leg of its bones' lengths hanging from its hip (as last solved) to the ankle's
+knee's is where a leg of its bones' lengths hanging from its hip (this frame's, where known) to the ankle's
 goal has its knee, bent toward the foot's forward: a knee bends in the plane the foot points in,
 and a leg that straightens and bends again (a step's reach) bends forward, never flipping back
 (the rest leg's own shape, often splayed or bent, plays no part). Below them
