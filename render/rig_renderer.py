@@ -156,22 +156,6 @@ class _Frames(NamedTuple):
         return cls(np.linalg.det(linear) > 0.0, np.sqrt(np.einsum("nij,nij->nj", linear, linear).max(axis=1)))
 
 
-def _copy_backdrop_into(target, source, region):
-    """The colour of framebuffer ``source`` and its depth within ``region`` (x, y, width, height)
-    into ``target`` (same size), which stays bound. The colour goes whole: the see-through seams
-    between panels outside the region show it. The depth matters only where the scene is drawn,
-    and moderngl copies whole framebuffers, while a scissor would turn Mesa's copy into a draw
-    (~6x slower on llvmpipe); an unscissored rectangle is still a plain memory copy."""
-    from OpenGL import GL  # here, not at import: the headless app picks PyOpenGL's platform first
-    x, y, width, height = region
-    GL.glBindFramebuffer(GL.GL_READ_FRAMEBUFFER, source.glo)
-    GL.glBindFramebuffer(GL.GL_DRAW_FRAMEBUFFER, target.glo)
-    GL.glBlitFramebuffer(0, 0, *target.size, 0, 0, *target.size, GL.GL_COLOR_BUFFER_BIT, GL.GL_NEAREST)
-    GL.glBlitFramebuffer(x, y, x + width, y + height, x, y, x + width, y + height, GL.GL_DEPTH_BUFFER_BIT,
-                         GL.GL_NEAREST)
-    GL.glBindFramebuffer(GL.GL_FRAMEBUFFER, target.glo)
-
-
 class RigRenderer:
     """Draws rigs into the framebuffer currently in use (an ``OffscreenTarget`` for 4x MSAA).
 
@@ -317,8 +301,7 @@ class RigRenderer:
         redrawn only when the camera, ``region`` or the ground's toggles change (never while a
         handle is dragged): a software renderer copies it in ~0.1 ms where shading it took ~1.5
         ms at 1280x720. Its depth comes with it, cleared to the far plane: clearing a 1280x720
-        depth buffer cost llvmpipe's threads ~0.9 ms a frame, the copy ~0.5 ms of this thread.
-        Its depth is copied only within ``region`` (``_copy_backdrop_into``)."""
+        depth buffer cost llvmpipe's threads ~0.9 ms a frame, the copy ~0.5 ms of this thread."""
         target = self.ctx.fbo
         key = (width, height, region, tuple(m.tobytes() for m in matrices), view_state.show_grid,
                view_state.show_axes, self.scene_ground)  # the object: an id could be reused
@@ -328,7 +311,7 @@ class RigRenderer:
             self._draw_backdrop(view_state, region, matrices)  # leaves the depth at the far plane
             target.use()
             self.backdrop_key = key
-        _copy_backdrop_into(target, self.backdrop_fbo, region or (0, 0, width, height))
+        self.ctx.copy_framebuffer(target, self.backdrop_fbo)  # colour and depth
 
     def _size_backdrop(self, width, height):
         if self.backdrop_fbo is not None and self.backdrop_fbo.size == (width, height):
