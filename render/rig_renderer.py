@@ -156,6 +156,14 @@ class _Frames(NamedTuple):
         return cls(np.linalg.det(linear) > 0.0, np.sqrt(np.einsum("nij,nij->nj", linear, linear).max(axis=1)))
 
 
+def _flush():
+    """Send what was drawn to the GL to work on now, without waiting for it: a software renderer's
+    threads then rasterise the scene while this thread goes on (the app makes its panels' draw
+    calls), where it would otherwise wait for them all at the frame's end. moderngl has no flush."""
+    from pyglet import gl  # here, not at import: pyglet picks its GL platform when the app says
+    gl.glFlush()
+
+
 class RigRenderer:
     """Draws rigs into the framebuffer currently in use (an ``OffscreenTarget`` for 4x MSAA).
 
@@ -219,7 +227,7 @@ class RigRenderer:
         size in pixels. With a ``region`` (x, y, width, height pixels from the bottom left), only
         that part is drawn and the rest just cleared to the background's middle colour: the app
         leaves out what its panels cover, ~45% of the pixels a software renderer would shade.
-        Leaves depth test and blending disabled.
+        Leaves depth test and blending disabled, and the drawing sent to the GL (``_flush``).
         """
         ctx, style = self.ctx, self.style
         ctx.viewport = (0, 0, width, height)
@@ -277,6 +285,7 @@ class RigRenderer:
         self.tracker_markers.draw(view_state.trackers, camera, width, height)
         ctx.disable(moderngl.DEPTH_TEST | moderngl.BLEND)
         ctx.scissor = None
+        _flush()
 
     def _draw_backdrop(self, view_state, region, matrices):
         """Clear the framebuffer in use, then draw the background, the ground scene (camera
