@@ -198,7 +198,8 @@ class RigRenderer:
         self.solver_overlay = SolverOverlayRenderer(ctx, style)
         self.pin_markers = pin_marker_renderer(ctx, style)
         self.tracker_markers = tracker_marker_renderer(ctx, style)
-        self.backdrop = self.backdrop_depth = self.backdrop_fbo = self.backdrop_key = None
+        self.backdrop = self.backdrop_depth = self.backdrop_fbo = self.backdrop_colour_fbo = self.backdrop_key = None
+        self.target_colour = None  # (a target's colour buffer, a framebuffer of it alone): the backdrop's copy
         self.camera_bytes = None  # the view and projection the programs hold
 
     def _mesh(self, mesh):
@@ -309,8 +310,10 @@ class RigRenderer:
         """The backdrop into the single-sample framebuffer in use as a copy of a cached picture,
         redrawn only when the camera, ``region`` or the ground's toggles change (never while a
         handle is dragged): a software renderer copies it in ~0.1 ms where shading it took ~1.5
-        ms at 1280x720. Its depth comes with it, cleared to the far plane: clearing a 1280x720
-        depth buffer cost llvmpipe's threads ~0.9 ms a frame, the copy ~0.5 ms of this thread."""
+        ms at 1280x720. Only its colour is copied: the depth is cleared to the far plane, which it
+        is in the backdrop too. Copying both cost this thread ~0.63 ms at 1280x720, the colour
+        alone ~0.34 ms; the clear is llvmpipe's threads' work, done while this thread goes on
+        (``_flush``)."""
         target = self.ctx.fbo
         key = (width, height, region, tuple(m.tobytes() for m in matrices), view_state.show_grid,
                view_state.show_axes, self.scene_ground)  # the object: an id could be reused
@@ -320,7 +323,24 @@ class RigRenderer:
             self._draw_backdrop(view_state, region, matrices)  # leaves the depth at the far plane
             target.use()
             self.backdrop_key = key
-        self.ctx.copy_framebuffer(target, self.backdrop_fbo)  # colour and depth
+        colour = self._colour_view(target)
+        if colour is None:  # a framebuffer moderngl did not make: its attachments are unknown
+            self.ctx.copy_framebuffer(target, self.backdrop_fbo)
+            return
+        self.ctx.copy_framebuffer(colour, self.backdrop_colour_fbo)
+        target.use()
+        self._clear_depth()
+
+    def _colour_view(self, target):
+        """A framebuffer of ``target``'s colour alone (made once per colour buffer), or None."""
+        attachments = target.color_attachments
+        if not attachments:
+            return None
+        if self.target_colour is None or self.target_colour[0] is not attachments[0]:
+            if self.target_colour is not None:
+                self.target_colour[1].release()
+            self.target_colour = attachments[0], self.ctx.framebuffer(color_attachments=attachments[:1])
+        return self.target_colour[1]
 
     def _size_backdrop(self, width, height):
         if self.backdrop_fbo is not None and self.backdrop_fbo.size == (width, height):
@@ -329,12 +349,13 @@ class RigRenderer:
         self.backdrop = self.ctx.renderbuffer((width, height), components=4)
         self.backdrop_depth = self.ctx.depth_renderbuffer((width, height))
         self.backdrop_fbo = self.ctx.framebuffer(color_attachments=[self.backdrop], depth_attachment=self.backdrop_depth)
+        self.backdrop_colour_fbo = self.ctx.framebuffer(color_attachments=[self.backdrop])
 
     def _release_backdrop(self):
-        for obj in (self.backdrop_fbo, self.backdrop, self.backdrop_depth):
+        for obj in (self.backdrop_fbo, self.backdrop_colour_fbo, self.backdrop, self.backdrop_depth):
             if obj is not None:
                 obj.release()
-        self.backdrop = self.backdrop_depth = self.backdrop_fbo = self.backdrop_key = None
+        self.backdrop = self.backdrop_depth = self.backdrop_fbo = self.backdrop_colour_fbo = self.backdrop_key = None
 
     def _draw_ground(self, view_state):
         """Grid and axes lie in the XZ plane: depth-tested, but never hiding bones drawn later."""
@@ -424,6 +445,8 @@ class RigRenderer:
 
     def release(self):
         self._release_backdrop()
+        if self.target_colour is not None:
+            self.target_colour[1].release()
         for mesh in (self.bones, self.joints, self.handles, self.poles, self.mesh_renderer, self.ground_renderer,
                      self.solver_overlay, self.pin_markers, self.tracker_markers):
             mesh.release()
