@@ -276,8 +276,9 @@ class RigRenderer:
                 index = np.array(sorted(skeleton.index[n] for n in names - hidden), int)
                 fills, wires = self._colours(skeleton, index, view_state, colour, selected)
                 sizes = np.full(len(index), size * extent)
-                mesh.draw(world[index] @ _scale(sizes), fills, wires,
-                          mesh.fronts_only(view_start, frames.upright[index], heads[index], frames.stretch[index] * sizes))
+                fronts_only = mesh.fronts_only(view_start, frames.upright[index], heads[index],
+                                               frames.stretch[index] * sizes)
+                mesh.draw(world[index] @ _scale(sizes), fills, wires, fronts_only)
         if view_state.constraint_line is not None:
             self._draw_constraint_line(view_state.constraint_line)
         if view_state.solver_overlay is not None:
