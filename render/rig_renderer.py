@@ -6,6 +6,7 @@ The renderer owns GPU objects only; what to draw comes from the rig and its worl
 it looks from ``render.style.Style`` and what is highlighted from ``render.view_state.ViewState``.
 """
 from functools import partial
+from typing import NamedTuple
 
 import moderngl
 import numpy as np
@@ -73,9 +74,10 @@ class _InstancedMesh:
                 (self.edge_vbo, "3f", "in_pos"),
                 (self.instances, "16f 12x 3f/i", "in_model", "in_color")])
 
-    def draw(self, models, fills, wires, view_start):
+    def draw(self, models, fills, wires, fronts_only):
         """``models`` (N, 4, 4) column-vector model-to-world matrices; ``fills``/``wires`` (N, 3);
-        ``view_start``: where the view starts (a ``render.camera.ViewStart``)."""
+        ``fronts_only``: whether only front faces can show (``fronts_only`` below), so back faces
+        are culled."""
         n = len(models)
         if n == 0:
             return
@@ -83,22 +85,19 @@ class _InstancedMesh:
         rows[:, :16] = models.transpose(0, 2, 1).reshape(n, 16)
         rows[:, 16:19], rows[:, 19:] = fills, wires
         _write(self.instances, rows)
-        cull = self._only_fronts_show(models, view_start)
-        if cull:
+        if fronts_only:
             self.ctx.enable(moderngl.CULL_FACE)
         self.solid.render(moderngl.TRIANGLES, vertices=self.vertex_count, instances=n)
-        if cull:
+        if fronts_only:
             self.ctx.disable(moderngl.CULL_FACE)
         if self.wire is not None:
             self.wire.render(moderngl.LINES, instances=n)
 
-    def _only_fronts_show(self, models, view_start):
-        """No instance mirrored (that turns its faces inside out), and the eye outside them all."""
-        linear = models[:, :3, :3]
-        if np.any(np.linalg.det(linear) <= 0.0):
-            return False
-        longest_axis = np.sqrt(np.einsum("nij,nij->nj", linear, linear).max(axis=1))
-        return view_start.clears_balls(models[:, :3, 3], self.reach * longest_axis)
+    def fronts_only(self, view_start, upright, origins, sizes):
+        """Whether only front faces show of instances at ``origins`` (N, 3) scaled by ``sizes``
+        (N,) along their longest axis: none mirrored (``upright`` (N,) says which are not: a
+        mirror turns faces inside out) and the view starting outside them all."""
+        return bool(upright.all()) and view_start.clears_balls(origins, self.reach * sizes)
 
     def release(self):
         for obj in (self.solid, self.wire, self.vbo, self.ibo, self.edge_vbo, self.instances):
@@ -145,6 +144,26 @@ def _pixel_size(view, projection, height, centres, sizes):
     return sizes * projection[1, 1] * height / 2.0 / np.maximum(np.abs(w), 1e-9)
 
 
+class _Frames(NamedTuple):
+    """What the back-face culling needs of bone world matrices (N, 4, 4), once a frame: which are
+    not mirrored (``upright`` (N,)), and each one's largest scale (``stretch`` (N,))."""
+    upright: np.ndarray
+    stretch: np.ndarray
+
+    @classmethod
+    def of(cls, world):
+        linear = world[:, :3, :3]
+        return cls(np.linalg.det(linear) > 0.0, np.sqrt(np.einsum("nij,nij->nj", linear, linear).max(axis=1)))
+
+
+def _flush():
+    """Send what was drawn to the GL to work on now, without waiting for it: a software renderer's
+    threads then rasterise the scene while this thread goes on (the app makes its panels' draw
+    calls), where it would otherwise wait for them all at the frame's end. moderngl has no flush."""
+    from pyglet import gl  # here, not at import: pyglet picks its GL platform when the app says
+    gl.glFlush()
+
+
 class RigRenderer:
     """Draws rigs into the framebuffer currently in use (an ``OffscreenTarget`` for 4x MSAA).
 
@@ -179,7 +198,9 @@ class RigRenderer:
         self.solver_overlay = SolverOverlayRenderer(ctx, style)
         self.pin_markers = pin_marker_renderer(ctx, style)
         self.tracker_markers = tracker_marker_renderer(ctx, style)
-        self.backdrop = self.backdrop_depth = self.backdrop_fbo = self.backdrop_key = None
+        self.backdrop = self.backdrop_depth = self.backdrop_fbo = self.backdrop_colour_fbo = self.backdrop_key = None
+        self.target_colour = None  # (a target's colour buffer, a framebuffer of it alone): the backdrop's copy
+        self.camera_bytes = None  # the view and projection the programs hold
 
     def _mesh(self, mesh):
         return _InstancedMesh(self.ctx, mesh, self.solid_program, self.wire_program)
@@ -207,16 +228,18 @@ class RigRenderer:
         size in pixels. With a ``region`` (x, y, width, height pixels from the bottom left), only
         that part is drawn and the rest just cleared to the background's middle colour: the app
         leaves out what its panels cover, ~45% of the pixels a software renderer would shade.
-        Leaves depth test and blending disabled.
+        Leaves depth test and blending disabled, and the drawing sent to the GL (``_flush``).
         """
         ctx, style = self.ctx, self.style
         ctx.viewport = (0, 0, width, height)
         view, projection = camera.view_matrix(), camera.projection_matrix(width / height)
         self.scene_ground = ground
-        view_bytes, projection_bytes = view.T.astype("f4").tobytes(), projection.T.astype("f4").tobytes()
-        for program in (self.solid_program, self.wire_program, self.line_program, self.mesh_renderer.program):
-            program["u_view"].write(view_bytes)
-            program["u_proj"].write(projection_bytes)
+        camera_bytes = view.T.astype("f4").tobytes(), projection.T.astype("f4").tobytes()
+        if camera_bytes != self.camera_bytes:  # the same all through a drag
+            for program in (self.solid_program, self.wire_program, self.line_program, self.mesh_renderer.program):
+                program["u_view"].write(camera_bytes[0])
+                program["u_proj"].write(camera_bytes[1])
+            self.camera_bytes = camera_bytes
         if ctx.fbo.samples:
             self._draw_backdrop(view_state, region, (view, projection))
         else:
@@ -234,13 +257,14 @@ class RigRenderer:
                 self._clear_depth()  # bones over the mesh
         skeleton = rig.skeleton
         heads, tails = heads_tails(skeleton, world)
+        frames = _Frames.of(world)
         targets, poles = rig.handle_bones()
         hidden = view_state.hidden
         if view_state.show_bones:
             special = targets | poles | hidden
             regular = np.array([i for i, n in enumerate(skeleton.names) if n not in special], int)
             self._draw_bones(skeleton, world, heads, tails, regular, view_state,
-                             partial(_pixel_size, view, projection, height), view_start)
+                             partial(_pixel_size, view, projection, height), view_start, frames)
         ctx.enable(moderngl.BLEND)
         if view_state.show_handles:
             rest = np.r_[skeleton.rest_heads, skeleton.rest_tails]
@@ -251,7 +275,10 @@ class RigRenderer:
                     (poles, self.poles, style.pole_size, style.pole, style.pole_selected)):
                 index = np.array(sorted(skeleton.index[n] for n in names - hidden), int)
                 fills, wires = self._colours(skeleton, index, view_state, colour, selected)
-                mesh.draw(world[index] @ _scale(np.full(len(index), size * extent)), fills, wires, view_start)
+                sizes = np.full(len(index), size * extent)
+                fronts_only = mesh.fronts_only(view_start, frames.upright[index], heads[index],
+                                               frames.stretch[index] * sizes)
+                mesh.draw(world[index] @ _scale(sizes), fills, wires, fronts_only)
         if view_state.constraint_line is not None:
             self._draw_constraint_line(view_state.constraint_line)
         if view_state.solver_overlay is not None:
@@ -260,6 +287,7 @@ class RigRenderer:
         self.tracker_markers.draw(view_state.trackers, camera, width, height)
         ctx.disable(moderngl.DEPTH_TEST | moderngl.BLEND)
         ctx.scissor = None
+        _flush()
 
     def _draw_backdrop(self, view_state, region, matrices):
         """Clear the framebuffer in use, then draw the background, the ground scene (camera
@@ -283,8 +311,10 @@ class RigRenderer:
         """The backdrop into the single-sample framebuffer in use as a copy of a cached picture,
         redrawn only when the camera, ``region`` or the ground's toggles change (never while a
         handle is dragged): a software renderer copies it in ~0.1 ms where shading it took ~1.5
-        ms at 1280x720. Its depth comes with it, cleared to the far plane: clearing a 1280x720
-        depth buffer cost llvmpipe's threads ~0.9 ms a frame, the copy ~0.5 ms of this thread."""
+        ms at 1280x720. Only its colour is copied: the depth is cleared to the far plane, which it
+        is in the backdrop too. Copying both cost this thread ~0.63 ms at 1280x720, the colour
+        alone ~0.34 ms; the clear is llvmpipe's threads' work, done while this thread goes on
+        (``_flush``)."""
         target = self.ctx.fbo
         key = (width, height, region, tuple(m.tobytes() for m in matrices), view_state.show_grid,
                view_state.show_axes, self.scene_ground)  # the object: an id could be reused
@@ -294,7 +324,24 @@ class RigRenderer:
             self._draw_backdrop(view_state, region, matrices)  # leaves the depth at the far plane
             target.use()
             self.backdrop_key = key
-        self.ctx.copy_framebuffer(target, self.backdrop_fbo)  # colour and depth
+        colour = self._colour_view(target)
+        if colour is None:  # a framebuffer moderngl did not make: its attachments are unknown
+            self.ctx.copy_framebuffer(target, self.backdrop_fbo)
+            return
+        self.ctx.copy_framebuffer(colour, self.backdrop_colour_fbo)
+        target.use()
+        self._clear_depth()
+
+    def _colour_view(self, target):
+        """A framebuffer of ``target``'s colour alone (made once per colour buffer), or None."""
+        attachments = target.color_attachments
+        if not attachments:
+            return None
+        if self.target_colour is None or self.target_colour[0] is not attachments[0]:
+            if self.target_colour is not None:
+                self.target_colour[1].release()
+            self.target_colour = attachments[0], self.ctx.framebuffer(color_attachments=attachments[:1])
+        return self.target_colour[1]
 
     def _size_backdrop(self, width, height):
         if self.backdrop_fbo is not None and self.backdrop_fbo.size == (width, height):
@@ -303,12 +350,13 @@ class RigRenderer:
         self.backdrop = self.ctx.renderbuffer((width, height), components=4)
         self.backdrop_depth = self.ctx.depth_renderbuffer((width, height))
         self.backdrop_fbo = self.ctx.framebuffer(color_attachments=[self.backdrop], depth_attachment=self.backdrop_depth)
+        self.backdrop_colour_fbo = self.ctx.framebuffer(color_attachments=[self.backdrop])
 
     def _release_backdrop(self):
-        for obj in (self.backdrop_fbo, self.backdrop, self.backdrop_depth):
+        for obj in (self.backdrop_fbo, self.backdrop_colour_fbo, self.backdrop, self.backdrop_depth):
             if obj is not None:
                 obj.release()
-        self.backdrop = self.backdrop_depth = self.backdrop_fbo = self.backdrop_key = None
+        self.backdrop = self.backdrop_depth = self.backdrop_fbo = self.backdrop_colour_fbo = self.backdrop_key = None
 
     def _draw_ground(self, view_state):
         """Grid and axes lie in the XZ plane: depth-tested, but never hiding bones drawn later."""
@@ -332,18 +380,23 @@ class RigRenderer:
         fbo.color_mask = True, True, True, True
         fbo.use()
 
-    def _draw_bones(self, skeleton, world, heads, tails, index, view_state, pixels_per_metre, view_start):
+    def _draw_bones(self, skeleton, world, heads, tails, index, view_state, pixels_per_metre, view_start, frames):
         lengths = skeleton.lengths[index]
         fills, wires = self._colours(skeleton, index, view_state, self.style.bone, self.style.bone_selected,
                                      self.style.bone_chain)
         shown = pixels_per_metre(heads[index], lengths) >= MIN_PIXELS
-        self.bones.draw(world[index[shown]] @ _scale(lengths[shown]), fills[shown], wires[shown], view_start)
+        drawn, lengths = index[shown], lengths[shown]
+        self.bones.draw(world[drawn] @ _scale(lengths), fills[shown], wires[shown],
+                        self.bones.fronts_only(view_start, frames.upright[drawn], heads[drawn],
+                                               frames.stretch[drawn] * lengths))
         radii = self.style.joint_radius * np.linalg.norm(tails[index] - heads[index], axis=1)
         outermost = _outermost_joints(skeleton, index, heads, tails, radii)
         centres, radii = np.concatenate((heads[index], tails[index])), np.concatenate((radii, radii))
         shown = outermost & (pixels_per_metre(centres, radii) >= MIN_PIXELS)
-        self.joints.draw(_translate_scale(centres[shown], radii[shown]), np.concatenate((fills, fills))[shown],
-                         np.concatenate((wires, wires))[shown], view_start)
+        centres, radii = centres[shown], radii[shown]  # positive: a sphere is never mirrored
+        self.joints.draw(_translate_scale(centres, radii), np.concatenate((fills, fills))[shown],
+                         np.concatenate((wires, wires))[shown],
+                         self.joints.fronts_only(view_start, np.ones(len(radii), bool), centres, radii))
 
     def _draw_pole_lines(self, rig, heads, hidden):
         """Dashed line from each constrained bone's head (the chain's middle joint) to its pole,
@@ -354,7 +407,9 @@ class RigRenderer:
             return
         starts, ends = heads[[a for a, _ in pairs]], heads[[b for _, b in pairs]]
         points, distance = shapes.dashed_segments(starts, ends)
-        _write(self.dash_vbo, np.c_[points, np.tile(self.style.pole_line, (len(points), 1)), distance])
+        rows = np.empty((len(points), LINE_FLOATS), "f4")
+        rows[:, :3], rows[:, 3:7], rows[:, 7] = points, self.style.pole_line, distance
+        _write(self.dash_vbo, rows)
         self.line_program["u_dash"].value = self.style.dash_length
         self.line_program["u_fade_radius"].value = 0.0
         self.dashes.render(moderngl.LINES, vertices=len(points))
@@ -391,6 +446,8 @@ class RigRenderer:
 
     def release(self):
         self._release_backdrop()
+        if self.target_colour is not None:
+            self.target_colour[1].release()
         for mesh in (self.bones, self.joints, self.handles, self.poles, self.mesh_renderer, self.ground_renderer,
                      self.solver_overlay, self.pin_markers, self.tracker_markers):
             mesh.release()

@@ -59,14 +59,17 @@ def diamond():
 
 
 def uv_sphere(rings=8, segments=16):
-    """Smooth unit sphere (normals equal positions), no outline."""
+    """Smooth unit sphere (normals equal positions), no outline. The quads of the rings at the
+    poles are single triangles: their other halves have two corners on the pole and cover no
+    pixel, but a software renderer would still set each one up for every joint drawn."""
     theta = np.linspace(0.0, np.pi, rings + 1)[:, None]
     phi = np.linspace(0.0, 2.0 * np.pi, segments + 1)[None, :]
     grid = np.stack([np.sin(theta) * np.sin(phi), np.cos(theta) * np.ones_like(phi),
                      np.sin(theta) * np.cos(phi)], axis=-1)
     a, b = grid[:-1, :-1], grid[:-1, 1:]
     c, d = grid[1:, :-1], grid[1:, 1:]
-    tris = np.concatenate([np.stack([a, c, d], axis=-2), np.stack([a, d, b], axis=-2)]).reshape(-1, 3)
+    lower, upper = np.stack([a, c, d], axis=-2), np.stack([a, d, b], axis=-2)
+    tris = np.concatenate([lower[:-1], upper[1:]]).reshape(-1, 3)  # not the last ring's lower, the first's upper
     return Mesh(np.c_[tris, tris].astype("f4"), np.zeros((0, 3), dtype="f4"))
 
 

@@ -94,6 +94,7 @@ class SolverOverlayRenderer:
     def __init__(self, ctx, style=DEFAULT_STYLE):
         self.style = style
         self.shapes = PixelShapes(ctx)
+        self.reach_parts = None  # (what they were drawn from, the reach shells' parts)
 
     def draw(self, overlay, camera, width, height):
         """Draw ``overlay`` over the framebuffer in use (blended, no depth test)."""
@@ -126,6 +127,15 @@ class SolverOverlayRenderer:
         return parts
 
     def _reach(self, shells, camera, width, height):
+        """The shells' outlines and equators; kept while the shells and the camera hold still, as
+        the dragged chain's root does through a drag unless the body follows."""
+        key = (tuple((np.asarray(s.centre, float).tobytes(), s.radius) for s in shells), width, height,
+               camera.view_matrix().tobytes(), camera.projection_matrix(width / height).tobytes())
+        if self.reach_parts is None or self.reach_parts[0] != key:
+            self.reach_parts = key, self._reach_shells(shells, camera, width, height)
+        return list(self.reach_parts[1])
+
+    def _reach_shells(self, shells, camera, width, height):
         parts = []
         for shell in shells:
             outline = sphere_outline(camera, shell.centre, shell.radius)

@@ -42,22 +42,41 @@ def active_ik(rig):
     return [c for c in rig.ik if c.enabled and c.target is not None and c.influence > 0.0]
 
 
-def _copy_rotation(rig, constraint, shown, world):
-    """Turn the constraint's bone in ``shown`` and ``world`` (its children follow): the world
-    rotation it had, mixed with the target's on the constraint's axes, blended by influence.
+def _copy_rotations(rig, shown, world):
+    """Every active Copy Rotation in turn (``_copy_rotation``). The rotations of a run of them
+    that no earlier one of the run moves (a hand's and a foot's) come from one stacked SVD: a
+    small SVD costs mostly numpy's call, and each matrix's result is the same as alone."""
+    skel = rig.skeleton
+    runs, moved = [], set()
+    for constraint in active_copy_rotation(rig):
+        i, target = skel.index[constraint.bone], skel.index[constraint.target]
+        parent = skel.parents[i]
+        # The parent's scale dropped as the owner's was, so a parent scaled to nothing still gives a rotation.
+        frames = (i, target, parent if parent >= 0 else i)  # a root's third is unused: it hangs from the armature
+        if not runs or moved.intersection(frames):
+            runs.append([])
+            moved = set()
+        runs[-1].append((constraint, frames))
+        moved.update(skel.subtree(i).tolist())
+    for run in runs:
+        # A non-finite bone has no rotation to mix: leave it, as IK leaves such chains.
+        run = [(c, frames) for c, frames in run if np.isfinite(world[list(frames[:2]), :3, :3]).all()]
+        if run:
+            bases = rigid(world[[f for _, frames in run for f in frames], :3, :3]).reshape(-1, 3, 3, 3)
+            for (constraint, frames), (owner, target_basis, parent_basis) in zip(run, bases):
+                _copy_rotation(rig, constraint, frames[0], owner, target_basis, parent_basis, shown, world)
+
+
+def _copy_rotation(rig, constraint, i, owner, target_basis, parent_basis, shown, world):
+    """Turn the constraint's bone ``i`` in ``shown`` and ``world`` (its children follow): the world
+    rotation it had (``owner``, rigid), mixed with the target's (``target_basis``) on the
+    constraint's axes, blended by influence; ``parent_basis``: its parent's rigid rotation.
     Its head and scale stay, as Blender keeps the owner's location and size."""
     skel = rig.skeleton
-    i, target = skel.index[constraint.bone], skel.index[constraint.target]
-    if not np.isfinite(world[[i, target], :3, :3]).all():
-        return  # a non-finite bone has no rotation to mix: leave it, as IK leaves such chains
-    parent = skel.parents[i]
-    # The parent's scale dropped as the owner's was, so a parent scaled to nothing still gives a rotation.
-    frames = [i, target, parent if parent >= 0 else i]  # a root's third is unused: it hangs from the armature
-    owner, target_basis, parent_basis = rigid(world[frames, :3, :3])
     wanted = copied_rotation(owner, target_basis, constraint.use_axes)
     if constraint.influence < 1.0:
         wanted = quat_to_matrix3(quat_slerp(matrix3_to_quat(owner), matrix3_to_quat(wanted), constraint.influence))
-    if parent < 0:
+    if skel.parents[i] < 0:
         parent_basis = np.eye(3)
     shown.rotations[i] = matrix3_to_quat((parent_basis @ skel.rest_local[i, :3, :3]).T @ wanted)
     update_world(skel, shown, world, [i])
@@ -100,8 +119,7 @@ def evaluation(rig, pose, goals=(), pins=None, dragged=None, root_free=False, gr
     channels = shown.copy()  # before Copy Rotation: its bones keep their channels
     channels.rotations[blended] = pose.rotations[blended]
     channels.scales[blended] = pose.scales[blended]
-    for constraint in active_copy_rotation(rig):
-        _copy_rotation(rig, constraint, shown, world)
+    _copy_rotations(rig, shown, world)
     return Evaluation(channels, shown, world, reports)
 
 

@@ -16,6 +16,7 @@ and a solve stepping in time never restarts from fresh poses: that would be a ju
 The analytic methods hold locks and limits, one bone by clamping its answer, two bones by solving
 within them (auto then finishes with an iterative method when that answer falls short).
 """
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
@@ -242,6 +243,13 @@ def choose_methods(requested, features, bones, tree):
     does not hold (an iterative one restarts from fresh starts on a limited chain, as auto does);
     when it cannot (two_bone on three bones, CCD on a tree), auto's methods run
     and the note says why."""
+    return _choose_methods(requested, frozenset(features), bones, tree)
+
+
+@functools.lru_cache(maxsize=1024)
+def _choose_methods(requested, features, bones, tree):
+    """``choose_methods``, kept: a drag asks the same a few times a frame (~20 us each), and the
+    answer is a frozen record of the registry's constants."""
     auto = _auto(features, bones, tree)
     if requested == "auto":
         return auto

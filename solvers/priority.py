@@ -10,7 +10,11 @@ puts it, takes its column out, and the others solve again for what is left (Baer
 so limits and locks hold throughout. The solve finishes in priority order: iterations on the
 levels above the last alone, and so on up to the first alone, so a lower level short of goals it
 cannot reach never holds a higher one off; the first level is held exactly, to
-``tolerances.PIN_POSITION`` and ``PIN_ROTATION`` (times ``HOLD_MARGIN``). Targets too far to
+``tolerances.PIN_POSITION`` and ``PIN_ROTATION`` (times ``HOLD_MARGIN``). A column given inertia
+is damped at least that much on the lower levels, wherever they stand: where several columns
+nearly cancel (a spine bending one way low and back higher up barely moves what it carries), the
+least-squares step along them is large and flips with the goals' noise, and a warm-started solve
+per frame (tracking) would show it as joints zigzagging from frame to frame. Targets too far to
 step to are approached ``priority_tasks.MAX_MOVE`` scales at a time; an iterate that is not finite
 is never taken. The rows each level solves are ``solvers.priority_tasks``'.
 """
@@ -120,10 +124,11 @@ def _remove_along(v, basis, lo, hi, taken):
 
 
 @njit(cache=True)
-def _direction(plan, levels, axes, world, heads, tails, contact, active, fixed, back, damping, pull):
+def _direction(plan, levels, axes, world, heads, tails, contact, active, fixed, back, damping, pull, inertia):
     """One step's column changes: the first ``levels`` levels in priority order, each in the null
     space of those above, then ``pull`` times the way ``back`` to the start in what is left.
-    Inactive columns change by ``fixed`` (where a limit stopped them) and serve no level.
+    Inactive columns change by ``fixed`` (where a limit stopped them) and serve no level; the
+    levels below the first damp each column at least by its ``inertia`` (times the scale).
 
     The levels above are kept as an orthonormal ``basis`` of their row space (Gram-Schmidt, rows
     whose remainder falls below ``SINGULAR`` of their size add none): the null space left is what
@@ -136,6 +141,7 @@ def _direction(plan, levels, axes, world, heads, tails, contact, active, fixed, 
     for col in range(c):
         if not active[col]:
             x[col] = fixed[col] / weight[col]
+    held_back = (inertia > 0.0).any()
     basis = np.zeros((c, c))
     v, discarded = np.empty(c), np.zeros(c)
     count = 0
@@ -182,6 +188,17 @@ def _direction(plan, levels, axes, world, heads, tails, contact, active, fixed, 
                     total += along[i, first + q] * along[i, first + p]
                 normal[q, p] = normal[p, q] = total
             normal[q, q] += square
+        # Columns with inertia are damped on the levels below the first by at least that much
+        # (Tikhonov's term in their weighted units): a direction those levels' goals hardly see moves little.
+        if k > 0 and held_back:
+            for q in range(new):
+                for p in range(q + 1):
+                    total = 0.0
+                    for col in range(c):
+                        total += basis[first + q, col] * basis[first + p, col] * (inertia[col] * plan.scale) ** 2
+                    normal[q, p] += total
+                    if p != q:
+                        normal[p, q] += total
         z = _solve_spd(normal, rhs)
         for q in range(new):
             for col in range(c):
@@ -261,7 +278,7 @@ def _touching(plan, contact, moved_quats, moved_shift):
 
 
 @njit(cache=True)
-def _step(plan, levels, quats, coords, shift, start_quats, start_coords, damping, pull, at_limit):
+def _step(plan, levels, quats, coords, shift, start_quats, start_coords, damping, pull, inertia, at_limit):
     """One iteration: the priority step, solved again (``CLAMP_ROUNDS`` at most) without the
     columns a limit stopped (their change fixed where the clamp put them), and with the ground
     points it would carry below held on their ground (an active set: a point the step lifts off is
@@ -277,7 +294,7 @@ def _step(plan, levels, quats, coords, shift, start_quats, start_coords, damping
     grounded = (plan.task_kind == GROUND).any()
     for _ in range(CLAMP_ROUNDS + 1):
         dq = _bounded(plan, _direction(plan, levels, axes, world, heads, tails, contact, active, fixed, back, damping,
-                                       pull))
+                                       pull, inertia))
         moved = _apply(plan, quats, coords, shift, dq, at_limit)
         stopped = False
         for col in range(c):
@@ -351,7 +368,7 @@ def _progressed(costs, best, tolerance):
 
 
 @njit(cache=True)
-def _run(plan, keep, state, start_quats, start_coords, budget, tolerance, damping, pull, at_limit):
+def _run(plan, keep, state, start_quats, start_coords, budget, tolerance, damping, pull, inertia, at_limit):
     """Iterate on the first ``keep`` levels from ``state`` (quats, coords, shift, errors, iterations
     done) until they are met, ``budget`` iterations pass, or ``PATIENCE`` in a row lower none of
     their costs; returns the state."""
@@ -369,7 +386,7 @@ def _run(plan, keep, state, start_quats, start_coords, budget, tolerance, dampin
         # would hold them off (lower levels' goals, often out of reach, do not keep it on).
         near = _level_errors(plan, errors, 2).max() <= SETTLED * plan.scale
         moved = _step(plan, keep, quats, coords, shift, start_quats, start_coords, damping, 0.0 if near else pull,
-                      at_limit)
+                      inertia, at_limit)
         done += 1
         if not _finite(moved[0], moved[2]):
             break
@@ -379,7 +396,7 @@ def _run(plan, keep, state, start_quats, start_coords, budget, tolerance, dampin
 
 
 @njit(cache=True)
-def solve_kernel(plan, start, iterations, tolerance, damping, pull):
+def solve_kernel(plan, start, iterations, tolerance, damping, pull, inertia):
     """The compiled solve (``solve_priority``): (rotations, shift, errors, iterations, at_limit)."""
     n = len(start)
     quats, coords, shift = np.empty((n, 4)), np.zeros((n, 3)), np.zeros(3)
@@ -398,21 +415,28 @@ def solve_kernel(plan, start, iterations, tolerance, damping, pull):
     # short of goals it cannot reach pushes on, and would hold those above it off).
     for keep in range(levels, 0, -1):
         state = _run(plan, keep, state, start_quats, start_coords, iterations if keep == levels else HOLD_ITERATIONS,
-                     tolerance, damping, pull if keep == levels else 0.0, at_limit)
+                     tolerance, damping, pull if keep == levels else 0.0, inertia, at_limit)
     quats, coords, shift, errors, done = state
     return quats, shift, errors, done, at_limit
 
 
-def solve_priority(plan, start, iterations=100, tolerance=1e-5, damping=0.1, pull=0.1):
+def solve_priority(plan, start, iterations=100, tolerance=1e-5, damping=0.1, pull=0.1, inertia=None):
     """Solve ``plan``'s tasks (a ``solvers.priority_plan.PriorityPlan``) from pose rotations
     ``start`` (n, 4): at most ``iterations`` (then the first level alone, ``HOLD_ITERATIONS`` more),
     done when every task is within ``tolerance`` or the summed error stops falling;
     ``damping`` of the lower levels (times the scale), ``pull`` toward the start each iteration
-    (0: none). Returns a ``PriorityResult``. Non-finite start rotations count as no rotation."""
+    (0: none), ``inertia`` (per column of the plan, or None: none) the least damping of each
+    column on the lower levels (times the scale; module doc). Returns a ``PriorityResult``.
+    Non-finite start rotations count as no rotation; ValueError for an ``inertia`` that is not
+    one finite, non-negative value per column."""
+    columns = len(plan.column_kind)
+    inertia = np.zeros(columns) if inertia is None else np.ascontiguousarray(inertia, dtype=float)
+    if inertia.shape != (columns,) or not (np.isfinite(inertia).all() and (inertia >= 0.0).all()):
+        raise ValueError(f"inertia must be one finite value >= 0 per column ({columns}), got {inertia.shape}")
     start = np.require(np.nan_to_num(np.asarray(start, dtype=float), nan=0.0, posinf=0.0, neginf=0.0),
                        requirements=("C", "W"))
     quats, shift, errors, done, at_limit = solve_kernel(plan, start, int(iterations), float(tolerance),
-                                                        float(damping), float(pull))
+                                                        float(damping), float(pull), inertia)
     return PriorityResult(quats, shift, errors, int(done), at_limit)
 
 

@@ -15,6 +15,16 @@ LIMB_OF = {"hand.L": "arm.L", "hand.R": "arm.R", "foot.L": "leg.L", "foot.R": "l
 
 
 @dataclass(frozen=True)
+class Arm:
+    """An arm's rest measures the pelvis estimate reads the trunk's lean from: ``shoulder_from_head``
+    the rest shoulder (the upper arm's head) from the rest head, in the facing frame (x left, y up,
+    z forward); ``forearm`` the rest wrist from the rest elbow (3,); ``upper_length`` the upper arm's."""
+    shoulder_from_head: np.ndarray
+    forearm: np.ndarray
+    upper_length: float
+
+
+@dataclass(frozen=True)
 class Body:
     """``bones`` {role: bone index} for every role of ``rig.formats.tracks.ROLES``; ``limbs``
     {role: (upper, lower, end)} for the hands and feet; ``tree`` the bones the solve holds
@@ -25,7 +35,8 @@ class Body:
     ``hips_from_pelvis`` {foot role: the rest hip joint (the thigh's head) from the rest pelvis};
     ``leg_drop`` the rest ankles' mean depth below their hips; ``pelvis_links`` the bones between
     the pelvis and a thigh (CMU's LHipJoint: part of the rigid pelvis, never turned by the solve);
-    ``ankle_height`` above the rest lowest point; ``leg_length`` (thigh + shin, the longer side)."""
+    ``ankle_height`` above the rest lowest point; ``leg_length`` (thigh + shin, the longer side);
+    ``arms`` {hand role: Arm}."""
     bones: dict
     limbs: dict
     tree: list
@@ -39,12 +50,23 @@ class Body:
     ankle_height: float
     leg_length: float
     pelvis_links: tuple
+    arms: dict
 
 
 def facing_frame(forward):
     """(3, 3) columns left, up, forward for a horizontal ``forward``."""
     forward = normalize(forward - UP * np.dot(forward, UP), fallback=(0.0, 0.0, 1.0))
     return np.column_stack([cross(UP, forward), UP, forward])
+
+
+def trunk_joints(skeleton, body):
+    """The bones between the pelvis and what the trunk carries (the head and the upper arms):
+    spine, neck and clavicles, ascending; the solve turns them to meet the trackers, and nothing
+    but the trackers says where they are."""
+    hung = [body.bones["head"]] + [limb[0] for limb in body.limbs.values()]
+    kept = {body.tree[0], body.bones["pelvis"], *body.pelvis_links, *hung}
+    kept |= {b for limb in body.limbs.values() for b in limb}
+    return sorted({a for e in hung for a in skeleton.ancestors(e) if a in body.tree} - kept)
 
 
 def find_body(rig):
@@ -68,6 +90,11 @@ def find_body(rig):
     lower = [pelvis] + links + [b for role in ("foot.L", "foot.R") for b in skeleton.subtree(limbs[role][0]).tolist()]
     heads, lowest = skeleton.rest_heads, float(min(skeleton.rest_heads[:, 1].min(), skeleton.rest_tails[:, 1].min()))
     frame = facing_frame(np.asarray(report.facing, dtype=float))
+    arms = {}
+    for role in ("hand.L", "hand.R"):
+        shoulder, elbow, wrist = (heads[b] for b in limbs[role])
+        arms[role] = Arm(frame.T @ (shoulder - heads[bones["head"]]), wrist - elbow,
+                         float(np.linalg.norm(elbow - shoulder)))
     return Body(
         bones, limbs, tree, np.array(sorted(set(lower))),
         {role: matrix3_to_quat(skeleton.rest_world[b, :3, :3]) for role, b in bones.items()},
@@ -75,4 +102,5 @@ def find_body(rig):
         {role: frame.T @ (heads[limbs[role][0]] - heads[pelvis]) for role in ("foot.L", "foot.R")},
         float(np.mean([heads[limbs[r][0], 1] - heads[limbs[r][2], 1] for r in ("foot.L", "foot.R")])),
         float(np.mean([heads[bones[r], 1] for r in ("foot.L", "foot.R")]) - lowest),
-        float(max(skeleton.lengths[list(limbs[r][:2])].sum() for r in ("foot.L", "foot.R"))), tuple(sorted(links)))
+        float(max(skeleton.lengths[list(limbs[r][:2])].sum() for r in ("foot.L", "foot.R"))), tuple(sorted(links)),
+        arms)

@@ -10,9 +10,13 @@ lag: a head looks around while the chest stays (on CMU 01_03 the head looks 58 d
 pelvis's heading on average while the subject climbs, the hands' line 8). The lean is the head's
 tilt toward the heading, not its pitch: a head turned to look sideways from a leaning trunk stays
 tilted toward the trunk's front (the neck turns it about the leaning trunk); over CMU 01_03's
-climbs the tilt follows the trunk's lean with correlation 0.70, the pitch 0.50. Nothing caps the
-pelvis's height: a head higher than standing is a body standing on something (climbing), and the
-feet follow the pelvis up (``rig.tracking.steps``)."""
+climbs the tilt follows the trunk's lean with correlation 0.70, the pitch 0.50. But a trunk bent
+far over often holds the head level (the gaze kept ahead): the arms then tell the lean, as the hand
+trackers' rotations place the elbows and the shoulders must sit an upper arm's length from them
+(``arms_lean``; on CMU 01_03 that lean follows the trunk's with correlation 0.80); the lean is the
+larger of the two reads, as each reads low where it misses (a level head; shoulders drawn forward
+by reaching hands). Nothing caps the pelvis's height: a head higher than standing is a body
+standing on something (climbing), and the feet follow the pelvis up (``rig.tracking.steps``)."""
 import math
 
 import numpy as np
@@ -26,6 +30,11 @@ from solvers.transforms import cross, normalize, quat_conjugate, quat_from_axis_
 LEAN_SHARE = 0.8  # of the head's tilt toward the heading that is the torso's lean
 PELVIS_TILT = 0.4  # of the lean the pelvis tilts: the spine bends the rest (CMU 01_03's pelvis tilts 0.38 of it)
 MAX_LEAN = 1.2  # radians forward (0.3 back): past this the head nods alone
+LEANS = np.linspace(-0.3, MAX_LEAN, 76)  # the leans the arms are tried at (2 degrees apart)
+LEAN_COS, LEAN_SIN = np.cos(LEANS), np.sin(LEANS)
+ARM_SLACK = 0.03  # metres a shoulder's distance from its elbow may seem off (a bent wrist, a shrug)
+LEAN_SPREAD = 0.4  # radians the trunk's lean strays from the head's tilt's share (the arms' read is
+# weighed against it: only their ratio to ARM_SLACK counts; more trust in the arms sways a walk's pelvis)
 HEADING_TIME = 0.3  # seconds: the body's heading follows the head and hands with this time constant
 LOOK_WEIGHT = 0.15  # metres: the head's look counts as much as the hands this far apart across
 LEVEL_LOOK = 0.2  # the head's look must have this much horizontal part to give a heading
@@ -51,6 +60,27 @@ def turned(body, role, target, direction):
     """``direction`` (3,) of the rest figure turned as ``role``'s bone at BoneTarget ``target`` turned
     from rest."""
     return quat_rotate(quat_mul(target.rotation, quat_conjugate(body.rest_rotations[role])), direction)
+
+
+def arms_lean(body, head, hands, frame, prior):
+    """The trunk's lean (radians forward, toward ``frame``'s forward) that best sets each shoulder an
+    upper arm's length from its elbow, near the lean ``prior`` (the head's): the elbow is the wrist
+    less the forearm turned as the hand tracker turned (a wrist near its rest bend), the shoulders
+    hang from the head as at rest, leaned. Arms hanging straight down say little (their elbows
+    keep their distance as the shoulders swing forward or back), so the prior holds there."""
+    miss = ((LEANS - prior) / LEAN_SPREAD) ** 2
+    for role, hand in zip(("hand.L", "hand.R"), hands):
+        arm = body.arms[role]
+        elbow = frame.T @ (hand.position - turned(body, role, hand, arm.forearm) - head.position)
+        left, up, ahead = arm.shoulder_from_head
+        gap = np.sqrt((elbow[0] - left) ** 2 + (elbow[1] - up * LEAN_COS + ahead * LEAN_SIN) ** 2
+                      + (elbow[2] - up * LEAN_SIN - ahead * LEAN_COS) ** 2)
+        miss += ((gap - arm.upper_length) / ARM_SLACK) ** 2
+    k = int(min(max(np.argmin(miss), 1), len(LEANS) - 2))
+    below, at, above = miss[k - 1:k + 2]
+    bend = below - 2.0 * at + above  # the parabola through the three, for a lean between the grid's
+    step = 0.5 * (below - above) / bend if bend > 0.0 else 0.0
+    return float(LEANS[k] + min(max(step, -1.0), 1.0) * (LEANS[1] - LEANS[0]))
 
 
 class PelvisEstimate:
@@ -83,7 +113,8 @@ class PelvisEstimate:
         heading = self.follow(normalize(facing, fallback=last), dt)
         frame = facing_frame(heading)
         toward = float(np.clip(np.dot(turned(body, "head", head, UP), heading), -1.0, 1.0))
-        lean = float(np.clip(LEAN_SHARE * math.asin(toward), -0.3, MAX_LEAN))
+        prior = LEAN_SHARE * math.asin(toward)
+        lean = float(np.clip(max(prior, arms_lean(body, head, hands, frame, prior)), -0.3, MAX_LEAN))
         tilt = quat_from_axis_angle(frame[:, 0], lean)
         position = head.position + quat_rotate(tilt, frame @ body.pelvis_below_head)
         yaw = yaw_between(body.forward, heading)

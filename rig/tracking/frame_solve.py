@@ -5,7 +5,7 @@ Two levels: the trackers first (head and hands, and a pelvis or feet where worn)
 within one level, the planted or stepping feet, the estimated pelvis, and the knees and elbows
 toward their natural poles. An elbow's is the point it would be at with the wrist unbent (the
 hand's rotation carried up its arm), so the arm's swivel follows its hand as a real one does. A
-knee's is where a leg of its bones' lengths hanging from its hip (as last solved) to the ankle's
+knee's is where a leg of its bones' lengths hanging from its hip (this frame's, where known) to the ankle's
 goal has its knee, bent toward the foot's forward: a knee bends in the plane the foot points in,
 and a leg that straightens and bends again (a step's reach) bends forward, never flipping back
 (the rest leg's own shape, often splayed or bent, plays no part). Below them
@@ -13,6 +13,12 @@ all the solver pulls gently toward the previous frame's pose: the temporal smoot
 no tracker pins down stay where they were rather than jump. (One level for the body's own goals,
 not three: the solver finishes each level above the last alone, and goals that cannot all be met,
 a pelvis estimate against planted feet, would each cost a finishing pass every frame.)
+
+The trunk's joints (spine, neck, clavicles) carry inertia on the body level (``solvers.priority``):
+with the head held, a spine bending one way low and back higher up moves the pelvis a little, so
+the body level's least-squares answer along that bend is large and flips with the trackers' noise
+(on CMU 01_03 the spine zigzagged 3 degrees a frame, Spine1 accelerating 5x the truth's); damped
+there, the bend follows slowly while the pelvis still goes where the body level sends it.
 """
 from dataclasses import dataclass
 
@@ -21,8 +27,9 @@ import numpy as np
 from rig.ik_plan import bone_dofs
 from rig.pose import update_world
 from rig.solver_views import bone_tree_arrays
+from rig.tracking.body import trunk_joints
 from solvers.priority import solve_priority
-from solvers.priority_plan import POSITION, ROTATION, Task, column_layout, priority_plan
+from solvers.priority_plan import POSITION, ROTATION, SHIFT, Task, column_layout, priority_plan
 from solvers.transforms import normalize, quat_conjugate, quat_mul, quat_rotate
 
 TRACKED, BODY = range(2)  # priority levels, first first
@@ -31,6 +38,7 @@ ITERATIONS = 2  # a frame's budget after the first (warm-started: a frame's chan
 FIRST_ITERATIONS = 80  # the first frame starts from the rest pose
 TOLERANCE = 1e-4  # metres (radians at the tree's scale): a goal this close is met
 DAMPING = 0.1
+TRUNK_INERTIA = 0.05  # the trunk joints' least damping on the body level (times the scale): module doc
 PULL = 0.1  # of the way back to the previous frame's pose per iteration, in the freedom the goals leave
 
 
@@ -83,7 +91,7 @@ class FrameSolver:
         self.moving = sorted({self.place[a] for b in ends for a in [b, *skeleton.ancestors(b)]
                               if a in self.place and a not in body.pelvis_links})
         self.dofs = tuple(bone_dofs(rig, bone).dofs for bone in self.tree)
-        self.layout = None
+        self.body, self.layout, self.inertia = body, None, None
 
     def solve(self, pose, world, goals, iterations=ITERATIONS):
         """Bring ``pose`` and ``world`` (N, 4, 4) toward ``goals`` (Goal), in place; the
@@ -98,8 +106,11 @@ class FrameSolver:
         bones = bone_tree_arrays(skeleton, pose, world, tree)
         if self.layout is None:
             self.layout = column_layout(bones, self.dofs, self.moving, root_free=True)
+            trunk = [self.place[b] for b in trunk_joints(skeleton, self.body)]
+            self.inertia = np.where(np.isin(self.layout.column_bone, trunk) & (self.layout.column_kind != SHIFT),
+                                    TRUNK_INERTIA, 0.0)
         result = solve_priority(priority_plan(bones, tasks, self.layout), pose.rotations[tree], iterations,
-                                TOLERANCE, DAMPING, PULL)
+                                TOLERANCE, DAMPING, PULL, self.inertia)
         rows = [tree[k] for k in self.moving]
         pose.rotations[rows] = result.rotations[self.moving]
         top = tree[0]

@@ -15,10 +15,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from rig.pose import Pose, location_for_head, update_world, world_matrices
-from rig.tracking.body import find_body
+from rig.tracking.body import find_body, trunk_joints
 from rig.tracking.calibration import bone_target, calibrate, default_offsets
 from rig.tracking.continuity import Continuity
-from rig.tracking.estimate import PelvisEstimate, smoothing
+from rig.tracking.estimate import PelvisEstimate, smoothing, turned
 from rig.tracking.frame_solve import BODY, FIRST_ITERATIONS, FOOT_WEIGHT, ITERATIONS, PELVIS_WEIGHT, TRACKED, \
     FrameSolver, Goal, knee_goal, pole_goal
 from rig.tracking.steps import FEET, Feet
@@ -50,11 +50,8 @@ class Tracker:
         self.solver = FrameSolver(rig, self.body)
         self.continuity, self.pelvis, self.feet = Continuity(self.body), PelvisEstimate(self.body), Feet(self.body)
         self.pose, self.world = Pose.rest(len(rig.skeleton)), None
-        body, skeleton = self.body, rig.skeleton
-        hung = [body.bones["head"]] + [limb[0] for limb in body.limbs.values()]  # what the trunk carries
-        kept = {body.tree[0], body.bones["pelvis"], *body.pelvis_links, *hung}
-        kept |= {b for limb in body.limbs.values() for b in limb}
-        self.settling = sorted({a for e in hung for a in skeleton.ancestors(e) if a in body.tree} - kept)
+        self.settling = trunk_joints(rig.skeleton, self.body)
+        self.estimated = None  # the last frame's pelvis estimate (position)
 
     def _settle(self, dt):
         """Ease the trunk's joints (spine, neck, clavicles) back toward rest, ``SETTLE_TIME``: the
@@ -66,6 +63,15 @@ class Tracker:
         rotations = rotations * (1.0 - share) + np.array([0.0, 0.0, 0.0, 1.0]) * share
         self.pose.rotations[self.settling] = rotations / np.linalg.norm(rotations, axis=1, keepdims=True)
         update_world(self.rig.skeleton, self.pose, self.world, [self.body.tree[0]])
+
+    def _hip(self, role, tracked_pelvis, moved):
+        """Where the ``role`` leg's hip will be this frame: a tracked pelvis's is known (the solve
+        meets it); with an estimated one (a soft goal the solve meets only in part) it is the hip
+        as last solved, ``moved`` (3,) as the estimate moved since (a walk's hip moves 3 cm a
+        frame: a knee aimed from where it was pulls against the planted foot)."""
+        if tracked_pelvis is None:
+            return self.world[self.body.limbs[role][0], :3, 3] + moved
+        return tracked_pelvis.position + turned(self.body, "pelvis", tracked_pelvis, self.body.hips_from_pelvis[role])
 
     def _start(self, pelvis):
         """The rest pose with the body's top bone moved so the pelvis sits at its first target."""
@@ -82,6 +88,8 @@ class Tracker:
         targets = self.continuity(seen, dt, self.world)
         estimate, heading = self.pelvis(targets["head"], (targets["hand.L"], targets["hand.R"]), dt)
         pelvis = targets.get("pelvis", estimate)
+        moved = estimate.position - (estimate.position if self.estimated is None else self.estimated)
+        self.estimated = estimate.position
         first = self.world is None
         if first:
             self._start(pelvis)
@@ -93,7 +101,7 @@ class Tracker:
         if "pelvis" not in targets:
             goals.append(Goal(body.bones["pelvis"], BODY, estimate.position, estimate.rotation, PELVIS_WEIGHT))
         ends = {**targets, **placed}
-        goals += [knee_goal(skeleton, body.limbs[role], self.world[body.limbs[role][0], :3, 3], ends[role],
+        goals += [knee_goal(skeleton, body.limbs[role], self._hip(role, targets.get("pelvis"), moved), ends[role],
                             body.rest_rotations[role], body.forward) if role in FEET else
                   pole_goal(skeleton, body.limbs[role], ends[role], body.rest_rotations[role]) for role in body.limbs]
         if not first:

@@ -9,9 +9,10 @@ A planted foot stays exactly where it landed until the stance leaves a support r
 body; ``STEP_RISE`` up or down; or turned by more than ``STEP_TURN``) or its hip moves out of the
 leg's reach (a tracked pelvis pulling away: the foot steps rather than slides); then it steps
 over ``STEP_TIME`` to the stance, led by the body's velocity and a walk's stride, one foot at a
-time (unless the hip has left a foot behind, ``OUT_OF_REACH``: a run): it lifts, crosses while up
-and drops onto its new spot, fixed once it comes down (a foot crossing near the floor would scuff
-along it, and one dropping while it follows the body would slide). A tracked foot goes where its
+time (unless the hip has left a foot behind, ``OUT_OF_REACH``: a run): it lifts, crosses only
+while fully up, above the higher of the spots it leaves and lands on, and drops straight onto its
+new spot, fixed once it stops crossing (a foot crossing near a floor would scuff along it, and one
+dropping while it follows the body would slide). A tracked foot goes where its
 tracker says, locked while the tracker stands (``rig.tracking.plant``), and, lost, steps from
 there as an untracked foot.
 """
@@ -32,8 +33,9 @@ STEP_RISE = 0.15  # of the leg's length: how far above or below its stance a pla
 STANCE_REACH = 0.97  # of the leg's length: how far below its hip a stance is at most
 STEP_TURN = 0.6  # radians a planted foot may differ from its stance's heading
 STEP_TIME = 0.3  # seconds a step takes
-RISE_SHARE = 0.25  # of a step's time the foot takes to lift (and, at its end, to drop)
-ACROSS_FROM = 0.15  # of a step's time it starts crossing at (2/3 lifted), and stops as long before its end
+RISE_SHARE = 0.2  # of a step's time the foot takes to lift (and, at its end, to drop)
+ACROSS_FROM = 0.25  # of a step's time it starts crossing at, and stops as long before its end: while fully up
+# (>= RISE_SHARE: a foot crossing as it lifts or drops slides along the ground it is just off)
 LIFT = 0.12  # of the leg's length: how high a step lifts the foot (CMU 01_03's walking ankles: ~0.15)
 LEAD = 0.5  # of the step time: how far ahead along the body's velocity a step lands
 VELOCITY_TIME = 0.1  # seconds: the body velocity's smoothing
@@ -96,11 +98,15 @@ class Feet:
 
     def _swing(self, foot, goal):
         """Where a stepping ``foot`` is (BoneTarget) on its way to ``goal`` (BoneTarget): up over the
-        first ``RISE_SHARE`` of the step, across while up, down over the last."""
+        first ``RISE_SHARE`` of the step, across while up (``LIFT`` above the higher of the two
+        spots: a step down crossing while it descends would slide along the lower ground), down
+        over the last."""
         s = foot.clock / STEP_TIME
         across = ease((s - ACROSS_FROM) / (1.0 - 2.0 * ACROSS_FROM))
         position = foot.start.position + (goal.position - foot.start.position) * across
-        position += UP * (LIFT * self.body.leg_length * ease(min(s, 1.0 - s) / RISE_SHARE))
+        low = foot.start.position[1] if s < 0.5 else goal.position[1]
+        top = max(foot.start.position[1], goal.position[1]) + LIFT * self.body.leg_length
+        position[1] = low + (top - low) * ease(min(s, 1.0 - s) / RISE_SHARE)
         return BoneTarget(position, quat_slerp(foot.start.rotation, goal.rotation, across))
 
     def _start_steps(self, free, stances, pelvis, heading):
@@ -118,11 +124,12 @@ class Feet:
 
     def _step(self, foot, stance, dt):
         """Carry stepping ``foot`` on by ``dt`` seconds toward its ``stance`` (BoneTarget), led by
-        the body's velocity and a walk's stride; once it comes down, where it lands stays put."""
+        the body's velocity and a walk's stride; once it stops crossing, where it lands stays put
+        (a foot over a goal that moves with the body would slide as it comes down)."""
         foot.clock += dt
         goal = foot.landing or BoneTarget(stance.position + self.velocity * (LEAD * STEP_TIME) + self._stride(),
                                           stance.rotation)
-        if foot.landing is None and foot.clock >= (1.0 - RISE_SHARE) * STEP_TIME:  # where the goal will be by then
+        if foot.landing is None and foot.clock >= (1.0 - ACROSS_FROM) * STEP_TIME:  # as it stops crossing
             foot.landing = goal = BoneTarget(goal.position + self.velocity * (STEP_TIME - foot.clock), goal.rotation)
         foot.at = self._swing(foot, goal)
         if foot.clock >= STEP_TIME:

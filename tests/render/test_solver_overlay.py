@@ -80,3 +80,24 @@ def test_the_sphere_outline_is_where_view_rays_graze_the_sphere(orthographic):
         assert grazing == pytest.approx(radius, abs=1e-6)
     inside = OrbitCamera(target=np.zeros(3), distance=0.5)
     assert sphere_outline(inside, np.zeros(3), 1.0) is None
+
+
+def test_the_kept_reach_shell_follows_the_shell_and_the_camera(ctx, renderer):
+    """The reach shell's outline is kept while nothing it depends on changes: after a shell or a
+    camera change, each picture is the one a renderer that never drew a shell draws."""
+    from render.rig_renderer import RigRenderer
+    rig, world, camera = rest_scene()
+    head = world[rig.skeleton.index["upper_arm.L"], :3, 3]
+    turned = OrbitCamera(target=camera.target, distance=camera.distance, yaw=0.7, pitch=0.3)
+    scenes = [(camera, head, 0.5), (camera, head + [0.05, 0.0, 0.0], 0.5), (camera, head, 0.4), (turned, head, 0.4)]
+
+    def picture(rig_renderer, view, centre, radius):
+        shell = SolverOverlay(reach=(ReachShell("forearm.L", centre, radius),))
+        return render(ctx, rig_renderer, rig, world, view, ViewState(solver_overlay=shell))
+
+    kept = [picture(renderer, *scene) for scene in scenes]
+    for scene, image in zip(scenes, kept):
+        fresh = RigRenderer(ctx)
+        np.testing.assert_array_equal(image, picture(fresh, *scene))
+        fresh.release()
+    assert all(np.abs(a.astype(int) - b).max() > 40 for a, b in zip(kept, kept[1:]))

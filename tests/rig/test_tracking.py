@@ -1,5 +1,6 @@
 """Reconstruction from trackers (``rig.tracking``): error bounds on a short clip of our humanoid and
-of CMU mocap, lost and found trackers without pops, calibration, planted feet that never skate."""
+of CMU mocap, lost and found trackers without pops, calibration, planted feet that never skate, and
+a trunk that does not zigzag from frame to frame."""
 from dataclasses import replace
 
 import numpy as np
@@ -8,9 +9,10 @@ import pytest
 from rig.formats.rigfile import load_rig
 from rig.formats.tracks import Sample, TrackStream
 from rig.pose import world_matrices
+from rig.tracking.body import trunk_joints
 from rig.tracking.calibration import calibrate
 from rig.tracking.from_clip import samples, stream_from_clip
-from rig.tracking.measures import joint_paths, measure
+from rig.tracking.measures import jitter, joint_paths, measure
 from rig.tracking.plant import RELEASE_DISTANCE
 from rig.tracking.reconstruct import reconstruct
 from solvers.transforms import quat_from_axis_angle, quat_mul, quat_rotate
@@ -26,6 +28,12 @@ HEAD_HANDS_MPJPE = 0.12
 TRACKED_JOINT = 1e-3  # a tracked bone's head from its tracker
 LOCKED_FOOT = 2.0 * RELEASE_DISTANCE  # a tracked foot from its tracker: locked while it stands, then catching up
 FOUND_JUMP = 0.1  # metres the found hand's arm moves in a frame (30 fps) as its tracker comes back 36 cm away
+# Jitter bounds, as multiples of the truth's own: a trunk joint's mean acceleration (the walk's
+# reached 3.0x and CMU's 8.1x while the spine zigzagged, 1.6x and 2.5x since), the whole body's on
+# CMU (2.7x then, 1.5x since).
+TRUNK_JITTER = 2.0
+CMU_TRUNK_JITTER = 3.0
+CMU_JITTER = 1.7
 
 
 @pytest.fixture(scope="module")
@@ -60,6 +68,18 @@ def test_the_walk_from_head_and_hands_holds_them_and_steps(walk):
     assert at_trackers <= TRACKED_JOINT
     feet = joint_paths(rig.skeleton, tracked.poses)[:, [tracked.body.bones["foot.L"], tracked.body.bones["foot.R"]]]
     assert np.ptp(feet[:, :, 2], axis=0).min() > 1.0  # both feet walked along with the body (2 s at 1 m/s)
+
+
+def trunk_jitter(rig, body, paths, truth, fps):
+    """Each trunk joint's mean acceleration in ``paths`` over the truth's (``rig.tracking.body.trunk_joints``)."""
+    return np.array([jitter(paths[:, [j]], fps) / jitter(truth[:, [j]], fps) for j in trunk_joints(rig.skeleton, body)])
+
+
+def test_the_walks_trunk_from_head_and_hands_does_not_zigzag(walk):
+    rig, poses = walk
+    tracked = reconstruct(rig, stream_from_clip(rig, poses, FPS, HEAD_HANDS))
+    paths, truth = joint_paths(rig.skeleton, tracked.poses), joint_paths(rig.skeleton, poses)
+    assert trunk_jitter(rig, tracked.body, paths, truth, FPS).max() <= TRUNK_JITTER
 
 
 def test_standing_still_the_feet_stay_exactly_planted(walk):
@@ -124,3 +144,17 @@ def test_cmu_mocap_is_rebuilt_from_its_trackers():
     tracked = reconstruct(rig, stream_from_clip(rig, poses, 120.0, ALL))
     got, at_trackers, at_feet = errors(rig, tracked, poses, ALL)
     assert got.mpjpe <= ALL_TRACKERS_MPJPE and at_trackers <= TRACKED_JOINT and at_feet <= LOCKED_FOOT, got
+
+
+@NEEDS_SHARED
+def test_cmu_mocap_from_head_and_hands_moves_nearly_as_smoothly_as_the_truth():
+    """Mocap's trackers shake (the head's path bends ~5 mm a frame at 120 fps): the trunk between
+    the head and the pelvis must not amplify it."""
+    from rig.formats.bvh import load_bvh
+    document = load_bvh(CMU_LONG)
+    rig, poses = document.rig, document.clips["motion"][:240]
+    tracked = reconstruct(rig, stream_from_clip(rig, poses, 120.0, HEAD_HANDS))
+    paths, truth = joint_paths(rig.skeleton, tracked.poses), joint_paths(rig.skeleton, poses)
+    assert trunk_jitter(rig, tracked.body, paths, truth, 120.0).max() <= CMU_TRUNK_JITTER
+    body = tracked.body.tree
+    assert jitter(paths[:, body], 120.0) <= CMU_JITTER * jitter(truth[:, body], 120.0)

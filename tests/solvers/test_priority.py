@@ -1,7 +1,8 @@
 """The priority solver (``solvers.priority``): the first level holds exactly whatever the levels
 below ask, lower levels never disturb higher ones, limits and locks hold, the ground is one-sided,
-and no input gives a NaN."""
+inertia slows its columns on the lower levels only, and no input gives a NaN."""
 import numpy as np
+import pytest
 from hypothesis import assume, given, settings, strategies as st
 
 from solvers.goals import BoneDofs
@@ -122,6 +123,34 @@ def test_the_root_moves_only_when_free():
     assert not solve(reach, root_free=False).shift.any()
     free = solve(reach)
     assert free.shift.any() and free.errors[0] < solve(reach, root_free=False).errors[0]
+
+
+def test_inertia_slows_its_columns_on_the_lower_levels_and_leaves_their_answer():
+    """The spine given inertia (as much as the scale) turns less than half as far in a step toward
+    the hand's goal (level 1), the feet's pins (level 0) held as exactly; iterated, the goal is met
+    all the same; inertia zero is none."""
+    reach = Task(POSITION, HAND, 1, (0.55, 1.65, 0.05), use_tail=True)  # near: no step bound scales it
+    layout = column_layout(TREE.bone_tree, (None,) * N, ALL, True)
+    plan = priority_plan(TREE.bone_tree, pins_at(IDENTITY) + [reach], layout)
+    spine = (layout.column_bone == 7) & (layout.column_kind != SHIFT)
+    inertia = np.where(spine, 1.0, 0.0)
+
+    def spine_turn(result):
+        return quat_angle(result.rotations[7], IDENTITY[7])
+
+    free, held = (solve_priority(plan, IDENTITY, 1, 1e-6, inertia=i) for i in (None, inertia))
+    assert spine_turn(held) < 0.5 * spine_turn(free)
+    heads, _, world = world_of(held.rotations, held.shift)
+    start_heads, _, start_world = world_of(IDENTITY)
+    for foot in FEET:
+        assert np.linalg.norm(heads[foot] - start_heads[foot]) <= PIN_POSITION
+        assert quat_angle(world[foot], start_world[foot]) <= PIN_ROTATION
+    assert solve_priority(plan, IDENTITY, 200, 1e-6, inertia=inertia).errors[-1] <= 1e-6
+    none, zero = (solve_priority(plan, IDENTITY, 3, 1e-6, inertia=i) for i in (None, np.zeros(len(spine))))
+    assert np.array_equal(none.rotations, zero.rotations) and np.array_equal(none.shift, zero.shift)
+    for wrong in (inertia[:-1], np.where(spine, np.nan, 0.0), -inertia):
+        with pytest.raises(ValueError, match="inertia must be one finite value >= 0 per column"):
+            solve_priority(plan, IDENTITY, 1, 1e-6, inertia=wrong)
 
 
 def test_degenerate_input_gives_a_finite_answer():
