@@ -4,21 +4,21 @@ heading and leaned forward by a share of the head's tilt toward that heading; th
 faces the heading and tilts by a share of the lean (a bending trunk bends mostly in the spine).
 
 The heading is where the elbows face (square to the line from the right elbow to the left: the
-shoulders hold them either side of the chest; the hands' line turned twice as far with a walk's
-arm swing), the more so the further apart across they are, with where the head looks counting as
-much as elbows ``LOOK_WEIGHT`` apart, followed with a lag: a head looks around while the chest
-stays (on CMU 01_03 the head looks 58 degrees off the pelvis's heading on average while the subject
-climbs, the hands' line 8). The lean is the head's
-tilt toward the heading, not its pitch: a head turned to look sideways from a leaning trunk stays
-tilted toward the trunk's front (the neck turns it about the leaning trunk); over CMU 01_03's
-climbs the tilt follows the trunk's lean with correlation 0.70, the pitch 0.50. But a trunk bent
-far over often holds the head level (the gaze kept ahead): the arms then tell the lean, as the hand
-trackers' rotations place the elbows and the shoulders must sit an upper arm's length from them
-(``arms_lean``, read along a steadier heading than the body's, as the swing still sways the
-elbows' line; on CMU 01_03 that lean follows the trunk's with correlation 0.80); the lean is the
-larger of the two reads, as each reads low where it misses (a level head; shoulders drawn forward
-by reaching hands). Nothing caps the pelvis's height: a head higher than standing is a body
-standing on something (climbing), and the feet follow the pelvis up (``rig.tracking.steps``)."""
+shoulders hold them either side of the chest; the hands' line turned half as far again with a
+walk's arm swing), the more so the further apart across they are, with where the head looks
+counting as much as elbows ``LOOK_WEIGHT`` apart, followed with a lag: a head looks around while
+the chest stays (on CMU 01_03 the head looks 58 degrees off the pelvis's heading on average while
+the subject climbs, the hands' line 8). The lean is the head's tilt toward the heading, not its
+pitch: a head turned to look sideways from a leaning trunk stays tilted toward the trunk's front
+(the neck turns it about the leaning trunk); over CMU 01_03's climbs the tilt follows the trunk's
+lean with correlation 0.70, the pitch 0.50. But a trunk bent far over often holds the head level
+(the gaze kept ahead): the arms then tell the lean, as the hand trackers' rotations place the
+elbows and the shoulders must sit an upper arm's length from them (``arms_lean``, read along a
+steadier heading than the body's, as the swing still sways the elbows' line; on CMU 01_03 that lean
+follows the trunk's with correlation 0.80); the lean is the larger of the two reads, as each reads
+low where it misses (a level head; shoulders drawn forward by reaching hands), followed in time.
+Nothing caps the pelvis's height: a head higher than standing is a body standing on something
+(climbing), and the feet follow the pelvis up (``rig.tracking.steps``)."""
 import math
 
 import numpy as np
