@@ -3,20 +3,22 @@ technique): down from the head by the rest pose's head-to-pelvis offset, turned 
 heading and leaned forward by a share of the head's tilt toward that heading; the pelvis itself
 faces the heading and tilts by a share of the lean (a bending trunk bends mostly in the spine).
 
-The heading is where the hands face (square to the line from the right hand to the left: the
-shoulders hold the hands either side of the chest), the more so the further apart across they
-are, with where the head looks counting as much as hands ``LOOK_WEIGHT`` apart, followed with a
-lag: a head looks around while the chest stays (on CMU 01_03 the head looks 58 degrees off the
-pelvis's heading on average while the subject climbs, the hands' line 8). The lean is the head's
-tilt toward the heading, not its pitch: a head turned to look sideways from a leaning trunk stays
-tilted toward the trunk's front (the neck turns it about the leaning trunk); over CMU 01_03's
-climbs the tilt follows the trunk's lean with correlation 0.70, the pitch 0.50. But a trunk bent
-far over often holds the head level (the gaze kept ahead): the arms then tell the lean, as the hand
-trackers' rotations place the elbows and the shoulders must sit an upper arm's length from them
-(``arms_lean``; on CMU 01_03 that lean follows the trunk's with correlation 0.80); the lean is the
-larger of the two reads, as each reads low where it misses (a level head; shoulders drawn forward
-by reaching hands). Nothing caps the pelvis's height: a head higher than standing is a body
-standing on something (climbing), and the feet follow the pelvis up (``rig.tracking.steps``)."""
+The heading is where the elbows face (square to the line from the right elbow to the left: the
+shoulders hold them either side of the chest; the hands' line turned half as far again with a
+walk's arm swing), the more so the further apart across they are, with where the head looks
+counting as much as elbows ``LOOK_WEIGHT`` apart, followed with a lag: a head looks around while
+the chest stays (on CMU 01_03 the head looks 58 degrees off the pelvis's heading on average while
+the subject climbs, the hands' line 8). The lean is the head's tilt toward the heading, not its
+pitch: a head turned to look sideways from a leaning trunk stays tilted toward the trunk's front
+(the neck turns it about the leaning trunk); over CMU 01_03's climbs the tilt follows the trunk's
+lean with correlation 0.70, the pitch 0.50. But a trunk bent far over often holds the head level
+(the gaze kept ahead): the arms then tell the lean, as the hand trackers' rotations place the
+elbows and the shoulders must sit an upper arm's length from them (``arms_lean``, read along a
+steadier heading than the body's, as the swing still sways the elbows' line; on CMU 01_03 that lean
+follows the trunk's with correlation 0.80); the lean is the larger of the two reads, as each reads
+low where it misses (a level head; shoulders drawn forward by reaching hands), followed in time.
+Nothing caps the pelvis's height: a head higher than standing is a body standing on something
+(climbing), and the feet follow the pelvis up (``rig.tracking.steps``)."""
 import math
 
 import numpy as np
@@ -33,11 +35,17 @@ MAX_LEAN = 1.2  # radians forward (0.3 back): past this the head nods alone
 LEANS = np.linspace(-0.3, MAX_LEAN, 76)  # the leans the arms are tried at (2 degrees apart)
 LEAN_COS, LEAN_SIN = np.cos(LEANS), np.sin(LEANS)
 ARM_SLACK = 0.03  # metres a shoulder's distance from its elbow may seem off (a bent wrist, a shrug)
-LEAN_SPREAD = 0.4  # radians the trunk's lean strays from the head's tilt's share (the arms' read is
-# weighed against it: only their ratio to ARM_SLACK counts; more trust in the arms sways a walk's pelvis)
-HEADING_TIME = 0.3  # seconds: the body's heading follows the head and hands with this time constant
-LOOK_WEIGHT = 0.15  # metres: the head's look counts as much as the hands this far apart across
+LEAN_SPREAD = 1.2  # radians the trunk's lean strays from the head's tilt's share (the arms' read is
+# weighed against it: only their ratio to ARM_SLACK counts)
+HEADING_TIME = 0.3  # seconds: the body's heading follows the head and elbows with this time constant
+LEAN_TIME = 0.05  # seconds: the lean follows its reads with this time constant (the arms' read shakes
+# with the hand trackers' turns, which place the elbows: on CMU 01_03 unfollowed, the trunk shook)
+ARMS_HEADING_TIME = 0.6  # seconds: the steadier heading the arms' lean is read along (a walk's arm swing
+# turns the elbows' line a few degrees each way every step; a lean read across a turned frame sways)
+ARMS_HEADING_LAG = 0.15  # radians that steadier heading may lag the body's (in a turn it must keep up)
+LOOK_WEIGHT = 0.15  # metres: the head's look counts as much as the elbows this far apart across
 LEVEL_LOOK = 0.2  # the head's look must have this much horizontal part to give a heading
+HANDS = ("hand.L", "hand.R")
 
 
 def yaw_between(a, b):
@@ -62,16 +70,21 @@ def turned(body, role, target, direction):
     return quat_rotate(quat_mul(target.rotation, quat_conjugate(body.rest_rotations[role])), direction)
 
 
-def arms_lean(body, head, hands, frame, prior):
+def elbows(body, hands):
+    """Each hand's elbow (3,): the wrist less the forearm turned as the hand tracker turned (a wrist
+    near its rest bend)."""
+    return [hand.position - turned(body, role, hand, body.arms[role].forearm) for role, hand in zip(HANDS, hands)]
+
+
+def arms_lean(body, head, elbows, frame, prior):
     """The trunk's lean (radians forward, toward ``frame``'s forward) that best sets each shoulder an
-    upper arm's length from its elbow, near the lean ``prior`` (the head's): the elbow is the wrist
-    less the forearm turned as the hand tracker turned (a wrist near its rest bend), the shoulders
-    hang from the head as at rest, leaned. Arms hanging straight down say little (their elbows
-    keep their distance as the shoulders swing forward or back), so the prior holds there."""
+    upper arm's length from its elbow (``elbows``, left and right), near the lean ``prior`` (the
+    head's): the shoulders hang from the head as at rest, leaned. Arms hanging straight down say little
+    (their elbows keep their distance as the shoulders swing forward or back), so the prior holds there."""
     miss = ((LEANS - prior) / LEAN_SPREAD) ** 2
-    for role, hand in zip(("hand.L", "hand.R"), hands):
+    for role, elbow in zip(HANDS, elbows):
         arm = body.arms[role]
-        elbow = frame.T @ (hand.position - turned(body, role, hand, arm.forearm) - head.position)
+        elbow = frame.T @ (elbow - head.position)
         left, up, ahead = arm.shoulder_from_head
         gap = np.sqrt((elbow[0] - left) ** 2 + (elbow[1] - up * LEAN_COS + ahead * LEAN_SIN) ** 2
                       + (elbow[2] - up * LEAN_SIN - ahead * LEAN_COS) ** 2)
@@ -83,20 +96,29 @@ def arms_lean(body, head, hands, frame, prior):
     return float(LEANS[k] + min(max(step, -1.0), 1.0) * (LEANS[1] - LEANS[0]))
 
 
+def followed(last, heading, dt, time_constant):
+    """Horizontal unit ``last`` turned toward ``heading`` over ``dt`` seconds (``heading`` if none yet)."""
+    if last is None or dt <= 0.0:
+        return heading
+    return normalize(last + (heading - last) * smoothing(dt, time_constant), fallback=heading)
+
+
 class PelvisEstimate:
     """Call with the head's and hands' BoneTargets and the frame time: the pelvis BoneTarget and the body's
-    heading (3,); keeps the heading between frames."""
+    heading (3,); keeps the headings and the lean between frames."""
 
     def __init__(self, body):
-        self.body, self.heading = body, None
+        self.body, self.heading, self.arms_heading, self.lean = body, None, None, None
 
     def follow(self, heading, dt):
-        """Turn the body's heading toward ``heading`` (horizontal, unit) over ``dt`` seconds."""
-        if self.heading is None or dt <= 0.0:
-            self.heading = heading
-        else:
-            self.heading = normalize(self.heading + (heading - self.heading) * smoothing(dt, HEADING_TIME),
-                                     fallback=heading)
+        """Turn the body's heading, and the steadier one the arms are read along, toward ``heading``
+        (horizontal, unit) over ``dt`` seconds."""
+        self.heading = followed(self.heading, heading, dt, HEADING_TIME)
+        steady = followed(self.arms_heading, heading, dt, ARMS_HEADING_TIME)
+        lag = signed_angle(self.heading, steady, UP)
+        if abs(lag) > ARMS_HEADING_LAG:
+            steady = quat_rotate(quat_from_axis_angle(UP, math.copysign(ARMS_HEADING_LAG, lag)), self.heading)
+        self.arms_heading = steady
         return self.heading
 
     def __call__(self, head, hands, dt):
@@ -105,8 +127,9 @@ class PelvisEstimate:
         look = turned(body, "head", head, body.forward)
         flat = look - UP * look[1]
         level = float(np.linalg.norm(flat))
-        across = cross(hands[0].position - hands[1].position, UP)
-        facing = across - UP * across[1]  # metres long: hands further apart across say more
+        left, right = elbows(body, hands)
+        across = cross(left - right, UP)
+        facing = across - UP * across[1]  # metres long: elbows further apart across say more
         if level > LEVEL_LOOK:
             facing = facing + LOOK_WEIGHT * flat / level
         last = self.heading if self.heading is not None else body.forward
@@ -114,7 +137,11 @@ class PelvisEstimate:
         frame = facing_frame(heading)
         toward = float(np.clip(np.dot(turned(body, "head", head, UP), heading), -1.0, 1.0))
         prior = LEAN_SHARE * math.asin(toward)
-        lean = float(np.clip(max(prior, arms_lean(body, head, hands, frame, prior)), -0.3, MAX_LEAN))
+        arms = arms_lean(body, head, (left, right), facing_frame(self.arms_heading), prior)
+        lean = float(np.clip(max(prior, arms), -0.3, MAX_LEAN))
+        if self.lean is not None and dt > 0.0:
+            lean = self.lean + (lean - self.lean) * smoothing(dt, LEAN_TIME)
+        self.lean = lean
         tilt = quat_from_axis_angle(frame[:, 0], lean)
         position = head.position + quat_rotate(tilt, frame @ body.pelvis_below_head)
         yaw = yaw_between(body.forward, heading)

@@ -1,6 +1,6 @@
 """The pelvis estimated from head and hands (``rig.tracking.estimate``): a body bent forward at the
 hips with its head held level (turned back up on the neck) is found leaning by its arms, which hang
-from the leaning chest; a standing body is not leaned."""
+from the leaning chest; a standing body is not leaned; a walk's arm swing hardly turns the heading."""
 import math
 
 import numpy as np
@@ -12,12 +12,16 @@ from rig.tracking.body import find_body
 from rig.tracking.calibration import bone_target, default_offsets
 from rig.tracking.estimate import PelvisEstimate
 from rig.tracking.from_clip import samples
-from solvers.transforms import matrix3_to_quat, quat_conjugate, quat_from_axis_angle, quat_mul
+from solvers.transforms import matrix3_to_quat, quat_conjugate, quat_from_axis_angle, quat_mul, signed_angle
 
 BEND = 0.9  # radians the trunk bends forward at its lowest spine joint
 PELVIS_OFF = 0.25  # metres the estimated pelvis may be from the bent body's (0.42 leaning by the head alone: the
 # pelvis under the head; the estimate's rigid trunk leaning at the pelvis is not this bend above it, so not 0)
 UPRIGHT = 0.02  # metres the estimate of a standing body may be from its pelvis
+SWING = 0.5  # radians each upper arm swings forward and back, opposite ways, as in a brisk walk
+SWING_PERIOD = 1.1  # seconds: one stride of each foot
+SWING_TURN = math.radians(15.0)  # the heading may turn this far, end to end, as the arms swing (the
+# elbows' line turns 13 degrees; the hands' line, twice as far out, 19)
 
 
 @pytest.fixture(scope="module")
@@ -26,25 +30,27 @@ def humanoid():
     return rig, find_body(rig)
 
 
-def bent(rig, body, bend):
+def bent(rig, body, bend, swing=0.0):
     """The rest pose bent forward by ``bend`` at the spine's first joint, the head turned
-    back level, the arms as at rest on the chest; its world matrices."""
+    back level, the left upper arm swung forward by ``swing`` and the right back (each as at rest
+    on the chest when 0); its world matrices."""
     skeleton, pose = rig.skeleton, Pose.rest(len(rig.skeleton))
     left = np.cross([0.0, 1.0, 0.0], body.forward)
-    for name, angle in (("spine.01", bend), ("head", -bend)):
+    for name, angle in (("spine.01", bend), ("head", -bend), ("upper_arm.L", swing), ("upper_arm.R", -swing)):
         bone = skeleton.index[name]
         rest = matrix3_to_quat(skeleton.rest_world[bone, :3, :3])  # the turn in the bone's own frame
         pose.rotations[bone] = quat_mul(quat_conjugate(rest), quat_mul(quat_from_axis_angle(left, angle), rest))
     return world_matrices(skeleton, pose)
 
 
-def estimated(body, world):
-    """The pelvis the estimate puts under this one frame's head and hands (3,)."""
+def estimated(body, world, estimate=None, dt=0.0):
+    """The pelvis (3,) and heading (3,) the estimate (a fresh one unless given) puts under this
+    frame's head and hands, ``dt`` seconds after its last."""
     offsets = default_offsets(body)
     seen = {role: bone_target(sample, offsets[role])
             for role, sample in samples(body, world, ("head", "hand.L", "hand.R")).items()}
-    pelvis, _ = PelvisEstimate(body)(seen["head"], (seen["hand.L"], seen["hand.R"]), 0.0)
-    return pelvis.position
+    pelvis, heading = (estimate or PelvisEstimate(body))(seen["head"], (seen["hand.L"], seen["hand.R"]), dt)
+    return pelvis.position, heading
 
 
 def test_a_body_bent_over_with_its_head_level_is_leaned_by_its_arms(humanoid):
@@ -53,10 +59,21 @@ def test_a_body_bent_over_with_its_head_level_is_leaned_by_its_arms(humanoid):
     head = world[body.bones["head"], :3, :3] @ np.linalg.inv(rig.skeleton.rest_world[body.bones["head"], :3, :3])
     assert math.isclose(np.trace(head), 3.0, abs_tol=1e-9)  # the head is level: it says nothing of the bend
     truth = world[body.bones["pelvis"], :3, 3]
-    assert np.linalg.norm(estimated(body, world) - truth) <= PELVIS_OFF
+    assert np.linalg.norm(estimated(body, world)[0] - truth) <= PELVIS_OFF
 
 
 def test_a_standing_body_is_not_leaned(humanoid):
     rig, body = humanoid
     world = bent(rig, body, 0.0)
-    assert np.linalg.norm(estimated(body, world) - world[body.bones["pelvis"], :3, 3]) <= UPRIGHT
+    assert np.linalg.norm(estimated(body, world)[0] - world[body.bones["pelvis"], :3, 3]) <= UPRIGHT
+
+
+def test_a_walks_arm_swing_hardly_turns_the_heading(humanoid):
+    rig, body = humanoid
+    estimate, dt, turns = PelvisEstimate(body), 1.0 / 30.0, []
+    for frame in range(90):
+        swing = SWING * math.sin(2.0 * math.pi * frame * dt / SWING_PERIOD)
+        _, heading = estimated(body, bent(rig, body, 0.3, swing), estimate, dt)
+        if frame * dt >= 1.0:  # after the heading has settled from its first frame
+            turns.append(signed_angle(body.forward, heading, np.array([0.0, 1.0, 0.0])))
+    assert np.ptp(turns) <= SWING_TURN
