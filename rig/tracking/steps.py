@@ -23,7 +23,7 @@ import numpy as np
 from rig.limb_roles import UP
 from rig.tracking.body import facing_frame
 from rig.tracking.calibration import BoneTarget
-from rig.tracking.estimate import ease, yaw_between
+from rig.tracking.estimate import ease, smoothing, yaw_between
 from rig.tracking.plant import Plant, Velocity
 from solvers.transforms import quat_angle, quat_mul, quat_slerp
 
@@ -39,6 +39,7 @@ ACROSS_FROM = 0.25  # of a step's time it starts crossing at, and stops as long 
 LIFT = 0.12  # of the leg's length: how high a step lifts the foot (CMU 01_03's walking ankles: ~0.15)
 LEAD = 0.5  # of the step time: how far ahead along the body's velocity a step lands
 VELOCITY_TIME = 0.1  # seconds: the body velocity's smoothing
+GOAL_TIME = 0.01  # seconds: a step's goal follows its aim with this time constant (``Feet._step``)
 SHUFFLE, WALK = 0.5, 0.9  # metres a second: the body shuffles below the first, walks (long strides) above the second
 OUT_OF_REACH = 1.05  # of the leg's length: a foot this far from its hip steps even while the other does
 AIRBORNE = 1e-3  # metres above its stance's height: a foot lost there lands by a step
@@ -47,12 +48,12 @@ AIRBORNE = 1e-3  # metres above its stance's height: a foot lost there lands by 
 @dataclass
 class Foot:
     """A foot's state: where it is (``at``), whether a tracker put it there, and while stepping
-    where from, for how long and, once it comes down, where it lands (BoneTarget)."""
+    where from, for how long and where it is going (BoneTarget; fixed once it stops crossing)."""
     at: BoneTarget
     tracked: bool = False
     start: BoneTarget = None
     clock: float = 0.0
-    landing: BoneTarget = None
+    goal: BoneTarget = None
 
 
 class Feet:
@@ -125,15 +126,23 @@ class Feet:
     def _step(self, foot, stance, dt):
         """Carry stepping ``foot`` on by ``dt`` seconds toward its ``stance`` (BoneTarget), led by
         the body's velocity and a walk's stride; once it stops crossing, where it lands stays put
-        (a foot over a goal that moves with the body would slide as it comes down)."""
+        (a foot over a goal that moves with the body would slide as it comes down). The goal is
+        where the stance will be when the step ends, so it stands still while the body keeps its
+        velocity and fixing it changes nothing (it jumped 4-11 cm in a frame when it was the
+        stance now and the rest of the step was added as it was fixed); it follows that aim
+        through a ``GOAL_TIME`` filter, as the velocity and stance of an estimated pelvis shake
+        by a few cm a frame, which a crossing foot shook with."""
         foot.clock += dt
-        goal = foot.landing or BoneTarget(stance.position + self.velocity * (LEAD * STEP_TIME) + self._stride(),
-                                          stance.rotation)
-        if foot.landing is None and foot.clock >= (1.0 - ACROSS_FROM) * STEP_TIME:  # as it stops crossing
-            foot.landing = goal = BoneTarget(goal.position + self.velocity * (STEP_TIME - foot.clock), goal.rotation)
-        foot.at = self._swing(foot, goal)
+        if foot.goal is None or foot.clock < (1.0 - ACROSS_FROM) * STEP_TIME:  # still crossing: the goal follows
+            ahead = max(STEP_TIME - foot.clock, 0.0) + LEAD * STEP_TIME  # the stance's way till it lands, and the lead
+            aim = BoneTarget(stance.position + self.velocity * ahead + self._stride(), stance.rotation)
+            share = 1.0 if foot.goal is None else smoothing(dt, GOAL_TIME)
+            foot.goal = aim if foot.goal is None else BoneTarget(
+                foot.goal.position + (aim.position - foot.goal.position) * share,
+                quat_slerp(foot.goal.rotation, aim.rotation, share))
+        foot.at = self._swing(foot, foot.goal)
         if foot.clock >= STEP_TIME:
-            foot.start, foot.landing = None, None
+            foot.start, foot.goal = None, None
 
     def _tracked(self, role, tracker, dt):
         """The Foot of tracked ``role`` (locked while its tracker stands, ``rig.tracking.plant``)."""
