@@ -199,3 +199,17 @@ def test_a_step_moves_without_pops(humanoid, shake):
     assert np.ptp(paths[:, :, 2], axis=0).min() > 1.0  # both feet walked along
     acceleration = np.linalg.norm(paths[2:] - 2.0 * paths[1:-1] + paths[:-2], axis=2) * fps * fps
     assert acceleration.max() <= POP
+
+
+@pytest.mark.parametrize("roles", [("head", "hand.L", "hand.R"), ("head", "hand.L", "hand.R", "pelvis")])
+def test_the_walks_rebuilt_feet_alternate(humanoid, roles):
+    """The walk rebuilt from trackers steps left, right, left... as the truth does (each foot took
+    two steps in a row, the second a short one from where its leg could not reach)."""
+    rig, body = humanoid
+    poses = walk_poses(rig, 5.0)
+    paths = ankles(rig, body, reconstruct(rig, stream_from_clip(rig, poses, FPS, roles)))
+    up = paths[:, :, 1] > paths[:, :, 1].min(axis=0) + CONTACT_HEIGHT
+    lifts = sorted((k, side) for side in range(len(FEET)) for k in np.flatnonzero(up[1:, side] & ~up[:-1, side]))
+    sides = [side for k, side in lifts if k > 2 * FPS]  # after the start from standing (at full speed)
+    assert len(sides) >= 4
+    assert all(a != b for a, b in zip(sides, sides[1:]))
