@@ -93,7 +93,8 @@ class Tracker:
         first = self.world is None
         if first:
             self._start(pelvis)
-        placed = self.feet(pelvis, heading, dt, {role: targets[role] for role in FEET if role in targets})
+        placed = self.feet(pelvis, heading, dt, {role: targets[role] for role in FEET if role in targets},
+                           (targets["hand.L"].position, targets["hand.R"].position))
         goals = [Goal(body.bones[role], TRACKED, t.position, t.rotation) for role, t in targets.items()
                  if role not in FEET]
         goals += [Goal(body.bones[role], TRACKED if role in targets else BODY, t.position, t.rotation, FOOT_WEIGHT)

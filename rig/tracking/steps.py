@@ -9,7 +9,14 @@ A planted foot stays exactly where it landed until the stance leaves a support r
 body; ``STEP_RISE`` up or down; or turned by more than ``STEP_TURN``) or its hip moves out of the
 leg's reach (a tracked pelvis pulling away: the foot steps rather than slides); then it steps
 over ``STEP_TIME`` to the stance, led by the body's velocity and a walk's stride, one foot at a
-time (unless the hip has left a foot behind, ``OUT_OF_REACH``: a run): it lifts, crosses only
+time (unless the hip has left a foot behind, ``OUT_OF_REACH``: a run). A walking body (faster
+than ``WALK``, both feet untracked) steps as a walker does instead: the feet alternate, the rear
+one leaving each time the pelvis turns up from its lowest (a walker's pelvis is lowest with both
+feet down), the rear foot told by the arms where the hands are known (they swing against the
+legs), each step taking ``WALK_STEP_TIME``; its feet are planted otherwise (a foot that stepped
+when its support region or its leg's reach said stepped twice in a row, a second short step
+from 26-37 cm ahead of its hip, and the walk's steps came at another time than the truth's).
+A step lifts, crosses only
 while fully up, above the higher of the spots it leaves and lands on, and drops straight onto its
 new spot, fixed once it stops crossing (a foot crossing near a floor would scuff along it, and one
 dropping while it follows the body would slide). A tracked foot goes where its
@@ -23,7 +30,7 @@ import numpy as np
 from rig.limb_roles import UP
 from rig.tracking.body import facing_frame
 from rig.tracking.calibration import BoneTarget
-from rig.tracking.estimate import ease, yaw_between
+from rig.tracking.estimate import ease, smoothing, yaw_between
 from rig.tracking.plant import Plant, Velocity
 from solvers.transforms import quat_angle, quat_mul, quat_slerp
 
@@ -33,12 +40,15 @@ STEP_RISE = 0.15  # of the leg's length: how far above or below its stance a pla
 STANCE_REACH = 0.97  # of the leg's length: how far below its hip a stance is at most
 STEP_TURN = 0.6  # radians a planted foot may differ from its stance's heading
 STEP_TIME = 0.3  # seconds a step takes
+WALK_STEP_TIME = 0.44  # seconds a walk's step takes (a walker's swing: ~0.4 of a 0.9 Hz gait)
 RISE_SHARE = 0.2  # of a step's time the foot takes to lift (and, at its end, to drop)
 ACROSS_FROM = 0.25  # of a step's time it starts crossing at, and stops as long before its end: while fully up
 # (>= RISE_SHARE: a foot crossing as it lifts or drops slides along the ground it is just off)
 LIFT = 0.12  # of the leg's length: how high a step lifts the foot (CMU 01_03's walking ankles: ~0.15)
 LEAD = 0.5  # of the step time: how far ahead along the body's velocity a step lands
 VELOCITY_TIME = 0.1  # seconds: the body velocity's smoothing
+RISE_TIME = 0.04  # seconds: the pelvis's vertical velocity's smoothing (its lowest tells a walk's steps)
+GOAL_TIME = 0.01  # seconds: a step's goal follows its aim with this time constant (``Feet._step``)
 SHUFFLE, WALK = 0.5, 0.9  # metres a second: the body shuffles below the first, walks (long strides) above the second
 OUT_OF_REACH = 1.05  # of the leg's length: a foot this far from its hip steps even while the other does
 AIRBORNE = 1e-3  # metres above its stance's height: a foot lost there lands by a step
@@ -47,23 +57,27 @@ AIRBORNE = 1e-3  # metres above its stance's height: a foot lost there lands by 
 @dataclass
 class Foot:
     """A foot's state: where it is (``at``), whether a tracker put it there, and while stepping
-    where from, for how long and, once it comes down, where it lands (BoneTarget)."""
+    where from, for how long (``time`` seconds in all) and where it is going (BoneTarget; fixed
+    once it stops crossing)."""
     at: BoneTarget
     tracked: bool = False
     start: BoneTarget = None
     clock: float = 0.0
-    landing: BoneTarget = None
+    time: float = STEP_TIME
+    goal: BoneTarget = None
 
 
 class Feet:
-    """Call each frame with the pelvis BoneTarget, the heading, the frame time and the tracked
-    feet ({role: BoneTarget}): {role: BoneTarget} of both feet, the untracked planted or stepping,
-    the tracked locked while they stand."""
+    """Call each frame with the pelvis BoneTarget, the heading, the frame time, the tracked
+    feet ({role: BoneTarget}) and, where known, the hands' positions (hand.L, hand.R): {role:
+    BoneTarget} of both feet, the untracked planted or stepping, the tracked locked while they
+    stand."""
 
     def __init__(self, body, floor=0.0):
         self.body, self.floor = body, floor
         self.feet, self.plants, self.body_velocity = {}, {}, Velocity(VELOCITY_TIME, horizontal=True)
         self.velocity = np.zeros(3)
+        self.rise, self.rising, self.turned_up = Velocity(RISE_TIME), False, False
 
     def hip(self, role, pelvis, heading):
         """Where the ``role`` foot's leg hangs from (3,)."""
@@ -101,7 +115,7 @@ class Feet:
         first ``RISE_SHARE`` of the step, across while up (``LIFT`` above the higher of the two
         spots: a step down crossing while it descends would slide along the lower ground), down
         over the last."""
-        s = foot.clock / STEP_TIME
+        s = foot.clock / foot.time
         across = ease((s - ACROSS_FROM) / (1.0 - 2.0 * ACROSS_FROM))
         position = foot.start.position + (goal.position - foot.start.position) * across
         low = foot.start.position[1] if s < 0.5 else goal.position[1]
@@ -109,39 +123,62 @@ class Feet:
         position[1] = low + (top - low) * ease(min(s, 1.0 - s) / RISE_SHARE)
         return BoneTarget(position, quat_slerp(foot.start.rotation, goal.rotation, across))
 
-    def _start_steps(self, free, stances, pelvis, heading):
+    def _rear(self, hips, hands):
+        """The walking body's rear foot: on the side of the hand further ahead where the hands are
+        known (``hands``: their positions, L and R), else the foot furthest behind its hip."""
+        if hands is not None:
+            return FEET[int(np.dot(hands[1] - hands[0], self.velocity) > 0.0)]
+        return min(FEET, key=lambda role: float(np.dot(self.feet[role].at.position - hips[role], self.velocity)))
+
+    def _start_steps(self, free, stances, pelvis, heading, hands):
         """Start the steps the ``free`` feet need, the neediest first: one foot at a time, but a foot
-        its hip has left (``OUT_OF_REACH``) steps even while the other does."""
+        its hip has left (``OUT_OF_REACH``) steps even while the other does; a walk's (module doc)
+        rear foot as the pelvis turns up."""
         stepping = any(self.feet[role].start is not None for role in free)
         hips = {role: self.hip(role, pelvis, heading) for role in free}
         needs = {role: self._need(self.feet[role], stances[role], hips[role])
                  for role in free if self.feet[role].start is None}
+        walk = len(needs) == len(FEET) and float(np.linalg.norm(self.velocity)) > WALK
+        if walk:
+            rear = self._rear(hips, hands)
+            needs = {role: 1.0 if role == rear and self.turned_up else -1.0 for role in needs}
         for role in sorted(needs, key=needs.get, reverse=True):
             foot = self.feet[role]
             left = np.linalg.norm(foot.at.position - hips[role]) > OUT_OF_REACH * self.body.leg_length
             if needs[role] > 0.0 and (left or not stepping):
                 foot.start, foot.clock, stepping = foot.at, 0.0, True
+                foot.time = WALK_STEP_TIME if walk else STEP_TIME
 
     def _step(self, foot, stance, dt):
         """Carry stepping ``foot`` on by ``dt`` seconds toward its ``stance`` (BoneTarget), led by
         the body's velocity and a walk's stride; once it stops crossing, where it lands stays put
-        (a foot over a goal that moves with the body would slide as it comes down)."""
+        (a foot over a goal that moves with the body would slide as it comes down). The goal is
+        where the stance will be when the step ends, so it stands still while the body keeps its
+        velocity and fixing it changes nothing (it jumped 4-11 cm in a frame when it was the
+        stance now and the rest of the step was added as it was fixed); it follows that aim
+        through a ``GOAL_TIME`` filter, as the velocity and stance of an estimated pelvis shake
+        by a few cm a frame, which a crossing foot shook with."""
         foot.clock += dt
-        goal = foot.landing or BoneTarget(stance.position + self.velocity * (LEAD * STEP_TIME) + self._stride(),
-                                          stance.rotation)
-        if foot.landing is None and foot.clock >= (1.0 - ACROSS_FROM) * STEP_TIME:  # as it stops crossing
-            foot.landing = goal = BoneTarget(goal.position + self.velocity * (STEP_TIME - foot.clock), goal.rotation)
-        foot.at = self._swing(foot, goal)
-        if foot.clock >= STEP_TIME:
-            foot.start, foot.landing = None, None
+        if foot.goal is None or foot.clock < (1.0 - ACROSS_FROM) * foot.time:  # still crossing: the goal follows
+            ahead = max(foot.time - foot.clock, 0.0) + LEAD * STEP_TIME  # the stance's way till it lands, and the lead
+            aim = BoneTarget(stance.position + self.velocity * ahead + self._stride(), stance.rotation)
+            share = 1.0 if foot.goal is None else smoothing(dt, GOAL_TIME)
+            foot.goal = aim if foot.goal is None else BoneTarget(
+                foot.goal.position + (aim.position - foot.goal.position) * share,
+                quat_slerp(foot.goal.rotation, aim.rotation, share))
+        foot.at = self._swing(foot, foot.goal)
+        if foot.clock >= foot.time:
+            foot.start, foot.goal = None, None
 
     def _tracked(self, role, tracker, dt):
         """The Foot of tracked ``role`` (locked while its tracker stands, ``rig.tracking.plant``)."""
         plant = self.plants.setdefault(role, Plant())
         return Foot(plant(tracker, dt), tracked=True)
 
-    def __call__(self, pelvis, heading, dt, tracked):
+    def __call__(self, pelvis, heading, dt, tracked, hands=None):
         self.velocity = self.body_velocity(pelvis.position, dt)
+        rising = self.rise(pelvis.position, dt)[1] > 0.0
+        self.turned_up, self.rising = rising and not self.rising, rising
         stances = {role: self.stance(role, pelvis, heading) for role in FEET}
         for role in FEET:
             if role in tracked:
@@ -154,7 +191,7 @@ class Feet:
                 if self.feet[role].at.position[1] > stances[role].position[1] + AIRBORNE:
                     self.feet[role].clock, self.feet[role].start = 0.0, self.feet[role].at
         free = [role for role in FEET if role not in tracked]
-        self._start_steps(free, stances, pelvis, heading)
+        self._start_steps(free, stances, pelvis, heading, hands)
         for role in free:
             if self.feet[role].start is not None:
                 self._step(self.feet[role], stances[role], dt)
