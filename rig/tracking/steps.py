@@ -16,12 +16,11 @@ feet down), the rear foot told by the arms where the hands are known (they swing
 legs), each step taking ``WALK_STEP_TIME``; its feet are planted otherwise (a foot that stepped
 when its support region or its leg's reach said stepped twice in a row, a second short step
 from 26-37 cm ahead of its hip, and the walk's steps came at another time than the truth's).
-A step lifts, crosses only
-while fully up, above the higher of the spots it leaves and lands on, and drops straight onto its
-new spot, fixed once it stops crossing (a foot crossing near a floor would scuff along it, and one
-dropping while it follows the body would slide). A tracked foot goes where its
-tracker says, locked while the tracker stands (``rig.tracking.plant``), and, lost, steps from
-there as an untracked foot.
+A step lifts, crosses only while fully up, above the higher of the spots it leaves and lands on,
+and drops straight onto its new spot, fixed once it stops crossing (a foot crossing near a floor
+would scuff along it, and one dropping while it follows the body would slide). A tracked foot goes
+where its tracker says, locked while the tracker stands (``rig.tracking.plant``), and, lost, steps
+from there as an untracked foot.
 """
 from dataclasses import dataclass
 
