@@ -18,7 +18,7 @@ from rig.pose import Pose, location_for_head, update_world, world_matrices
 from rig.tracking.body import find_body, trunk_joints
 from rig.tracking.calibration import bone_target, calibrate, default_offsets
 from rig.tracking.continuity import Continuity
-from rig.tracking.estimate import PelvisEstimate, smoothing, turned
+from rig.tracking.estimate import PelvisEstimate, smoothing, turned, worn_heading
 from rig.tracking.frame_solve import BODY, FIRST_ITERATIONS, FOOT_WEIGHT, ITERATIONS, PELVIS_WEIGHT, TRACKED, \
     FrameSolver, Goal, knee_goal, pole_goal
 from rig.tracking.steps import FEET, Feet
@@ -88,6 +88,8 @@ class Tracker:
         targets = self.continuity(seen, dt, self.world)
         estimate, heading = self.pelvis(targets["head"], (targets["hand.L"], targets["hand.R"]), dt)
         pelvis = targets.get("pelvis", estimate)
+        if "pelvis" in targets:  # the worn tracker says where the hips face: no guess from head and elbows
+            heading = worn_heading(body, pelvis, heading)
         moved = estimate.position - (estimate.position if self.estimated is None else self.estimated)
         self.estimated = estimate.position
         first = self.world is None

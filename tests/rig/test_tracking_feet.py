@@ -18,7 +18,8 @@ from rig.tracking.measures import CONTACT_HEIGHT, GROUND_TIME, horizontal_speeds
 from rig.tracking.plant import RELEASE_DISTANCE, Plant
 from rig.tracking.reconstruct import reconstruct
 from rig.tracking.steps import Feet
-from solvers.transforms import IDENTITY_QUAT
+from rig.limb_roles import UP
+from solvers.transforms import IDENTITY_QUAT, normalize, quat_from_axis_angle, quat_mul, quat_rotate
 from tests.tools.humanoid_walk import FPS, walk_poses
 
 FEET = ("foot.L", "foot.R")
@@ -213,3 +214,21 @@ def test_the_walks_rebuilt_feet_alternate(humanoid, roles):
     sides = [side for k, side in lifts if k > 2 * FPS]  # after the start from standing (at full speed)
     assert len(sides) >= 4
     assert all(a != b for a, b in zip(sides, sides[1:]))
+
+
+def test_the_feet_face_where_a_worn_pelvis_tracker_faces(humanoid):
+    """Head and hands still and facing ahead, the pelvis tracker turning a quarter turn: the hips
+    face where the tracker says, so the feet step round to stand across its heading (the head and
+    elbows would keep them facing ahead)."""
+    rig, body = humanoid
+    rest = samples(body, world_matrices(rig.skeleton, Pose.rest(len(rig.skeleton))),
+                   ("head", "hand.L", "hand.R", "pelvis"))
+    frames = []
+    for k in range(120):
+        turn = quat_from_axis_angle(UP, 0.5 * np.pi * min(k / 30, 1.0))
+        pelvis = rest["pelvis"]
+        frames.append({**rest, "pelvis": Sample(pelvis.position, quat_mul(turn, pelvis.rotation))})
+    feet = ankles(rig, body, reconstruct(rig, TrackStream(FPS, frames)))
+    across = normalize(feet[-1, 0] - feet[-1, 1])
+    side = quat_rotate(quat_from_axis_angle(UP, 0.5 * np.pi), normalize(feet[0, 0] - feet[0, 1]))
+    assert np.dot(across, side) > np.cos(0.3)  # the feet's line turned with the pelvis
