@@ -96,7 +96,7 @@ class Tracker:
         if first:
             self._start(pelvis)
         placed = self.feet(pelvis, heading, dt, {role: targets[role] for role in FEET if role in targets},
-                           (targets["hand.L"].position, targets["hand.R"].position))
+                           (targets["hand.L"].position, targets["hand.R"].position), targets["head"].position)
         goals = [Goal(body.bones[role], TRACKED, t.position, t.rotation) for role, t in targets.items()
                  if role not in FEET]
         goals += [Goal(body.bones[role], TRACKED if role in targets else BODY, t.position, t.rotation, FOOT_WEIGHT)
