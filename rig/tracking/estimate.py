@@ -96,6 +96,15 @@ def arms_lean(body, head, elbows, frame, prior):
     return float(LEANS[k] + min(max(step, -1.0), 1.0) * (LEANS[1] - LEANS[0]))
 
 
+def worn_heading(body, pelvis, fallback):
+    """The heading (3,) a worn pelvis tracker (BoneTarget ``pelvis``) gives: where the pelvis faces,
+    level; ``fallback`` where it faces too near straight up or down to say (a body lying down)."""
+    facing = turned(body, "pelvis", pelvis, body.forward)
+    flat = facing - UP * facing[1]
+    level = float(np.linalg.norm(flat))
+    return flat / level if level > LEVEL_LOOK else fallback
+
+
 def followed(last, heading, dt, time_constant):
     """Horizontal unit ``last`` turned toward ``heading`` over ``dt`` seconds (``heading`` if none yet)."""
     if last is None or dt <= 0.0:

@@ -18,7 +18,7 @@ from rig.pose import Pose, location_for_head, update_world, world_matrices
 from rig.tracking.body import find_body, trunk_joints
 from rig.tracking.calibration import bone_target, calibrate, default_offsets
 from rig.tracking.continuity import Continuity
-from rig.tracking.estimate import PelvisEstimate, smoothing, turned
+from rig.tracking.estimate import PelvisEstimate, smoothing, turned, worn_heading
 from rig.tracking.frame_solve import BODY, FIRST_ITERATIONS, FOOT_WEIGHT, ITERATIONS, PELVIS_WEIGHT, TRACKED, \
     FrameSolver, Goal, knee_goal, pole_goal
 from rig.tracking.steps import FEET, Feet
@@ -88,13 +88,15 @@ class Tracker:
         targets = self.continuity(seen, dt, self.world)
         estimate, heading = self.pelvis(targets["head"], (targets["hand.L"], targets["hand.R"]), dt)
         pelvis = targets.get("pelvis", estimate)
+        if "pelvis" in targets:  # the worn tracker says where the hips face: no guess from head and elbows
+            heading = worn_heading(body, pelvis, heading)
         moved = estimate.position - (estimate.position if self.estimated is None else self.estimated)
         self.estimated = estimate.position
         first = self.world is None
         if first:
             self._start(pelvis)
         placed = self.feet(pelvis, heading, dt, {role: targets[role] for role in FEET if role in targets},
-                           (targets["hand.L"].position, targets["hand.R"].position))
+                           (targets["hand.L"].position, targets["hand.R"].position), targets["head"].position)
         goals = [Goal(body.bones[role], TRACKED, t.position, t.rotation) for role, t in targets.items()
                  if role not in FEET]
         goals += [Goal(body.bones[role], TRACKED if role in targets else BODY, t.position, t.rotation, FOOT_WEIGHT)

@@ -3,7 +3,10 @@
 Each foot has a stance: where it would stand under the body (under its hip: a rest pose's legs
 are often splayed, a standing body's are not), on the floor or, where the pelvis is higher than a
 standing leg reaches down to the floor, as low as the leg reaches (as at rest, or nearly straight,
-``STANCE_REACH``, where the rest pose splays it): a body standing on something, as when climbing.
+``STANCE_REACH``, where the rest pose splays it): a body standing on something, as when climbing;
+and no lower than an upright body's feet under the head where the head is higher than standing by
+more than a planted foot's ``STEP_RISE`` (the estimated hips may sit low: on CMU 01_03's platform
+by 3.6 cm, which the leg's reach took down to the feet; a head a little high is a body on tiptoe).
 A planted foot stays exactly where it landed until the stance leaves a support region around it
 (``STEP_DISTANCE`` of the leg's length away across, reaching a stride further ahead for a walking
 body; ``STEP_RISE`` up or down; or turned by more than ``STEP_TURN``) or its hip moves out of the
@@ -68,9 +71,9 @@ class Foot:
 
 class Feet:
     """Call each frame with the pelvis BoneTarget, the heading, the frame time, the tracked
-    feet ({role: BoneTarget}) and, where known, the hands' positions (hand.L, hand.R): {role:
-    BoneTarget} of both feet, the untracked planted or stepping, the tracked locked while they
-    stand."""
+    feet ({role: BoneTarget}) and, where known, the hands' positions (hand.L, hand.R) and the
+    head's (3,): {role: BoneTarget} of both feet, the untracked planted or stepping, the tracked
+    locked while they stand."""
 
     def __init__(self, body, floor=0.0):
         self.body, self.floor = body, floor
@@ -82,11 +85,14 @@ class Feet:
         """Where the ``role`` foot's leg hangs from (3,)."""
         return pelvis.position + facing_frame(heading) @ self.body.hips_from_pelvis[role]
 
-    def stance(self, role, pelvis, heading):
+    def stance(self, role, pelvis, heading, head=None):
         body = self.body
         position = self.hip(role, pelvis, heading)
         reach = max(body.leg_drop, STANCE_REACH * body.leg_length)
-        position[1] = max(self.floor + body.ankle_height, position[1] - reach)
+        ground = self.floor
+        if head is not None and head[1] - body.standing > self.floor + STEP_RISE * body.leg_length:
+            ground = head[1] - body.standing  # standing upright on something (a head a little high: on tiptoe)
+        position[1] = max(ground + body.ankle_height, position[1] - reach)
         return BoneTarget(position, quat_mul(yaw_between(body.forward, heading), body.rest_rotations[role]))
 
     def _need(self, foot, stance, hip):
@@ -174,11 +180,11 @@ class Feet:
         plant = self.plants.setdefault(role, Plant())
         return Foot(plant(tracker, dt), tracked=True)
 
-    def __call__(self, pelvis, heading, dt, tracked, hands=None):
+    def __call__(self, pelvis, heading, dt, tracked, hands=None, head=None):
         self.velocity = self.body_velocity(pelvis.position, dt)
         rising = self.rise(pelvis.position, dt)[1] > 0.0
         self.turned_up, self.rising = rising and not self.rising, rising
-        stances = {role: self.stance(role, pelvis, heading) for role in FEET}
+        stances = {role: self.stance(role, pelvis, heading, head) for role in FEET}
         for role in FEET:
             if role in tracked:
                 self.feet[role] = self._tracked(role, tracked[role], dt)
