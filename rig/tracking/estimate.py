@@ -17,6 +17,9 @@ elbows and the shoulders must sit an upper arm's length from them (``arms_lean``
 steadier heading than the body's, as the swing still sways the elbows' line; on CMU 01_03 that lean
 follows the trunk's with correlation 0.80); the lean is the larger of the two reads, as each reads
 low where it misses (a level head; shoulders drawn forward by reaching hands), followed in time.
+The head's tilt counts only up to the lean its drop below standing height allows (``drop_lean``): a
+head nodding down in place (looking at the feet) turns about its neck, and leaned the trunk by its
+tilt it swung the pelvis up and forward and lifted the feet 6.5 cm.
 Nothing caps the pelvis's height: a head higher than standing is a body standing on something
 (climbing), and the feet follow the pelvis up (``rig.tracking.steps``)."""
 import math
@@ -37,6 +40,7 @@ LEAN_COS, LEAN_SIN = np.cos(LEANS), np.sin(LEANS)
 ARM_SLACK = 0.03  # metres a shoulder's distance from its elbow may seem off (a bent wrist, a shrug)
 LEAN_SPREAD = 1.2  # radians the trunk's lean strays from the head's tilt's share (the arms' read is
 # weighed against it: only their ratio to ARM_SLACK counts)
+TIPTOE = 0.05  # metres above standing height a head rises on tiptoe: higher, it stands on something
 HEADING_TIME = 0.3  # seconds: the body's heading follows the head and elbows with this time constant
 LEAN_TIME = 0.05  # seconds: the lean follows its reads with this time constant (the arms' read shakes
 # with the hand trackers' turns, which place the elbows: on CMU 01_03 unfollowed, the trunk shook)
@@ -62,6 +66,18 @@ def ease(s):
 def smoothing(dt, time_constant):
     """The share of the way to a new value a first-order filter moves in ``dt`` seconds."""
     return 1.0 - math.exp(-dt / time_constant)
+
+
+def drop_lean(body, head):
+    """The most the trunk can be leaning forward (radians) with the head (BoneTarget ``head``) this far
+    below its standing height: a lean turns the head down about the hips, a nod turns it about the
+    neck and leaves it where it was, so the head's tilt beyond this is a nod. A head above standing
+    height stands on something of unknown height (tiptoe, a step) and says ever less: eased to any lean
+    ``TIPTOE`` up (not a jump that would pop the lean)."""
+    drop = body.standing - float(head.position[1])
+    if drop < 0.0:
+        return MAX_LEAN * ease(-drop / TIPTOE)
+    return math.acos(max(1.0 - drop / float(np.linalg.norm(body.pelvis_below_head)), -1.0))
 
 
 def turned(body, role, target, direction):
@@ -145,7 +161,7 @@ class PelvisEstimate:
         heading = self.follow(normalize(facing, fallback=last), dt)
         frame = facing_frame(heading)
         toward = float(np.clip(np.dot(turned(body, "head", head, UP), heading), -1.0, 1.0))
-        prior = LEAN_SHARE * math.asin(toward)
+        prior = min(LEAN_SHARE * math.asin(toward), drop_lean(body, head))
         arms = arms_lean(body, head, (left, right), facing_frame(self.arms_heading), prior)
         lean = float(np.clip(max(prior, arms), -0.3, MAX_LEAN))
         if self.lean is not None and dt > 0.0:

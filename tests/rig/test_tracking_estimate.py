@@ -1,6 +1,7 @@
 """The pelvis estimated from head and hands (``rig.tracking.estimate``): a body bent forward at the
 hips with its head held level (turned back up on the neck) is found leaning by its arms, which hang
-from the leaning chest; a standing body is not leaned; a walk's arm swing hardly turns the heading."""
+from the leaning chest; a standing body is not leaned, nor one nodding its head down in place; a
+walk's arm swing hardly turns the heading."""
 import math
 
 import numpy as np
@@ -18,6 +19,7 @@ BEND = 0.9  # radians the trunk bends forward at its lowest spine joint
 PELVIS_OFF = 0.25  # metres the estimated pelvis may be from the bent body's (0.42 leaning by the head alone: the
 # pelvis under the head; the estimate's rigid trunk leaning at the pelvis is not this bend above it, so not 0)
 UPRIGHT = 0.02  # metres the estimate of a standing body may be from its pelvis
+NOD = 0.6  # radians a head nods down to look at its feet, standing upright and still
 SWING = 0.5  # radians each upper arm swings forward and back, opposite ways, as in a brisk walk
 SWING_PERIOD = 1.1  # seconds: one stride of each foot
 SWING_TURN = math.radians(15.0)  # the heading may turn this far, end to end, as the arms swing (the
@@ -77,3 +79,22 @@ def test_a_walks_arm_swing_hardly_turns_the_heading(humanoid):
         if frame * dt >= 1.0:  # after the heading has settled from its first frame
             turns.append(signed_angle(body.forward, heading, np.array([0.0, 1.0, 0.0])))
     assert np.ptp(turns) <= SWING_TURN
+
+
+def nodded(rig, body, nod):
+    """The rest pose, arms hanging as at rest, with the head pitched down by ``nod`` about its neck
+    joint; its world matrices."""
+    skeleton, pose = rig.skeleton, Pose.rest(len(rig.skeleton))
+    bone = skeleton.index["head"]
+    rest = matrix3_to_quat(skeleton.rest_world[bone, :3, :3])
+    left = np.cross([0.0, 1.0, 0.0], body.forward)
+    pose.rotations[bone] = quat_mul(quat_conjugate(rest), quat_mul(quat_from_axis_angle(left, nod), rest))
+    return world_matrices(skeleton, pose)
+
+
+def test_a_head_nodding_down_in_place_leaves_the_pelvis_upright(humanoid):
+    rig, body = humanoid
+    world = nodded(rig, body, NOD)
+    look = world[body.bones["head"], :3, :3] @ np.linalg.inv(rig.skeleton.rest_world[body.bones["head"], :3, :3])
+    assert (look @ body.forward)[1] < -0.5  # the head looks down toward the feet
+    assert np.linalg.norm(estimated(body, world)[0] - world[body.bones["pelvis"], :3, 3]) <= UPRIGHT

@@ -2,8 +2,8 @@
 stands still and skates nothing, stances on a platform count as the floor's do, and a foot moving
 above its ground while the truth stands is stepping, not skating; a body carried away by its
 pelvis tracker steps its feet (never slides them); a body climbing onto something brings its feet
-up; a crouch bends the knees and leaves the feet on the floor; a tracked foot locks where its
-tracker stands and follows it off, and locked feet stand exactly still."""
+up; a crouch bends the knees and leaves the feet on the floor, and so does a nod; a tracked foot
+locks where its tracker stands and follows it off, and locked feet stand exactly still."""
 import numpy as np
 import pytest
 
@@ -249,3 +249,18 @@ def test_a_head_raised_upright_stands_the_feet_on_its_platform_under_a_low_pelvi
         placed = feet(pelvis, body.forward, dt, {}, head=rest[body.bones["head"], :3, 3] + up)
     for role in FEET:
         assert abs(placed[role].position[1] - rest[body.bones[role], 1, 3] - 0.5) <= RAISED_MISS
+
+
+def test_a_head_nodding_down_in_place_leaves_the_feet_on_the_floor(humanoid):
+    """Head and hands only, the head nodding 0.6 rad down over a second (looking at the feet) without
+    moving, the hands hanging as at rest: a nod turns the head about its neck, so the trunk stays
+    upright and the feet stay where they stood (the head's tilt once leaned the trunk, lifting them 6.5 cm)."""
+    rig, body = humanoid
+    left = np.cross(UP, body.forward)
+    rest = samples(body, world_matrices(rig.skeleton, Pose.rest(len(rig.skeleton))), ("head", "hand.L", "hand.R"))
+    frames = []
+    for k in range(60):
+        nod = quat_from_axis_angle(left, 0.6 * min(k / 30, 1.0))
+        frames.append({**rest, "head": Sample(rest["head"].position, quat_mul(nod, rest["head"].rotation))})
+    feet = ankles(rig, body, reconstruct(rig, TrackStream(FPS, frames)))
+    assert np.abs(feet - feet[0]).max() <= FLOOR_HELD
