@@ -9,10 +9,10 @@ from tests.golden import assert_matches_golden
 from render.camera import OrbitCamera
 from render.capture import render_image, save_png
 from render import rig_renderer
-from render.rig_renderer import RigRenderer
 from render.view_state import ViewState
 from rig.pose import Pose, world_matrices
 from rig.formats.rigfile import load_rig
+from tests.render.kept_state import assert_kept_state_is_fresh
 
 ASSETS = Path(__file__).resolve().parents[2] / "assets"
 W, H = 640, 480
@@ -175,12 +175,7 @@ def test_the_cached_backdrop_follows_the_camera_and_the_ground_toggles(ctx, rend
     def picture(rig_renderer, matrices, view, view_state):
         return render_image(ctx, lambda w, h: rig_renderer.draw(rig, matrices, view_state, view, w, h), W, H, samples=0)
 
-    cached = [picture(renderer, *frame) for frame in frames]
-    for frame, image in zip(frames, cached):
-        fresh = RigRenderer(ctx)
-        np.testing.assert_array_equal(image, picture(fresh, *frame))
-        fresh.release()
-    assert all(np.abs(a.astype(int) - b).max() > 40 for a, b in zip(cached, cached[1:]))
+    assert_kept_state_is_fresh(ctx, renderer, picture, frames)
 
 
 def joint_counts_and_pictures(ctx, renderer, monkeypatch, rig_name, view_state):

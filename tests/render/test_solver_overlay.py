@@ -9,6 +9,7 @@ from render.solver_overlay import LimitMark, ReachShell, ResidualLine, SolverOve
 from render.view_state import ViewState
 from rig.formats.rigfile import load_rig
 from rig.pose import Pose, world_matrices
+from tests.render.kept_state import assert_kept_state_is_fresh
 
 W, H = 640, 480
 
@@ -85,7 +86,6 @@ def test_the_sphere_outline_is_where_view_rays_graze_the_sphere(orthographic):
 def test_the_kept_reach_shell_follows_the_shell_and_the_camera(ctx, renderer):
     """The reach shell's outline is kept while nothing it depends on changes: after a shell or a
     camera change, each picture is the one a renderer that never drew a shell draws."""
-    from render.rig_renderer import RigRenderer
     rig, world, camera = rest_scene()
     head = world[rig.skeleton.index["upper_arm.L"], :3, 3]
     turned = OrbitCamera(target=camera.target, distance=camera.distance, yaw=0.7, pitch=0.3)
@@ -95,9 +95,4 @@ def test_the_kept_reach_shell_follows_the_shell_and_the_camera(ctx, renderer):
         shell = SolverOverlay(reach=(ReachShell("forearm.L", centre, radius),))
         return render(ctx, rig_renderer, rig, world, view, ViewState(solver_overlay=shell))
 
-    kept = [picture(renderer, *scene) for scene in scenes]
-    for scene, image in zip(scenes, kept):
-        fresh = RigRenderer(ctx)
-        np.testing.assert_array_equal(image, picture(fresh, *scene))
-        fresh.release()
-    assert all(np.abs(a.astype(int) - b).max() > 40 for a, b in zip(kept, kept[1:]))
+    assert_kept_state_is_fresh(ctx, renderer, picture, scenes)
