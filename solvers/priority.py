@@ -158,8 +158,8 @@ def _direction(plan, levels, axes, world, heads, tails, contact, active, fixed, 
                 entry = jacobian[i, col] * weight[col]  # weighted units: a stiff axis is a dear one
                 left[i] -= entry * x[col]
                 v[col] = entry if active[col] else 0.0
+            whole = math.sqrt((v * v).sum())  # the row's own size, before the levels above take their parts
             _remove_along(v, basis, 0, first, discarded)
-            whole = math.sqrt((v * v).sum())
             if not (math.isfinite(whole) and math.isfinite(left[i])):
                 return np.zeros(c)
             rest = _remove_along(v, basis, first, count, along[i])
