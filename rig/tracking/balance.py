@@ -9,8 +9,9 @@ rest, each one's centre ``LEG_CENTRE`` of the way from its hip to its ankle. Wit
 metres ahead of the support (the planted ankles' midpoint) and the trunk leaning ``lean``, the centre
 of mass is ``legs * x + sin(lean) * s + cos(lean) * c + h`` ahead of the support (``Balance``:
 ``legs`` the share of the mass that moves with the hips; ``s``, ``c`` and ``h`` from the rest head,
-pelvis, hips and shoulders). A standing body holds it over its foot, ``COP_AHEAD`` ahead of the
-ankles, give or take ``CENTRE_SLACK``: how sure the read is (``balance_miss``).
+pelvis, hips and shoulders). A standing body holds it over its feet, ``COP_AHEAD`` ahead of the
+ankles, give or take ``CENTRE_SLACK`` and half the feet's stagger (one foot ahead of the other, it
+may be anywhere between them): how sure the read is (``balance_miss``).
 """
 from dataclasses import dataclass
 
@@ -53,8 +54,9 @@ def balance_of(body):
                    hanging * hips_ahead, COP_AHEAD * foot, CENTRE_SLACK * foot)
 
 
-def balance_miss(balance, ahead, lean_sin, lean_cos):
-    """How far the centre of mass is from where a standing body holds it, in ``slack``s, at each lean
-    (its sine and cosine, arrays) with the head ``ahead`` metres ahead of the support."""
-    centre = balance.legs * ahead + lean_sin * balance.sin + lean_cos * balance.cos + balance.hips
-    return (centre - balance.centre) / balance.slack
+def balance_miss(balance, aheads, lean_sin, lean_cos):
+    """How far the centre of mass is from where a standing body holds it, in its slack (``slack`` and
+    half the feet's stagger), at each lean (its sine and cosine, arrays), the head ``aheads`` (2,)
+    metres ahead of each planted ankle."""
+    centre = balance.legs * float(np.mean(aheads)) + lean_sin * balance.sin + lean_cos * balance.cos + balance.hips
+    return (centre - balance.centre) / (balance.slack + 0.5 * float(np.ptp(aheads)))

@@ -159,7 +159,7 @@ class PelvisEstimate:
         return self.heading
 
     def __call__(self, head, hands, dt, support=None):
-        """``hands`` (left, right) BoneTargets; ``support`` (3,) the planted feet's midpoint, None
+        """``hands`` (left, right) BoneTargets; ``support`` (2, 3) the planted feet's positions, None
         unless both stand."""
         body = self.body
         look = turned(body, "head", head, body.forward)
@@ -178,8 +178,7 @@ class PelvisEstimate:
         arms_frame = facing_frame(self.arms_heading)
         balanced = None
         if support is not None:
-            ahead = float(np.dot(head.position - support, arms_frame[:, 2]))
-            balanced = balance_miss(self.balance, ahead, LEAN_SIN, LEAN_COS)
+            balanced = balance_miss(self.balance, (head.position - support) @ arms_frame[:, 2], LEAN_SIN, LEAN_COS)
         arms = arms_lean(body, head, (left, right), arms_frame, prior, balanced)
         lean = float(np.clip(max(prior, arms), -0.3, MAX_LEAN))
         if self.lean is not None and dt > 0.0:

@@ -83,7 +83,7 @@ class Feet:
         self.rise, self.rising, self.turned_up = Velocity(RISE_TIME), False, False
 
     def support(self):
-        """The feet's midpoint (3,) while both stand (neither stepping nor following a tracker that
+        """The feet's positions (2, 3) while both stand (neither stepping nor following a tracker that
         has not locked) under a body slower than a shuffle, else None: what a standing body balances
         over (``rig.tracking.balance``; a moving body's centre of mass passes over its feet: read in
         a walk's double support, the balance leaned our walk's trunk wrongly, MPJPE 3.27 -> 5.57 cm)."""
@@ -91,7 +91,7 @@ class Feet:
                     if foot.start is None and (not foot.tracked or self.plants[role].lock is not None)]
         if len(standing) < len(FEET) or float(np.linalg.norm(self.velocity)) > SHUFFLE:
             return None
-        return np.mean(standing, axis=0)
+        return np.array(standing)
 
     def hip(self, role, pelvis, heading):
         """Where the ``role`` foot's leg hangs from (3,)."""
