@@ -21,8 +21,9 @@ trunk bent over with the hips behind (``rig.tracking.balance``; read from the tr
 over the 878 frames of CMU 01_03 both its feet stand, it follows the trunk's lean with correlation
 0.82; but ours stand where the estimate put them, so it tells most when the trunk bends over feet
 planted before); it is weighed in with the arms' read, each by how sure it is (a loose read: the
-centre of mass may be anywhere over the foot). The lean is the larger of the head's read and the arms' (with balance's), as each reads
-low where it misses (a level head; shoulders drawn forward by reaching hands), followed in time.
+centre of mass may be anywhere over the feet). The lean is the larger of the head's read and the
+arms' (with balance's), as each reads low where it misses (a level head; shoulders drawn forward by
+reaching hands), followed in time.
 The head's tilt counts only up to the lean its drop below standing height allows (``drop_lean``): a
 head nodding down in place (looking at the feet) turns about its neck, and leaned the trunk by its
 tilt it swung the pelvis up and forward and lifted the feet 6.5 cm.
