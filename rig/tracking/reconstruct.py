@@ -87,8 +87,9 @@ class Tracker:
         body, skeleton = self.body, self.rig.skeleton
         seen = {role: bone_target(sample, self.offsets[role]) for role, sample in frame.items()}
         targets = self.continuity(seen, dt, self.world)
-        estimate, heading = self.pelvis(targets["head"], (targets["hand.L"], targets["hand.R"]), dt,
-                                        self.feet.support())  # the feet as they stood last frame
+        # the feet as they stood last frame balance the estimate; a worn pelvis tracker leaves its lean unused
+        support = None if "pelvis" in targets else self.feet.support()
+        estimate, heading = self.pelvis(targets["head"], (targets["hand.L"], targets["hand.R"]), dt, support)
         pelvis = targets.get("pelvis", estimate)
         if "pelvis" in targets:  # the worn tracker says where the hips face: no guess from head and elbows
             heading = worn_heading(body, pelvis, heading)
