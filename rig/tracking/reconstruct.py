@@ -2,7 +2,8 @@
 
 Per frame: the trackers' bone targets (through their offsets, ``rig.tracking.calibration``; lost
 ones held and found ones eased in, ``rig.tracking.continuity``), the pelvis estimated from the head
-where none is worn (``rig.tracking.estimate``), the untracked feet planted or stepping and the
+where none is worn (``rig.tracking.estimate``; balanced over the feet as they stood the frame before
+while both stand), the untracked feet planted or stepping and the
 tracked ones locked while they stand (``rig.tracking.steps``), then one priority solve of the
 whole body warm-started from the previous frame (``rig.tracking.frame_solve``). The temporal
 smoothing is that warm start with the solver's pull toward the previous pose, the heading's and
@@ -86,7 +87,9 @@ class Tracker:
         body, skeleton = self.body, self.rig.skeleton
         seen = {role: bone_target(sample, self.offsets[role]) for role, sample in frame.items()}
         targets = self.continuity(seen, dt, self.world)
-        estimate, heading = self.pelvis(targets["head"], (targets["hand.L"], targets["hand.R"]), dt)
+        # the feet as they stood last frame balance the estimate; a worn pelvis tracker leaves its lean unused
+        support = None if "pelvis" in targets else self.feet.support()
+        estimate, heading = self.pelvis(targets["head"], (targets["hand.L"], targets["hand.R"]), dt, support)
         pelvis = targets.get("pelvis", estimate)
         if "pelvis" in targets:  # the worn tracker says where the hips face: no guess from head and elbows
             heading = worn_heading(body, pelvis, heading)

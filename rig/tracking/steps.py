@@ -23,7 +23,8 @@ A step lifts, crosses only while fully up, above the higher of the spots it leav
 and drops straight onto its new spot, fixed once it stops crossing (a foot crossing near a floor
 would scuff along it, and one dropping while it follows the body would slide). A tracked foot goes
 where its tracker says, locked while the tracker stands (``rig.tracking.plant``), and, lost, steps
-from there as an untracked foot.
+from there as an untracked foot. Both feet standing under a body slower than a shuffle are the
+support the pelvis estimate balances the body over (``Feet.support``, ``rig.tracking.balance``).
 """
 from dataclasses import dataclass
 
@@ -80,6 +81,17 @@ class Feet:
         self.feet, self.plants, self.body_velocity = {}, {}, Velocity(VELOCITY_TIME, horizontal=True)
         self.velocity = np.zeros(3)
         self.rise, self.rising, self.turned_up = Velocity(RISE_TIME), False, False
+
+    def support(self):
+        """The feet's positions (2, 3) while both stand (neither stepping nor following a tracker that
+        has not locked) under a body slower than a shuffle, else None: what a standing body balances
+        over (``rig.tracking.balance``; a moving body's centre of mass passes over its feet: read in
+        a walk's double support, the balance leaned our walk's trunk wrongly, MPJPE 3.27 -> 5.57 cm)."""
+        standing = [foot.at.position for role, foot in self.feet.items()
+                    if foot.start is None and (not foot.tracked or self.plants[role].lock is not None)]
+        if len(standing) < len(FEET) or float(np.linalg.norm(self.velocity)) > SHUFFLE:
+            return None
+        return np.array(standing)
 
     def hip(self, role, pelvis, heading):
         """Where the ``role`` foot's leg hangs from (3,)."""
