@@ -106,6 +106,13 @@ class Feet:
         """Where the ``role`` foot's leg hangs from (3,)."""
         return pelvis.position + facing_frame(heading) @ self.body.hips_from_pelvis[role]
 
+    def _risen(self, pelvis, head, time):
+        """The pelvis (BoneTarget) and head ((3,) or None) raised by a climb's rise (``Climb``) over
+        ``time`` seconds; a sinking body's left where they are (its stance is already as low as the
+        leg reaches: a foot led below it would be out of reach)."""
+        rise = UP * max(self.climb.rate, 0.0) * time
+        return BoneTarget(pelvis.position + rise, pelvis.rotation), None if head is None else head + rise
+
     def stance(self, role, pelvis, heading, head=None):
         body = self.body
         position = self.hip(role, pelvis, heading)
@@ -192,9 +199,8 @@ class Feet:
         foot.clock += dt
         if foot.goal is None or foot.clock < (1.0 - ACROSS_FROM) * foot.time:  # still crossing: the goal follows
             ahead = max(foot.time - foot.clock, 0.0) + LEAD * STEP_TIME  # the stance's way till it lands, and the lead
-            rise = UP * max(self.climb.rate, 0.0) * ahead
-            stance = self.stance(role, BoneTarget(pelvis.position + rise, pelvis.rotation), heading,
-                                 None if head is None else head + rise)
+            risen, head = self._risen(pelvis, head, ahead)
+            stance = self.stance(role, risen, heading, head)
             aim = BoneTarget(stance.position + self.velocity * ahead + self._stride(), stance.rotation)
             share = 1.0 if foot.goal is None else smoothing(dt, GOAL_TIME)
             foot.goal = aim if foot.goal is None else BoneTarget(
