@@ -28,7 +28,10 @@ The head's tilt counts only up to the lean its drop below standing height allows
 head nodding down in place (looking at the feet) turns about its neck, and leaned the trunk by its
 tilt it swung the pelvis up and forward and lifted the feet 6.5 cm.
 Nothing caps the pelvis's height: a head higher than standing is a body standing on something
-(climbing), and the feet follow the pelvis up (``rig.tracking.steps``)."""
+(climbing), and the feet follow the pelvis up (``rig.tracking.steps``), nor do the planted feet
+pull it down (the solve meets it within 0.2 cm on CMU 01_03's raised frames). Climbing up there it
+sits 8 cm low, as the lean reads 20-30 degrees short (the head held level, 2-10 degrees of tilt,
+while the trunk leans 35-48); climbing down 3-5 cm high, as it reads 5-13 degrees long."""
 import math
 
 import numpy as np

@@ -11,7 +11,8 @@ A planted foot stays exactly where it landed until the stance leaves a support r
 (``STEP_DISTANCE`` of the leg's length away across, reaching a stride further ahead for a walking
 body; ``STEP_RISE`` up or down; or turned by more than ``STEP_TURN``) or its hip moves out of the
 leg's reach (a tracked pelvis pulling away: the foot steps rather than slides); then it steps
-over ``STEP_TIME`` to the stance, led by the body's velocity and a walk's stride, one foot at a
+over ``STEP_TIME`` to the stance, led by the body's velocity and a walk's stride (and a climb's
+rise: a step up lands where the rising hips will stand it, ``Feet._step``), one foot at a
 time (unless the hip has left a foot behind, ``OUT_OF_REACH``: a run). A walking body (faster
 than ``WALK``, both feet untracked) steps as a walker does instead: the feet alternate, the rear
 one leaving each time the pelvis turns up from its lowest (a walker's pelvis is lowest with both
@@ -26,6 +27,7 @@ where its tracker says, locked while the tracker stands (``rig.tracking.plant``)
 from there as an untracked foot. Both feet standing under a body slower than a shuffle are the
 support the pelvis estimate balances the body over (``Feet.support``, ``rig.tracking.balance``).
 """
+from collections import deque
 from dataclasses import dataclass
 
 import numpy as np
@@ -70,6 +72,25 @@ class Foot:
     goal: BoneTarget = None
 
 
+class Climb:
+    """The pelvis's mean vertical velocity (m/s, ``rate``) over the last ``WALK_STEP_TIME`` seconds: call
+    each frame with its height and the frame time. A walker's pelvis bobs once a step (lowest with both
+    feet down), so over about a step's time its bob mostly cancels while a climb's rise stays: the
+    step up a climb needs, not a walk's bob carried on as if it went on rising (filtered over
+    ``VELOCITY_TIME`` instead, the walk's head+hands MPJPE rose 3.27 -> 3.34 cm)."""
+
+    def __init__(self):
+        self.heights, self.clock, self.rate = deque(), 0.0, 0.0
+
+    def __call__(self, height, dt):
+        self.clock += dt
+        self.heights.append((self.clock, height))
+        while self.clock - self.heights[0][0] > WALK_STEP_TIME:
+            self.heights.popleft()
+        then, earlier = self.heights[0]
+        self.rate = (height - earlier) / (self.clock - then) if self.clock > then else 0.0
+
+
 class Feet:
     """Call each frame with the pelvis BoneTarget, the heading, the frame time, the tracked
     feet ({role: BoneTarget}) and, where known, the hands' positions (hand.L, hand.R) and the
@@ -81,6 +102,7 @@ class Feet:
         self.feet, self.plants, self.body_velocity = {}, {}, Velocity(VELOCITY_TIME, horizontal=True)
         self.velocity = np.zeros(3)
         self.rise, self.rising, self.turned_up = Velocity(RISE_TIME), False, False
+        self.climb = Climb()
 
     def support(self):
         """The feet's positions (2, 3) while both stand (neither stepping nor following a tracker that
@@ -96,6 +118,13 @@ class Feet:
     def hip(self, role, pelvis, heading):
         """Where the ``role`` foot's leg hangs from (3,)."""
         return pelvis.position + facing_frame(heading) @ self.body.hips_from_pelvis[role]
+
+    def _risen(self, pelvis, head, time):
+        """The pelvis (BoneTarget) and head ((3,) or None) raised by a climb's rise (``Climb``) over
+        ``time`` seconds; a sinking body's left where they are (its stance is already as low as the
+        leg reaches: a foot led below it would be out of reach)."""
+        rise = UP * max(self.climb.rate, 0.0) * time
+        return BoneTarget(pelvis.position + rise, pelvis.rotation), None if head is None else head + rise
 
     def stance(self, role, pelvis, heading, head=None):
         body = self.body
@@ -166,18 +195,27 @@ class Feet:
                 foot.start, foot.clock, stepping = foot.at, 0.0, True
                 foot.time = WALK_STEP_TIME if walk else STEP_TIME
 
-    def _step(self, foot, stance, dt):
-        """Carry stepping ``foot`` on by ``dt`` seconds toward its ``stance`` (BoneTarget), led by
-        the body's velocity and a walk's stride; once it stops crossing, where it lands stays put
-        (a foot over a goal that moves with the body would slide as it comes down). The goal is
-        where the stance will be when the step ends, so it stands still while the body keeps its
-        velocity and fixing it changes nothing (it jumped 4-11 cm in a frame when it was the
-        stance now and the rest of the step was added as it was fixed); it follows that aim
-        through a ``GOAL_TIME`` filter, as the velocity and stance of an estimated pelvis shake
-        by a few cm a frame, which a crossing foot shook with."""
+    def _step(self, foot, role, pelvis, heading, head, dt):
+        """Carry stepping ``foot`` (``role``'s) on by ``dt`` seconds toward its stance under ``pelvis``
+        (BoneTarget), ``heading`` and ``head`` (``stance``), led by the body's velocity and a walk's
+        stride; once it stops crossing, where it lands stays put (a foot over a goal that moves with
+        the body would slide as it comes down). The goal is where the stance will be when the step
+        ends, so it stands still while the body keeps its velocity and fixing it changes nothing (it
+        jumped 4-11 cm in a frame when it was the stance now and the rest of the step was added as it
+        was fixed); it follows that aim through a ``GOAL_TIME`` filter, as the velocity and stance of
+        an estimated pelvis shake by a few cm a frame, which a crossing foot shook with. Up as across,
+        lead included: a climbing body's stance is where its rise (``Climb``) will have taken it, so a
+        step up lands on the bent leg a climber plants on the higher surface and stands while the hips
+        rise past it, not a nearly straight leg's reach below the hips now (it landed 2.6-4.4 cm below
+        the stance of a body rising 0.3-0.5 m/s, and the feet climbed in half again as many steps; a
+        climb that stops leaves the last step up to a lead's rise high, within ``STEP_RISE``); a
+        sinking body's is where it is, as a stance is already as low as the leg reaches (a foot led
+        below it would be out of the leg's reach)."""
         foot.clock += dt
         if foot.goal is None or foot.clock < (1.0 - ACROSS_FROM) * foot.time:  # still crossing: the goal follows
             ahead = max(foot.time - foot.clock, 0.0) + LEAD * STEP_TIME  # the stance's way till it lands, and the lead
+            risen, head = self._risen(pelvis, head, ahead)
+            stance = self.stance(role, risen, heading, head)
             aim = BoneTarget(stance.position + self.velocity * ahead + self._stride(), stance.rotation)
             share = 1.0 if foot.goal is None else smoothing(dt, GOAL_TIME)
             foot.goal = aim if foot.goal is None else BoneTarget(
@@ -194,6 +232,7 @@ class Feet:
 
     def __call__(self, pelvis, heading, dt, tracked, hands=None, head=None):
         self.velocity = self.body_velocity(pelvis.position, dt)
+        self.climb(pelvis.position[1], dt)
         rising = self.rise(pelvis.position, dt)[1] > 0.0
         self.turned_up, self.rising = rising and not self.rising, rising
         stances = {role: self.stance(role, pelvis, heading, head) for role in FEET}
@@ -211,5 +250,5 @@ class Feet:
         self._start_steps(free, stances, pelvis, heading, hands)
         for role in free:
             if self.feet[role].start is not None:
-                self._step(self.feet[role], stances[role], dt)
+                self._step(self.feet[role], role, pelvis, heading, head, dt)
         return {role: self.feet[role].at for role in FEET}
