@@ -12,7 +12,8 @@ A planted foot stays exactly where it landed until the stance leaves a support r
 body; ``STEP_RISE`` up or down; or turned by more than ``STEP_TURN``) or its hip moves out of the
 leg's reach (a tracked pelvis pulling away: the foot steps rather than slides); then it steps
 over ``STEP_TIME`` to the stance, led by the body's velocity and a walk's stride (and a climb's
-rise: a step up lands where the rising hips will stand it, ``Feet._step``), one foot at a
+rise: a step up lands where the rising hips will stand it, coming down onto the stance's
+height as it is then, ``Feet._step``), one foot at a
 time (unless the hip has left a foot behind, ``OUT_OF_REACH``: a run). A walking body (faster
 than ``WALK``, both feet untracked) steps as a walker does instead: the feet alternate, the rear
 one leaving each time the pelvis turns up from its lowest (a walker's pelvis is lowest with both
@@ -120,10 +121,11 @@ class Feet:
         return pelvis.position + facing_frame(heading) @ self.body.hips_from_pelvis[role]
 
     def _risen(self, pelvis, head, time):
-        """The pelvis (BoneTarget) and head ((3,) or None) raised by a climb's rise (``Climb``) over
-        ``time`` seconds; a sinking body's left where they are (its stance is already as low as the
-        leg reaches: a foot led below it would be out of reach)."""
-        rise = UP * max(self.climb.rate, 0.0) * time
+        """The pelvis (BoneTarget) and head ((3,) or None) raised by a climb's rise over ``time``
+        seconds: the step-long mean (``Climb``) while the pelvis rises now, nothing once it stops; a
+        sinking body's left where they are (its stance is already as low as the leg reaches: a foot
+        led below it would be out of reach)."""
+        rise = UP * max(min(self.climb.rate, self.rise.value[1]), 0.0) * time
         return BoneTarget(pelvis.position + rise, pelvis.rotation), None if head is None else head + rise
 
     def stance(self, role, pelvis, heading, head=None):
@@ -198,29 +200,34 @@ class Feet:
     def _step(self, foot, role, pelvis, heading, head, dt):
         """Carry stepping ``foot`` (``role``'s) on by ``dt`` seconds toward its stance under ``pelvis``
         (BoneTarget), ``heading`` and ``head`` (``stance``), led by the body's velocity and a walk's
-        stride; once it stops crossing, where it lands stays put (a foot over a goal that moves with
-        the body would slide as it comes down). The goal is where the stance will be when the step
+        stride; once it stops crossing, where it lands across stays put (a foot over a goal that moves
+        with the body would slide as it comes down). The goal is where the stance will be when the step
         ends, so it stands still while the body keeps its velocity and fixing it changes nothing (it
         jumped 4-11 cm in a frame when it was the stance now and the rest of the step was added as it
         was fixed); it follows that aim through a ``GOAL_TIME`` filter, as the velocity and stance of
-        an estimated pelvis shake by a few cm a frame, which a crossing foot shook with. Up as across,
-        lead included: a climbing body's stance is where its rise (``Climb``) will have taken it, so a
-        step up lands on the bent leg a climber plants on the higher surface and stands while the hips
-        rise past it, not a nearly straight leg's reach below the hips now (it landed 2.6-4.4 cm below
-        the stance of a body rising 0.3-0.5 m/s, and the feet climbed in half again as many steps; a
-        climb that stops leaves the last step up to a lead's rise high, within ``STEP_RISE``); a
-        sinking body's is where it is, as a stance is already as low as the leg reaches (a foot led
-        below it would be out of the leg's reach)."""
+        an estimated pelvis shake by a few cm a frame, which a crossing foot shook with. Up, not as
+        across, a climbing body's stance is where its rise (``Climb``) will have taken it when the step lands,
+        so a step up lands on the bent leg a climber plants on the higher surface and stands while
+        the hips rise past it, not a nearly straight leg's reach below the hips now (it landed 2.6-4.4
+        cm below the stance of a body rising 0.3-0.5 m/s, and the feet climbed in half again as many
+        steps); a sinking body's is where it is, as a stance is already as low as the leg reaches (a
+        foot led below it would be out of the leg's reach). While it drops the foot comes straight
+        down onto the stance's height as it is then: a climb that stops as a step lands leaves no
+        foot above the surface (led by the rise over the lead too, or fixed as it stopped crossing,
+        feet stood 5-12 cm above it)."""
         foot.clock += dt
-        if foot.goal is None or foot.clock < (1.0 - ACROSS_FROM) * foot.time:  # still crossing: the goal follows
-            ahead = max(foot.time - foot.clock, 0.0) + LEAD * STEP_TIME  # the stance's way till it lands, and the lead
-            risen, head = self._risen(pelvis, head, ahead)
-            stance = self.stance(role, risen, heading, head)
-            aim = BoneTarget(stance.position + self.velocity * ahead + self._stride(), stance.rotation)
-            share = 1.0 if foot.goal is None else smoothing(dt, GOAL_TIME)
-            foot.goal = aim if foot.goal is None else BoneTarget(
-                foot.goal.position + (aim.position - foot.goal.position) * share,
-                quat_slerp(foot.goal.rotation, aim.rotation, share))
+        landing = max(foot.time - foot.clock, 0.0)
+        risen, risen_head = self._risen(pelvis, head, landing)
+        stance = self.stance(role, risen, heading, risen_head)
+        ahead = landing + LEAD * STEP_TIME  # the stance's way till it lands, and the lead
+        aim = BoneTarget(stance.position + self.velocity * ahead + self._stride(), stance.rotation)
+        if foot.goal is not None and foot.clock >= (1.0 - ACROSS_FROM) * foot.time:  # dropping: straight down
+            aim = BoneTarget(np.array([foot.goal.position[0], aim.position[1], foot.goal.position[2]]),
+                             foot.goal.rotation)
+        share = 1.0 if foot.goal is None else smoothing(dt, GOAL_TIME)
+        foot.goal = aim if foot.goal is None else BoneTarget(
+            foot.goal.position + (aim.position - foot.goal.position) * share,
+            quat_slerp(foot.goal.rotation, aim.rotation, share))
         foot.at = self._swing(foot, foot.goal)
         if foot.clock >= foot.time:
             foot.start, foot.goal = None, None

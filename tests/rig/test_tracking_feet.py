@@ -31,6 +31,7 @@ FLOOR_HELD = 0.01  # metres a crouch may move a standing ankle
 WALK_SKATING = 0.02  # metres a second the walk's untracked feet may slide (issue 23 aims at 0.01 on the whole clips)
 RAISED_MISS = 0.01  # metres a raised standing ankle may sit off its height (the soft foot goal, met in part)
 LANDED_BELOW = 0.005  # metres a step may land below its stance (the goal's filter still closing in)
+STOOD_ON = 0.005  # metres a foot may stand off its stance's height once a climb has stopped
 REACH_SLACK = 0.01  # of the leg's length a planted foot may sit beyond it (the stance's own rounding)
 
 
@@ -271,7 +272,8 @@ def test_a_head_nodding_down_in_place_leaves_the_feet_on_the_floor(humanoid):
 def climbing_landings(body, rest, rate, top=0.9, frames=240):
     """Head and pelvis rising (``rate`` > 0, from the floor to ``top`` metres up) or sinking (from
     there) at ``rate`` m/s, the Feet called alone: each step's landing height less its stance's
-    then, and each planted foot's distance from its hip over the leg's length."""
+    then, each planted foot's distance from its hip over the leg's length, and each foot's height
+    over its stance at the end (the body stood still since the climb stopped)."""
     feet, dt = Feet(body), 1.0 / FPS
     landings, reach = [], []
     for k in range(-60, frames):  # a second standing first
@@ -286,7 +288,8 @@ def climbing_landings(body, rest, rate, top=0.9, frames=240):
                 reach.append(np.linalg.norm(placed[role].position - feet.hip(role, pelvis, body.forward)))
                 if stepping.get(role):
                     landings.append(placed[role].position[1] - feet.stance(role, pelvis, body.forward, head).position[1])
-    return np.array(landings), np.array(reach) / body.leg_length
+    ends = [placed[role].position[1] - feet.stance(role, pelvis, body.forward, head).position[1] for role in FEET]
+    return np.array(landings), np.array(reach) / body.leg_length, np.array(ends)
 
 
 @pytest.mark.parametrize("rate", [0.3, 0.5])
@@ -297,7 +300,19 @@ def test_a_climbing_bodys_steps_land_where_its_rise_takes_its_stance(humanoid, r
     hips still rising away); and sinking, no foot stands beyond its leg's reach."""
     rig, body = humanoid
     rest = world_matrices(rig.skeleton, Pose.rest(len(rig.skeleton)))
-    landings, _ = climbing_landings(body, rest, rate)
+    landings, _, _ = climbing_landings(body, rest, rate)
     assert len(landings) >= 4 and landings.min() >= -LANDED_BELOW
-    landings, reach = climbing_landings(body, rest, -rate)
+    landings, reach, _ = climbing_landings(body, rest, -rate)
     assert len(landings) >= 2 and reach.max() <= 1.0 + REACH_SLACK
+
+
+@pytest.mark.parametrize("rate", [0.3, 0.5])
+@pytest.mark.parametrize("top", [0.5, 0.9])
+def test_a_climb_that_stops_leaves_no_foot_above_where_it_stands(humanoid, rate, top):
+    """A body that climbs ``top`` metres at ``rate`` m/s and stands: both feet stand on the surface
+    its upright head tells, none left in the air (a step up led by the rise a lead's time past its
+    landing stood 5-12 cm above it when the climb stopped while it crossed or dropped)."""
+    rig, body = humanoid
+    rest = world_matrices(rig.skeleton, Pose.rest(len(rig.skeleton)))
+    _, _, ends = climbing_landings(body, rest, rate, top)
+    assert np.abs(ends).max() <= STOOD_ON
