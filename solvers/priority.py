@@ -141,7 +141,7 @@ def _direction(plan, levels, axes, world, heads, tails, contact, active, fixed, 
     for col in range(c):
         if not active[col]:
             x[col] = fixed[col] / weight[col]
-    held_back = (inertia > 0.0).any()
+    held_back = np.flatnonzero(inertia > 0.0)  # the columns with inertia (the others add 0 below)
     basis = np.zeros((c, c))
     v, discarded = np.empty(c), np.zeros(c)
     count = 0
@@ -153,6 +153,7 @@ def _direction(plan, levels, axes, world, heads, tails, contact, active, fixed, 
             continue
         first = count
         along = np.zeros((m, c))  # R: row i's parts along the basis rows first.. (rows before first: none)
+        made = np.empty(m, dtype=np.int64)  # the basis rows there are after row i: R is 0 to their right
         for i in range(m):
             for col in range(c):
                 entry = jacobian[i, col] * weight[col]  # weighted units: a stiff axis is a dear one
@@ -167,6 +168,7 @@ def _direction(plan, levels, axes, world, heads, tails, contact, active, fixed, 
                 basis[count] = v / rest
                 along[i, count] = rest
                 count += 1
+            made[i] = count
         size = math.sqrt((left * left).sum())
         if unsettled:  # its null-space steps would hold the level above off at second order: go gently
             left *= YIELD
@@ -180,21 +182,24 @@ def _direction(plan, levels, axes, world, heads, tails, contact, active, fixed, 
             (damping * min(plan.scale, size)) ** 2
         normal, rhs = np.zeros((new, new)), np.zeros(new)
         for q in range(new):
-            for i in range(m):
+            # R's rows above the one that made basis row q are 0 there: sums from that row on
+            # skip only zeros (the same sums).
+            since = np.searchsorted(made, first + q, side="right")
+            for i in range(since, m):
                 rhs[q] += along[i, first + q] * left[i]
             for p in range(q + 1):
                 total = 0.0
-                for i in range(m):
+                for i in range(since, m):
                     total += along[i, first + q] * along[i, first + p]
                 normal[q, p] = normal[p, q] = total
             normal[q, q] += square
         # Columns with inertia are damped on the levels below the first by at least that much
         # (Tikhonov's term in their weighted units): a direction those levels' goals hardly see moves little.
-        if k > 0 and held_back:
+        if k > 0 and len(held_back):
             for q in range(new):
                 for p in range(q + 1):
                     total = 0.0
-                    for col in range(c):
+                    for col in held_back:
                         total += basis[first + q, col] * basis[first + p, col] * (inertia[col] * plan.scale) ** 2
                     normal[q, p] += total
                     if p != q:
