@@ -102,17 +102,19 @@ def _solve_spd(matrix, b):
 
 
 @njit(cache=True)
-def _remove_along(v, basis, lo, hi, taken):
+def _remove_along(v, basis, spans, lo, hi, taken):
     """``v`` less its parts along rows ``lo``..``hi`` of ``basis`` (orthonormal), in place (modified
     Gram-Schmidt), the parts added to ``taken[lo:hi]``; a second pass only where the first took
     most of ``v`` (rounding then leaves a part along the rows worth removing: "twice is enough",
-    Daniel, Gragg, Kaufman and Stewart). Returns the length left."""
+    Daniel, Gragg, Kaufman and Stewart). Returns the length left. Each part's dot product runs
+    over its row's ``spans`` (``_span``) alone: the terms left out are exact zeros, so the sum is
+    the same, and a row seldom spans the whole body (a foot's rows move no arm)."""
     before = math.sqrt((v * v).sum())
     for _ in range(2):
         for q in range(lo, hi):
             d = 0.0
-            for col in range(len(v)):
-                d += v[col] * basis[q, col]
+            for s in range(1, spans[q, 0] + 1):
+                d += v[spans[q, s]] * basis[q, spans[q, s]]
             taken[q] += d
             for col in range(len(v)):
                 v[col] -= d * basis[q, col]
@@ -121,6 +123,17 @@ def _remove_along(v, basis, lo, hi, taken):
             break
         before = after
     return after
+
+
+@njit(cache=True)
+def _span(spans, basis, q):
+    """Write to ``spans[q]`` the count, then the columns (ascending), where basis row ``q`` is not 0."""
+    count = 0
+    for col in range(basis.shape[1]):
+        if basis[q, col] != 0.0:
+            count += 1
+            spans[q, count] = col
+    spans[q, 0] = count
 
 
 @njit(cache=True)
@@ -142,7 +155,7 @@ def _direction(plan, levels, axes, world, heads, tails, contact, active, fixed, 
         if not active[col]:
             x[col] = fixed[col] / weight[col]
     held_back = np.flatnonzero(inertia > 0.0)  # the columns with inertia (the others add 0 below)
-    basis = np.zeros((c, c))
+    basis, spans = np.zeros((c, c)), np.empty((c, c + 1), dtype=np.int64)
     v, discarded = np.empty(c), np.zeros(c)
     count = 0
     unsettled = False  # a goal level above is still far from its goals
@@ -159,13 +172,14 @@ def _direction(plan, levels, axes, world, heads, tails, contact, active, fixed, 
                 entry = jacobian[i, col] * weight[col]  # weighted units: a stiff axis is a dear one
                 left[i] -= entry * x[col]
                 v[col] = entry if active[col] else 0.0
-            _remove_along(v, basis, 0, first, discarded)
+            _remove_along(v, basis, spans, 0, first, discarded)
             whole = math.sqrt((v * v).sum())
             if not (math.isfinite(whole) and math.isfinite(left[i])):
                 return np.zeros(c)
-            rest = _remove_along(v, basis, first, count, along[i])
+            rest = _remove_along(v, basis, spans, first, count, along[i])
             if rest > SINGULAR * whole and rest > 1e-300 and count < c:
                 basis[count] = v / rest
+                _span(spans, basis, count)
                 along[i, count] = rest
                 count += 1
             made[i] = count
@@ -213,7 +227,7 @@ def _direction(plan, levels, axes, world, heads, tails, contact, active, fixed, 
         for col in range(c):
             if active[col]:
                 toward[col] = back[col] / weight[col] - x[col]
-        _remove_along(toward, basis, 0, count, discarded)
+        _remove_along(toward, basis, spans, 0, count, discarded)
         x += pull * toward
     return x * weight
 
@@ -438,8 +452,10 @@ def solve_priority(plan, start, iterations=100, tolerance=1e-5, damping=0.1, pul
     inertia = np.zeros(columns) if inertia is None else np.ascontiguousarray(inertia, dtype=float)
     if inertia.shape != (columns,) or not (np.isfinite(inertia).all() and (inertia >= 0.0).all()):
         raise ValueError(f"inertia must be one finite value >= 0 per column ({columns}), got {inertia.shape}")
-    start = np.require(np.nan_to_num(np.asarray(start, dtype=float), nan=0.0, posinf=0.0, neginf=0.0),
-                       requirements=("C", "W"))
+    start = np.asarray(start, dtype=float)
+    if not np.isfinite(start).all():
+        start = np.nan_to_num(start, nan=0.0, posinf=0.0, neginf=0.0)
+    start = np.require(start, requirements=("C", "W"))
     quats, shift, errors, done, at_limit = solve_kernel(plan, start, int(iterations), float(tolerance),
                                                         float(damping), float(pull), inertia)
     return PriorityResult(quats, shift, errors, int(done), at_limit)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rig.pose import Pose, location_for_head, update_world, world_matrices
+from rig.pose import Pose, location_for_head, world_matrices
 from rig.tracking.body import find_body, trunk_joints
 from rig.tracking.calibration import bone_target, calibrate, default_offsets
 from rig.tracking.continuity import Continuity
@@ -65,7 +65,8 @@ class Tracker:
         share = smoothing(dt, SETTLE_TIME)
         rotations = rotations * (1.0 - share) + np.array([0.0, 0.0, 0.0, 1.0]) * share
         self.pose.rotations[self.settling] = rotations / np.linalg.norm(rotations, axis=1, keepdims=True)
-        update_world(self.rig.skeleton, self.pose, self.world, [self.body.tree[0]])
+        # No world update here: the solve that follows reads the pose, and the world only where
+        # the body hangs from (above the trunk), and updates the world itself.
 
     def _hip(self, role, tracked_pelvis, moved):
         """Where the ``role`` leg's hip will be this frame: a tracked pelvis's is known (the solve
