@@ -297,14 +297,12 @@ def _touching(plan, contact, moved_quats, moved_shift):
 
 
 @njit(cache=True)
-def _step(plan, levels, quats, coords, shift, start_quats, start_coords, damping, pull, inertia, at_limit):
-    """One iteration: the priority step, solved again (``CLAMP_ROUNDS`` at most) without the
-    columns a limit stopped (their change fixed where the clamp put them), and with the ground
-    points it would carry below held on their ground (an active set: a point the step lifts off is
-    free to go)."""
-    n = len(quats)
-    before, world, heads, tails = np.empty((n, 4)), np.empty((n, 4)), np.empty((n, 3)), np.empty((n, 3))
-    _pose(plan, quats, shift, before, world, heads, tails)
+def _step(plan, levels, posed, quats, coords, shift, start_quats, start_coords, damping, pull, inertia, at_limit):
+    """One iteration from the pose ``posed`` (``_posed``): the priority step, solved again
+    (``CLAMP_ROUNDS`` at most) without the columns a limit stopped (their change fixed where the
+    clamp put them), and with the ground points it would carry below held on their ground (an
+    active set: a point the step lifts off is free to go)."""
+    before, world, heads, tails = posed
     axes = turn_axes(plan, coords, before, world)
     back = way_back(plan, quats, coords, shift, start_quats, start_coords) if pull > 0.0 else np.zeros(0)
     c = len(plan.column_kind)
@@ -335,11 +333,13 @@ def _finite(quats, shift):
 
 
 @njit(cache=True)
-def _measure(plan, quats, shift):
+def _posed(plan, quats, shift):
+    """The pose's (before, world, heads, tails) (``_pose``): measured after a step, and the next
+    step starts from it."""
     n = len(quats)
     before, world, heads, tails = np.empty((n, 4)), np.empty((n, 4)), np.empty((n, 3)), np.empty((n, 3))
     _pose(plan, quats, shift, before, world, heads, tails)
-    return task_errors(plan, world, heads, tails)
+    return before, world, heads, tails
 
 
 @njit(cache=True)
@@ -388,10 +388,10 @@ def _progressed(costs, best, tolerance):
 
 @njit(cache=True)
 def _run(plan, keep, state, start_quats, start_coords, budget, tolerance, damping, pull, inertia, at_limit):
-    """Iterate on the first ``keep`` levels from ``state`` (quats, coords, shift, errors, iterations
-    done) until they are met, ``budget`` iterations pass, or ``PATIENCE`` in a row lower none of
-    their costs; returns the state."""
-    quats, coords, shift, errors, done = state
+    """Iterate on the first ``keep`` levels from ``state`` (quats, coords, shift, the pose
+    ``_posed``, errors, iterations done) until they are met, ``budget`` iterations pass, or
+    ``PATIENCE`` in a row lower none of their costs; returns the state."""
+    quats, coords, shift, posed, errors, done = state
     best, stalled = np.full(len(plan.levels), np.inf), 0
     for _ in range(budget):
         if _met(plan, errors, keep, tolerance):
@@ -404,14 +404,15 @@ def _run(plan, keep, state, start_quats, start_coords, budget, tolerance, dampin
         # Near the first two levels' goals the pull rests: its steps, null-space to first order only,
         # would hold them off (lower levels' goals, often out of reach, do not keep it on).
         near = _level_errors(plan, errors, 2).max() <= SETTLED * plan.scale
-        moved = _step(plan, keep, quats, coords, shift, start_quats, start_coords, damping, 0.0 if near else pull,
-                      inertia, at_limit)
+        moved = _step(plan, keep, posed, quats, coords, shift, start_quats, start_coords, damping,
+                      0.0 if near else pull, inertia, at_limit)
         done += 1
         if not _finite(moved[0], moved[2]):
             break
         quats, coords, shift = moved
-        errors = _measure(plan, quats, shift)
-    return quats, coords, shift, errors, done
+        posed = _posed(plan, quats, shift)
+        errors = task_errors(plan, posed[1], posed[2], posed[3])
+    return quats, coords, shift, posed, errors, done
 
 
 @njit(cache=True)
@@ -427,15 +428,15 @@ def solve_kernel(plan, start, iterations, tolerance, damping, pull, inertia):
             q = _clamped(plan, j, coords, at_limit)
         quats[j, 0], quats[j, 1], quats[j, 2], quats[j, 3] = q
     start_quats, start_coords = quats.copy(), coords.copy()
-    errors = _measure(plan, quats, shift)
+    posed = _posed(plan, quats, shift)
     levels = len(plan.levels)
-    state = (quats, coords, shift, errors, 0)
+    state = (quats, coords, shift, posed, task_errors(plan, posed[1], posed[2], posed[3]), 0)
     # Then in priority order: the levels above the last alone, and so on up to the first (a level
     # short of goals it cannot reach pushes on, and would hold those above it off).
     for keep in range(levels, 0, -1):
         state = _run(plan, keep, state, start_quats, start_coords, iterations if keep == levels else HOLD_ITERATIONS,
                      tolerance, damping, pull if keep == levels else 0.0, inertia, at_limit)
-    quats, coords, shift, errors, done = state
+    quats, coords, shift, _, errors, done = state
     return quats, shift, errors, done, at_limit
 
 

@@ -121,10 +121,10 @@ class FrameSolver:
             self.asked, self.plan = asked, priority_plan(bones, tasks, self.layout)
             return self.plan
         targets = np.zeros_like(self.plan.task_target)
-        targets[self.plan.task_kind == POSITION, :3] = [goal.position for goal in goals]
+        targets[self.plan.task_kind == POSITION, :3] = np.array([goal.position for goal in goals])
         turned = [goal.rotation for goal in goals if goal.rotation is not None]
         if turned:
-            targets[self.plan.task_kind == ROTATION] = turned
+            targets[self.plan.task_kind == ROTATION] = np.array(turned)
         return self.plan._replace(bones=bones, task_target=targets)
 
     def solve(self, pose, world, goals, iterations=ITERATIONS):
