@@ -6,7 +6,8 @@ feet's speed on the ground over the frames the truth's stand on theirs, ``rig.tr
 beside it their speed through the air then, steps taken at another time than the truth's), jitter,
 frames a second of solving (the whole per-frame reconstruction, reading and writing left
 out; by the wall clock and by the solving thread's CPU time, which other processes on a busy
-machine do not inflate), beside the naive baseline (the rest pose hung under the head tracker)
+machine do not inflate; the solver's kernels compile, or load from numba's cache, before the
+first frame, a once-a-process cost printed apart as each clip's first set's set-up), beside the naive baseline (the rest pose hung under the head tracker)
 and the truth's own skating and jitter. Clips: ``../shared/data/cmu_01_03.bvh`` (skipped without it) and our humanoid
 walking (``tests/tools/humanoid_walk.py``). Prints a table and a JSON line.
 
@@ -54,7 +55,7 @@ def clip_rows(name, path, frames=None):
             rows.append({"clip": name, "set": "truth", **own.__dict__, "fps": None, "cpu_fps": None})
         rows.append({"clip": name, "set": label, **got.__dict__, "fps": len(clip) / tracked.solve_seconds,
                      "cpu_fps": len(clip) / tracked.solve_cpu_seconds,
-                     "aim_mpjpe": AIMS[label], "frames": len(clip)})
+                     "aim_mpjpe": AIMS[label], "frames": len(clip), "setup_s": tracked.setup_seconds})
     return rows
 
 
@@ -76,6 +77,8 @@ def main(argv):
         floor, up = (f"{100 * r[k]:9.2f}" if r[k] is not None else f"{'-':>9}" for k in ("floor_mpjpe", "raised_mpjpe"))
         print(f"{r['clip']:24} {r['set']:28} {100 * r['mpjpe']:9.2f} {100 * r['lower_mpjpe']:9.2f} {floor} {up} "
               f"{100 * r['skating']:10.2f} {100 * r['stepping']:9.2f} {r['jitter']:11.2f} {fps}")
+    print("set-up before the first frame (s): " + ", ".join(f"{r['clip']} {r['set']} {r['setup_s']:.2f}"
+                                                           for r in rows if "setup_s" in r))
     print(json.dumps(rows))
 
 

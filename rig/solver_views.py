@@ -42,14 +42,28 @@ def _inherited_scale(skeleton, world, bone):
     return float(np.sqrt(np.einsum("ij,ij->j", world[parent, :3, :3], world[parent, :3, :3])).mean())
 
 
-def _hanging_arrays(skeleton, pose, world, bones, scale=1.0):
-    """Base frame (the first bone's parent, rigid), head offsets, rest rotations and lengths of
-    ``bones`` (ascending indices) as the solvers see them: grown by ``scale``, what they inherit
-    from above (``_inherited_scale``), so the chain solved is the chain drawn."""
-    rest = skeleton.rest_local[bones]
-    offsets = rest[:, :3, 3] + np.einsum("nij,nj->ni", rest[:, :3, :3], pose.locations[bones])
-    return (_base(skeleton, world, bones[0]), offsets * scale, skeleton.rest_local_rotations[bones],
-            skeleton.lengths[bones] * scale)
+class HangingBones:
+    """``bones`` (ascending indices) as the solvers see them, hanging from the rigid frame of the
+    first one's parent: what the skeleton alone fixes (``parents``, within ``bones``, -1 for the
+    top; rest frames, rotations and lengths) read once, so a solve each frame (tracking) reads
+    only the pose's locations and the base anew (``arrays``)."""
+
+    def __init__(self, skeleton, bones):
+        self.skeleton, self.bones = skeleton, bones
+        position = {bone: i for i, bone in enumerate(bones)}
+        self.parents = np.array([position.get(int(skeleton.parents[b]), -1) for b in bones], dtype=np.int64)
+        self.rest = skeleton.rest_local[bones]
+        self.rest_rotations = skeleton.rest_local_rotations[bones]
+        self.lengths = skeleton.lengths[bones]
+
+    def arrays(self, pose, world, scale=1.0):
+        """Base frame (the first bone's parent, rigid), head offsets, rest rotations and lengths,
+        grown by ``scale``, what they inherit from above (``_inherited_scale``), so the bones
+        solved are the bones drawn."""
+        rest = self.rest
+        offsets = rest[:, :3, 3] + np.einsum("nij,nj->ni", rest[:, :3, :3], pose.locations[self.bones])
+        return (_base(self.skeleton, world, self.bones[0]), offsets * scale, self.rest_rotations,
+                self.lengths * scale)
 
 
 @dataclass
@@ -78,16 +92,15 @@ def chain_arrays(skeleton, pose, world, chain):
     scale = _inherited_scale(skeleton, world, chain[0])
     if cached is None or cached.locations != locations or cached.scale != scale:
         cached = skeleton.solver_chains[key] = _CachedChain(
-            locations, Chain(*_hanging_arrays(skeleton, pose, world, chain, scale)), scale)
+            locations, Chain(*HangingBones(skeleton, chain).arrays(pose, world, scale)), scale)
     cached.rebased = cached.chain.rebased(_base(skeleton, world, chain[0]))
     cached.parent_world = parent_world
     return cached.rebased
 
 
 def _tree_parts(skeleton, pose, world, bones):
-    position = {bone: i for i, bone in enumerate(bones)}
-    parents = [position.get(int(skeleton.parents[b]), -1) for b in bones]
-    return (parents, *_hanging_arrays(skeleton, pose, world, bones, _inherited_scale(skeleton, world, bones[0])))
+    hanging = HangingBones(skeleton, bones)
+    return (hanging.parents, *hanging.arrays(pose, world, _inherited_scale(skeleton, world, bones[0])))
 
 
 def tree_arrays(skeleton, pose, world, bones):
@@ -100,5 +113,11 @@ def tree_arrays(skeleton, pose, world, bones):
 def bone_tree_arrays(skeleton, pose, world, bones):
     """``tree_arrays`` as compiled kernels read it (a ``solvers.kinematics.BoneTree``), without a
     Tree's checks, which a skeleton's own subtree passes: what a solve each frame pays less."""
-    parents, base, offsets, rest_rotations, lengths = _tree_parts(skeleton, pose, world, bones)
-    return bone_tree(base, parents, offsets, rest_rotations, lengths)
+    return kept_bone_tree(HangingBones(skeleton, bones), pose, world)
+
+
+def kept_bone_tree(hanging, pose, world):
+    """``bone_tree_arrays`` of a ``HangingBones`` kept from frame to frame."""
+    base, offsets, rest_rotations, lengths = hanging.arrays(pose, world, _inherited_scale(hanging.skeleton, world,
+                                                                                          hanging.bones[0]))
+    return bone_tree(base, hanging.parents, offsets, rest_rotations, lengths)

@@ -102,17 +102,19 @@ def _solve_spd(matrix, b):
 
 
 @njit(cache=True)
-def _remove_along(v, basis, lo, hi, taken):
+def _remove_along(v, basis, spans, lo, hi, taken):
     """``v`` less its parts along rows ``lo``..``hi`` of ``basis`` (orthonormal), in place (modified
     Gram-Schmidt), the parts added to ``taken[lo:hi]``; a second pass only where the first took
     most of ``v`` (rounding then leaves a part along the rows worth removing: "twice is enough",
-    Daniel, Gragg, Kaufman and Stewart). Returns the length left."""
+    Daniel, Gragg, Kaufman and Stewart). Returns the length left. Each part's dot product runs
+    over its row's ``spans`` (``_span``) alone: the terms left out are exact zeros, so the sum is
+    the same, and a row seldom spans the whole body (a foot's rows move no arm)."""
     before = math.sqrt((v * v).sum())
     for _ in range(2):
         for q in range(lo, hi):
             d = 0.0
-            for col in range(len(v)):
-                d += v[col] * basis[q, col]
+            for s in range(1, spans[q, 0] + 1):
+                d += v[spans[q, s]] * basis[q, spans[q, s]]
             taken[q] += d
             for col in range(len(v)):
                 v[col] -= d * basis[q, col]
@@ -121,6 +123,17 @@ def _remove_along(v, basis, lo, hi, taken):
             break
         before = after
     return after
+
+
+@njit(cache=True)
+def _span(spans, basis, q):
+    """Write to ``spans[q]`` the count, then the columns (ascending), where basis row ``q`` is not 0."""
+    count = 0
+    for col in range(basis.shape[1]):
+        if basis[q, col] != 0.0:
+            count += 1
+            spans[q, count] = col
+    spans[q, 0] = count
 
 
 @njit(cache=True)
@@ -141,8 +154,8 @@ def _direction(plan, levels, axes, world, heads, tails, contact, active, fixed, 
     for col in range(c):
         if not active[col]:
             x[col] = fixed[col] / weight[col]
-    held_back = (inertia > 0.0).any()
-    basis = np.zeros((c, c))
+    held_back = np.flatnonzero(inertia > 0.0)  # the columns with inertia (the others add 0 below)
+    basis, spans = np.zeros((c, c)), np.empty((c, c + 1), dtype=np.int64)
     v, discarded = np.empty(c), np.zeros(c)
     count = 0
     unsettled = False  # a goal level above is still far from its goals
@@ -153,20 +166,23 @@ def _direction(plan, levels, axes, world, heads, tails, contact, active, fixed, 
             continue
         first = count
         along = np.zeros((m, c))  # R: row i's parts along the basis rows first.. (rows before first: none)
+        made = np.empty(m, dtype=np.int64)  # the basis rows there are after row i: R is 0 to their right
         for i in range(m):
             for col in range(c):
                 entry = jacobian[i, col] * weight[col]  # weighted units: a stiff axis is a dear one
                 left[i] -= entry * x[col]
                 v[col] = entry if active[col] else 0.0
             whole = math.sqrt((v * v).sum())  # the row's own size, before the levels above take their parts
-            _remove_along(v, basis, 0, first, discarded)
+            _remove_along(v, basis, spans, 0, first, discarded)
             if not (math.isfinite(whole) and math.isfinite(left[i])):
                 return np.zeros(c)
-            rest = _remove_along(v, basis, first, count, along[i])
+            rest = _remove_along(v, basis, spans, first, count, along[i])
             if rest > SINGULAR * whole and rest > 1e-300 and count < c:
                 basis[count] = v / rest
+                _span(spans, basis, count)
                 along[i, count] = rest
                 count += 1
+            made[i] = count
         size = math.sqrt((left * left).sum())
         if unsettled:  # its null-space steps would hold the level above off at second order: go gently
             left *= YIELD
@@ -180,21 +196,24 @@ def _direction(plan, levels, axes, world, heads, tails, contact, active, fixed, 
             (damping * min(plan.scale, size)) ** 2
         normal, rhs = np.zeros((new, new)), np.zeros(new)
         for q in range(new):
-            for i in range(m):
+            # R's rows above the one that made basis row q are 0 there: sums from that row on
+            # skip only zeros (the same sums).
+            since = np.searchsorted(made, first + q, side="right")
+            for i in range(since, m):
                 rhs[q] += along[i, first + q] * left[i]
             for p in range(q + 1):
                 total = 0.0
-                for i in range(m):
+                for i in range(since, m):
                     total += along[i, first + q] * along[i, first + p]
                 normal[q, p] = normal[p, q] = total
             normal[q, q] += square
         # Columns with inertia are damped on the levels below the first by at least that much
         # (Tikhonov's term in their weighted units): a direction those levels' goals hardly see moves little.
-        if k > 0 and held_back:
+        if k > 0 and len(held_back):
             for q in range(new):
                 for p in range(q + 1):
                     total = 0.0
-                    for col in range(c):
+                    for col in held_back:
                         total += basis[first + q, col] * basis[first + p, col] * (inertia[col] * plan.scale) ** 2
                     normal[q, p] += total
                     if p != q:
@@ -208,7 +227,7 @@ def _direction(plan, levels, axes, world, heads, tails, contact, active, fixed, 
         for col in range(c):
             if active[col]:
                 toward[col] = back[col] / weight[col] - x[col]
-        _remove_along(toward, basis, 0, count, discarded)
+        _remove_along(toward, basis, spans, 0, count, discarded)
         x += pull * toward
     return x * weight
 
@@ -278,14 +297,12 @@ def _touching(plan, contact, moved_quats, moved_shift):
 
 
 @njit(cache=True)
-def _step(plan, levels, quats, coords, shift, start_quats, start_coords, damping, pull, inertia, at_limit):
-    """One iteration: the priority step, solved again (``CLAMP_ROUNDS`` at most) without the
-    columns a limit stopped (their change fixed where the clamp put them), and with the ground
-    points it would carry below held on their ground (an active set: a point the step lifts off is
-    free to go)."""
-    n = len(quats)
-    before, world, heads, tails = np.empty((n, 4)), np.empty((n, 4)), np.empty((n, 3)), np.empty((n, 3))
-    _pose(plan, quats, shift, before, world, heads, tails)
+def _step(plan, levels, posed, quats, coords, shift, start_quats, start_coords, damping, pull, inertia, at_limit):
+    """One iteration from the pose ``posed`` (``_posed``): the priority step, solved again
+    (``CLAMP_ROUNDS`` at most) without the columns a limit stopped (their change fixed where the
+    clamp put them), and with the ground points it would carry below held on their ground (an
+    active set: a point the step lifts off is free to go)."""
+    before, world, heads, tails = posed
     axes = turn_axes(plan, coords, before, world)
     back = way_back(plan, quats, coords, shift, start_quats, start_coords) if pull > 0.0 else np.zeros(0)
     c = len(plan.column_kind)
@@ -316,11 +333,13 @@ def _finite(quats, shift):
 
 
 @njit(cache=True)
-def _measure(plan, quats, shift):
+def _posed(plan, quats, shift):
+    """The pose's (before, world, heads, tails) (``_pose``): measured after a step, and the next
+    step starts from it."""
     n = len(quats)
     before, world, heads, tails = np.empty((n, 4)), np.empty((n, 4)), np.empty((n, 3)), np.empty((n, 3))
     _pose(plan, quats, shift, before, world, heads, tails)
-    return task_errors(plan, world, heads, tails)
+    return before, world, heads, tails
 
 
 @njit(cache=True)
@@ -369,10 +388,10 @@ def _progressed(costs, best, tolerance):
 
 @njit(cache=True)
 def _run(plan, keep, state, start_quats, start_coords, budget, tolerance, damping, pull, inertia, at_limit):
-    """Iterate on the first ``keep`` levels from ``state`` (quats, coords, shift, errors, iterations
-    done) until they are met, ``budget`` iterations pass, or ``PATIENCE`` in a row lower none of
-    their costs; returns the state."""
-    quats, coords, shift, errors, done = state
+    """Iterate on the first ``keep`` levels from ``state`` (quats, coords, shift, the pose
+    ``_posed``, errors, iterations done) until they are met, ``budget`` iterations pass, or
+    ``PATIENCE`` in a row lower none of their costs; returns the state."""
+    quats, coords, shift, posed, errors, done = state
     best, stalled = np.full(len(plan.levels), np.inf), 0
     for _ in range(budget):
         if _met(plan, errors, keep, tolerance):
@@ -385,14 +404,15 @@ def _run(plan, keep, state, start_quats, start_coords, budget, tolerance, dampin
         # Near the first two levels' goals the pull rests: its steps, null-space to first order only,
         # would hold them off (lower levels' goals, often out of reach, do not keep it on).
         near = _level_errors(plan, errors, 2).max() <= SETTLED * plan.scale
-        moved = _step(plan, keep, quats, coords, shift, start_quats, start_coords, damping, 0.0 if near else pull,
-                      inertia, at_limit)
+        moved = _step(plan, keep, posed, quats, coords, shift, start_quats, start_coords, damping,
+                      0.0 if near else pull, inertia, at_limit)
         done += 1
         if not _finite(moved[0], moved[2]):
             break
         quats, coords, shift = moved
-        errors = _measure(plan, quats, shift)
-    return quats, coords, shift, errors, done
+        posed = _posed(plan, quats, shift)
+        errors = task_errors(plan, posed[1], posed[2], posed[3])
+    return quats, coords, shift, posed, errors, done
 
 
 @njit(cache=True)
@@ -408,15 +428,15 @@ def solve_kernel(plan, start, iterations, tolerance, damping, pull, inertia):
             q = _clamped(plan, j, coords, at_limit)
         quats[j, 0], quats[j, 1], quats[j, 2], quats[j, 3] = q
     start_quats, start_coords = quats.copy(), coords.copy()
-    errors = _measure(plan, quats, shift)
+    posed = _posed(plan, quats, shift)
     levels = len(plan.levels)
-    state = (quats, coords, shift, errors, 0)
+    state = (quats, coords, shift, posed, task_errors(plan, posed[1], posed[2], posed[3]), 0)
     # Then in priority order: the levels above the last alone, and so on up to the first (a level
     # short of goals it cannot reach pushes on, and would hold those above it off).
     for keep in range(levels, 0, -1):
         state = _run(plan, keep, state, start_quats, start_coords, iterations if keep == levels else HOLD_ITERATIONS,
                      tolerance, damping, pull if keep == levels else 0.0, inertia, at_limit)
-    quats, coords, shift, errors, done = state
+    quats, coords, shift, _, errors, done = state
     return quats, shift, errors, done, at_limit
 
 
@@ -433,8 +453,10 @@ def solve_priority(plan, start, iterations=100, tolerance=1e-5, damping=0.1, pul
     inertia = np.zeros(columns) if inertia is None else np.ascontiguousarray(inertia, dtype=float)
     if inertia.shape != (columns,) or not (np.isfinite(inertia).all() and (inertia >= 0.0).all()):
         raise ValueError(f"inertia must be one finite value >= 0 per column ({columns}), got {inertia.shape}")
-    start = np.require(np.nan_to_num(np.asarray(start, dtype=float), nan=0.0, posinf=0.0, neginf=0.0),
-                       requirements=("C", "W"))
+    start = np.asarray(start, dtype=float)
+    if not np.isfinite(start).all():
+        start = np.nan_to_num(start, nan=0.0, posinf=0.0, neginf=0.0)
+    start = np.require(start, requirements=("C", "W"))
     quats, shift, errors, done, at_limit = solve_kernel(plan, start, int(iterations), float(tolerance),
                                                         float(damping), float(pull), inertia)
     return PriorityResult(quats, shift, errors, int(done), at_limit)

@@ -18,9 +18,11 @@ IDENTITY_QUAT = np.array([0.0, 0.0, 0.0, 1.0])
 def normalize(v, fallback=(0.0, 1.0, 0.0)):
     """Unit vectors along the last axis; vectors shorter than EPS become ``fallback``."""
     v = np.asarray(v, dtype=float)
-    if v.shape == (3,):  # one vector: plain floats beat the numpy calls, with the same roundings
-        x, y, z = v.tolist()
-        length = math.sqrt(x * x + y * y + z * z)
+    if v.shape == (3,) or v.shape == (4,):  # one vector or quaternion: plain floats beat the numpy
+        total = 0.0                         # calls, with the same roundings (numpy sums these in order)
+        for c in v.tolist():
+            total += c * c
+        length = math.sqrt(total)
         return v / length if length > EPS else np.array(fallback, dtype=float)
     n = np.sqrt(np.sum(v * v, axis=-1, keepdims=True))
     safe = n > EPS
@@ -69,9 +71,11 @@ def quat_mul(a, b):
     ], axis=-1)
 
 
+_CONJUGATE = np.array([-1.0, -1.0, -1.0, 1.0])
+
+
 def quat_conjugate(q):
-    q = np.asarray(q, dtype=float)
-    return q * np.array([-1.0, -1.0, -1.0, 1.0])
+    return np.asarray(q, dtype=float) * _CONJUGATE
 
 
 def quat_rotate(q, v):
@@ -92,6 +96,11 @@ def quat_rotate(q, v):
 
 def quat_from_axis_angle(axis, angle):
     axis = normalize(axis, fallback=(1.0, 0.0, 0.0))
+    if axis.shape == (3,) and np.ndim(angle) == 0:  # one turn: plain floats, numpy's sine and cosine
+        half = 0.5 * float(angle)
+        sine = float(np.sin(half))
+        x, y, z = axis.tolist()
+        return np.array([x * sine, y * sine, z * sine, float(np.cos(half))])
     half = 0.5 * np.asarray(angle, dtype=float)[..., None]
     return np.concatenate([axis * np.sin(half), np.cos(half)], axis=-1)
 
@@ -189,6 +198,9 @@ def rigid_inverse(m):
 def signed_angle(a, b, axis):
     """Angle from ``a`` to ``b`` about ``axis`` (right-handed), in (-pi, pi]."""
     axis = normalize(axis)
+    if np.shape(a) == np.shape(b) == axis.shape == (3,):  # one pair: plain floats, the same roundings (sums in order)
+        a, b = np.asarray(a, dtype=float).tolist(), np.asarray(b, dtype=float).tolist()
+        return np.arctan2(scalar.dot(scalar.cross(a, b), axis.tolist()), scalar.dot(a, b))
     return np.arctan2(np.sum(cross(a, b) * axis, axis=-1), np.sum(a * b, axis=-1))
 
 

@@ -26,8 +26,9 @@ import numpy as np
 
 from rig.ik_plan import bone_dofs
 from rig.pose import update_world
-from rig.solver_views import bone_tree_arrays
+from rig.solver_views import HangingBones, kept_bone_tree
 from rig.tracking.body import trunk_joints
+from solvers import kinematics, priority
 from solvers.priority import solve_priority
 from solvers.priority_plan import POSITION, ROTATION, SHIFT, Task, column_layout, priority_plan
 from solvers.transforms import normalize, quat_conjugate, quat_mul, quat_rotate
@@ -79,9 +80,17 @@ def knee_goal(skeleton, limb, hip, end_target, rest_rotation, forward):
     return Goal(lower, BODY, knee, weight=POLE_WEIGHT)
 
 
+def warm():
+    """Compile (or load from numba's cache) the kernels a frame runs: a user pays it once, before
+    the first frame, so no frame's time holds it."""
+    kinematics.warm()
+    priority.warm()
+
+
 class FrameSolver:
-    """Solves frames of ``body`` (a ``rig.tracking.body.Body``) of ``rig`` in place; keeps the
-    solver's column layout, which stays while the rig's bone settings do."""
+    """Solves frames of ``body`` (a ``rig.tracking.body.Body``) of ``rig`` in place; keeps what
+    stays from frame to frame: the tree's rest arrays, the solver's column layout (while the rig's
+    bone settings stay) and the plan's task fields (while the goals ask the same of the same bones)."""
 
     def __init__(self, rig, body):
         skeleton = rig.skeleton
@@ -90,30 +99,48 @@ class FrameSolver:
         ends = list(body.bones.values())
         self.moving = sorted({self.place[a] for b in ends for a in [b, *skeleton.ancestors(b)]
                               if a in self.place and a not in body.pelvis_links})
+        self.rows = np.array(self.tree)  # the tree's rows of the pose
+        self.moved_rows = self.rows[self.moving]
+        self.hanging = HangingBones(skeleton, self.tree)
         self.dofs = tuple(bone_dofs(rig, bone).dofs for bone in self.tree)
         self.body, self.layout, self.inertia = body, None, None
+        self.asked, self.plan = None, None  # what the goals last asked of which bones, and their plan
+        warm()
+
+    def _plan(self, bones, goals):
+        """The ``PriorityPlan`` of ``goals`` on ``bones`` (a ``BoneTree``): the task fields built
+        again only when the goals ask something else of the bones, the targets written each frame."""
+        asked = [(goal.bone, goal.level, goal.weight, goal.rotation is None) for goal in goals]
+        if asked != self.asked:
+            tasks = []
+            for goal in goals:
+                bone = self.place[goal.bone]
+                tasks.append(Task(POSITION, bone, goal.level, tuple(goal.position), weight=goal.weight))
+                if goal.rotation is not None:
+                    tasks.append(Task(ROTATION, bone, goal.level, tuple(goal.rotation), weight=goal.weight))
+            self.asked, self.plan = asked, priority_plan(bones, tasks, self.layout)
+            return self.plan
+        targets = np.zeros_like(self.plan.task_target)
+        targets[self.plan.task_kind == POSITION, :3] = np.array([goal.position for goal in goals])
+        turned = [goal.rotation for goal in goals if goal.rotation is not None]
+        if turned:
+            targets[self.plan.task_kind == ROTATION] = np.array(turned)
+        return self.plan._replace(bones=bones, task_target=targets)
 
     def solve(self, pose, world, goals, iterations=ITERATIONS):
         """Bring ``pose`` and ``world`` (N, 4, 4) toward ``goals`` (Goal), in place; the
         ``solvers.priority.PriorityResult``."""
-        skeleton, tree = self.rig.skeleton, self.tree
-        tasks = []
-        for goal in goals:
-            bone = self.place[goal.bone]
-            tasks.append(Task(POSITION, bone, goal.level, tuple(goal.position), weight=goal.weight))
-            if goal.rotation is not None:
-                tasks.append(Task(ROTATION, bone, goal.level, tuple(goal.rotation), weight=goal.weight))
-        bones = bone_tree_arrays(skeleton, pose, world, tree)
+        skeleton = self.rig.skeleton
+        bones = kept_bone_tree(self.hanging, pose, world)
         if self.layout is None:
             self.layout = column_layout(bones, self.dofs, self.moving, root_free=True)
             trunk = [self.place[b] for b in trunk_joints(skeleton, self.body)]
             self.inertia = np.where(np.isin(self.layout.column_bone, trunk) & (self.layout.column_kind != SHIFT),
                                     TRUNK_INERTIA, 0.0)
-        result = solve_priority(priority_plan(bones, tasks, self.layout), pose.rotations[tree], iterations,
-                                TOLERANCE, DAMPING, PULL, self.inertia)
-        rows = [tree[k] for k in self.moving]
-        pose.rotations[rows] = result.rotations[self.moving]
-        top = tree[0]
+        result = solve_priority(self._plan(bones, goals), pose.rotations[self.rows], iterations, TOLERANCE, DAMPING,
+                                PULL, self.inertia)
+        pose.rotations[self.moved_rows] = result.rotations[self.moving]
+        top = self.tree[0]
         pose.locations[top] += skeleton.rest_local[top, :3, :3].T @ result.shift  # the shift is in the base frame
         update_world(skeleton, pose, world, [top])
         return result

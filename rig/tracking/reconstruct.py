@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rig.pose import Pose, location_for_head, update_world, world_matrices
+from rig.pose import Pose, location_for_head, world_matrices
 from rig.tracking.body import find_body, trunk_joints
 from rig.tracking.calibration import bone_target, calibrate, default_offsets
 from rig.tracking.continuity import Continuity
@@ -32,12 +32,15 @@ class Tracked:
     """What a reconstruction gives: ``poses`` one Pose per stream frame, ``fps`` the stream's rate,
     ``solve_seconds`` the time spent reconstructing (reading and writing left out) and
     ``solve_cpu_seconds`` this thread's CPU time in it (steady on a busy machine, where the wall
-    clock counts other processes' turns), ``body`` the ``rig.tracking.body.Body`` driven."""
+    clock counts other processes' turns), ``body`` the ``rig.tracking.body.Body`` driven,
+    ``setup_seconds`` the time spent before the first frame (finding the body, and compiling or
+    loading the solver's kernels once a process: ``frame_solve.warm``)."""
     poses: list
     fps: float
     solve_seconds: float
     solve_cpu_seconds: float
     body: object
+    setup_seconds: float
 
 
 class Tracker:
@@ -63,7 +66,8 @@ class Tracker:
         share = smoothing(dt, SETTLE_TIME)
         rotations = rotations * (1.0 - share) + np.array([0.0, 0.0, 0.0, 1.0]) * share
         self.pose.rotations[self.settling] = rotations / np.linalg.norm(rotations, axis=1, keepdims=True)
-        update_world(self.rig.skeleton, self.pose, self.world, [self.body.tree[0]])
+        # No world update here: the solve that follows reads the pose, and the world only where
+        # the body hangs from (above the trunk), and updates the world itself.
 
     def _hip(self, role, tracked_pelvis, moved):
         """Where the ``role`` leg's hip will be this frame: a tracked pelvis's is known (the solve
@@ -121,6 +125,7 @@ def reconstruct(rig, stream, calibrate_frame=None):
     trackers' offsets at that frame with the user standing in the rest pose (else each tracker
     sits on its bone). ValueError when the rig has no humanoid body to drive or the frame is not
     in the stream."""
+    setup = time.perf_counter()
     body = find_body(rig)
     offsets = None
     if calibrate_frame is not None:
@@ -133,4 +138,5 @@ def reconstruct(rig, stream, calibrate_frame=None):
     started, cpu = time.perf_counter(), time.thread_time()
     for k, frame in enumerate(stream.frames):
         poses.append(tracker.step(frame, 0.0 if k == 0 else dt))
-    return Tracked(poses, stream.fps, time.perf_counter() - started, time.thread_time() - cpu, body)
+    return Tracked(poses, stream.fps, time.perf_counter() - started, time.thread_time() - cpu, body,
+                   started - setup)

@@ -242,7 +242,8 @@ class Feet:
         self.climb(pelvis.position[1], dt)
         rising = self.rise(pelvis.position, dt)[1] > 0.0
         self.turned_up, self.rising = rising and not self.rising, rising
-        stances = {role: self.stance(role, pelvis, heading, head) for role in FEET}
+        # A tracked foot goes where its tracker says: only the free ones need a stance.
+        stances = {role: self.stance(role, pelvis, heading, head) for role in FEET if role not in tracked}
         for role in FEET:
             if role in tracked:
                 self.feet[role] = self._tracked(role, tracked[role], dt)

@@ -8,9 +8,11 @@ import pytest
 
 from rig.formats.rigfile import load_rig
 from rig.formats.tracks import Sample, TrackStream
-from rig.pose import world_matrices
-from rig.tracking.body import trunk_joints
+from rig.pose import Pose, world_matrices
+from rig.tracking.body import find_body, trunk_joints
 from rig.tracking.calibration import calibrate
+from rig.tracking.continuity import bone_placement
+from rig.tracking.frame_solve import TRACKED, FrameSolver, Goal
 from rig.tracking.from_clip import samples, stream_from_clip
 from rig.tracking.measures import jitter, joint_paths, measure
 from rig.tracking.plant import RELEASE_DISTANCE
@@ -172,3 +174,25 @@ def test_cmu_mocap_from_head_and_hands_moves_nearly_as_smoothly_as_the_truth():
     assert trunk_jitter(rig, tracked.body, paths, truth, 120.0).max() <= CMU_TRUNK_JITTER
     body = tracked.body.tree
     assert jitter(paths[:, body], 120.0) <= CMU_JITTER * jitter(truth[:, body], 120.0)
+
+
+
+def test_a_frame_solver_keeps_its_plan_only_while_the_goals_ask_the_same(walk):
+    """FrameSolver keeps the plan's task fields between frames: a solve after one with other goals
+    (a pelvis tracker found) or with the same goals moved is the solve a fresh solver makes."""
+    rig, poses = walk
+    body = find_body(rig)
+    kept = FrameSolver(rig, body)
+    pose = Pose.rest(len(rig.skeleton))
+    world = world_matrices(rig.skeleton, pose)
+    for truth, roles in ((poses[0], HEAD_HANDS), (poses[3], ALL[:4]), (poses[6], ALL[:4])):
+        placed = world_matrices(rig.skeleton, truth)
+        goals = []
+        for role in roles:
+            target = bone_placement(placed, body.bones[role])
+            goals.append(Goal(body.bones[role], TRACKED, target.position, target.rotation))
+        start, start_world = pose.copy(), world.copy()
+        got = kept.solve(pose, world, goals)
+        fresh = FrameSolver(rig, body).solve(start, start_world, goals)
+        assert np.array_equal(got.rotations, fresh.rotations) and np.array_equal(got.shift, fresh.shift)
+        assert pose == start and np.array_equal(world, start_world)
