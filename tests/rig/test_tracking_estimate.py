@@ -1,7 +1,8 @@
 """The pelvis estimated from head and hands (``rig.tracking.estimate``): a body bent forward at the
 hips with its head held level (turned back up on the neck) is found leaning by its arms, which hang
 from the leaning chest; a standing body is not leaned, nor one nodding its head down in place; a
-walk's arm swing hardly turns the heading."""
+walk's arm swing hardly turns the heading; a body lifting itself onto something is leaned further
+forward than one standing still, one lowering itself less."""
 import math
 
 import numpy as np
@@ -20,6 +21,8 @@ PELVIS_OFF = 0.25  # metres the estimated pelvis may be from the bent body's (0.
 # pelvis under the head; the estimate's rigid trunk leaning at the pelvis is not this bend above it, so not 0)
 UPRIGHT = 0.02  # metres the estimate of a standing body may be from its pelvis
 NOD = 0.6  # radians a head nods down to look at its feet, standing upright and still
+CLIMB_SPEED = 0.4  # metres a second the head rises, climbing onto a platform (CMU 01_03: 0.75 m in about 2 s)
+CLIMB_LEAN = 0.1  # radians further forward (back, climbing down) the estimate leans the climbing body at least
 SWING = 0.5  # radians each upper arm swings forward and back, opposite ways, as in a brisk walk
 SWING_PERIOD = 1.1  # seconds: one stride of each foot
 SWING_TURN = math.radians(15.0)  # the heading may turn this far, end to end, as the arms swing (the
@@ -98,3 +101,24 @@ def test_a_head_nodding_down_in_place_leaves_the_pelvis_upright(humanoid):
     look = world[body.bones["head"], :3, :3] @ np.linalg.inv(rig.skeleton.rest_world[body.bones["head"], :3, :3])
     assert (look @ body.forward)[1] < -0.5  # the head looks down toward the feet
     assert np.linalg.norm(estimated(body, world)[0] - world[body.bones["pelvis"], :3, 3]) <= UPRIGHT
+
+
+def lean_back(body, pelvis, head):
+    """How far (radians, forward) the estimated ``pelvis`` (3,) hangs leaned from under ``head`` (3,)."""
+    below = pelvis - head
+    rest = body.pelvis_below_head
+    return math.atan2(-below @ body.forward, -below[1]) - math.atan2(-rest @ body.forward, -rest[1])
+
+
+@pytest.mark.parametrize("way", (1.0, -1.0))
+def test_a_climbing_body_leans_further_forward_up_and_less_down(humanoid, way):
+    rig, body = humanoid
+    dt, leans = 1.0 / 30.0, {}
+    for speed in (0.0, way * CLIMB_SPEED):
+        estimate = PelvisEstimate(body)
+        for frame in range(30):  # one second, for the lean to settle
+            world = bent(rig, body, 0.3)
+            world[:, 1, 3] += speed * frame * dt
+            pelvis, _ = estimated(body, world, estimate, dt)
+        leans[speed] = lean_back(body, pelvis, world[body.bones["head"], :3, 3])
+    assert way * (leans[way * CLIMB_SPEED] - leans[0.0]) >= CLIMB_LEAN
