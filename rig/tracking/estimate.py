@@ -28,7 +28,9 @@ A head rising or sinking faster than a walk's bob adds to that lean or takes fro
 body lifting itself onto something pitches its trunk over the lead leg, to carry its centre of mass
 over the raised foot, while one lowering itself holds it upright over the stance foot; over CMU
 01_03's climbs up and down that speed follows what the head and arms miss of the lean with
-correlation 0.79 (0.53 over all frames; it is past its deadband on a quarter of them).
+correlation 0.79 (0.53 over all frames; it is past its deadband on a quarter of them). A head
+rising or sinking faster than any climb (``CLIMB_SPEED``) is a jump or a fall, whose flight says
+nothing of the trunk: the read starts over (read as a climb, a 0.3 m jump leaned the trunk 24 degrees).
 The head's tilt counts only up to the lean its drop below standing height allows (``drop_lean``): a
 head nodding down in place (looking at the feet) turns about its neck, and leaned the trunk by its
 tilt it swung the pelvis up and forward and lifted the feet 6.5 cm.
@@ -68,6 +70,10 @@ ARMS_HEADING_LAG = 0.15  # radians that steadier heading may lag the body's (in 
 RISE_TIME = 0.2  # seconds: the head's vertical speed is followed twice over with this time constant: a walk's
 # bob (a few cm twice a second) is cut sevenfold, a climb's rise (a second or more) passes
 RISE_DEADBAND = 0.1  # metres a second of followed vertical speed that says nothing (the humanoid walk's bob: 0.08)
+CLIMB_SPEED = 1.0  # metres a second the head rises or sinks at most while a body climbs or lowers itself
+# (stair climbing: 0.3-0.6 m/s up); faster is a jump or a fall (a 0.3 m jump leaves the floor at 2.4 m/s)
+JUMP_TIME = 0.05  # seconds: that speed is followed this briefly (a tracker's frame-to-frame shake alone
+# reads over 1 m/s on 1% of CMU 01_03's frames)
 RISE_LEAN = 1.0  # radians of lean per metre a second of rise past the deadband: a round figure of the order
 # climbing shows (CMU 01_03 rises at 0.2-0.5 m/s with its trunk 20-30 degrees further over than it seems)
 LOOK_WEIGHT = 0.15  # metres: the head's look counts as much as the elbows this far apart across
@@ -168,7 +174,7 @@ class PelvisEstimate:
 
     def __init__(self, body):
         self.body, self.heading, self.arms_heading, self.lean = body, None, None, None
-        self.height, self.rises = None, [0.0, 0.0]
+        self.height, self.rises, self.quick = None, [0.0, 0.0], 0.0
         self.balance = balance_of(body)
 
     def follow(self, heading, dt):
@@ -187,8 +193,11 @@ class PelvisEstimate:
         head ``height`` metres up ``dt`` seconds after the last call."""
         if self.height is not None and dt > 0.0:
             speed = (height - self.height) / dt
+            self.quick += (speed - self.quick) * smoothing(dt, JUMP_TIME)
             for stage, rise in enumerate(self.rises):
                 speed = self.rises[stage] = rise + (speed - rise) * smoothing(dt, RISE_TIME)
+            if abs(self.quick) > CLIMB_SPEED:  # a jump or a fall, not a climb: its flight says nothing of the trunk
+                self.rises = [0.0] * len(self.rises)
         self.height = height
         return self.rises[-1]
 

@@ -23,6 +23,9 @@ UPRIGHT = 0.02  # metres the estimate of a standing body may be from its pelvis
 NOD = 0.6  # radians a head nods down to look at its feet, standing upright and still
 CLIMB_SPEED = 0.4  # metres a second the head rises, climbing onto a platform (CMU 01_03: 0.75 m in about 2 s)
 CLIMB_LEAN = 0.1  # radians further forward (back, climbing down) the estimate leans the climbing body at least
+JUMP_UP = 2.43  # metres a second an upright body leaves the floor at, jumping 0.3 m
+GRAVITY = 9.81  # metres a second squared
+JUMP_LEAN = 0.02  # radians a jump may lean the estimate (of an upright body: 0 standing still)
 SWING = 0.5  # radians each upper arm swings forward and back, opposite ways, as in a brisk walk
 SWING_PERIOD = 1.1  # seconds: one stride of each foot
 SWING_TURN = math.radians(15.0)  # the heading may turn this far, end to end, as the arms swing (the
@@ -112,6 +115,9 @@ def lean_back(body, pelvis, head):
 
 @pytest.mark.parametrize("way", (1.0, -1.0))
 def test_a_climbing_body_leans_further_forward_up_and_less_down(humanoid, way):
+    """A body bent a little rising (sinking) at ``CLIMB_SPEED`` for a second is leaned at least
+    ``CLIMB_LEAN`` further forward (less) than the same body standing still: a climber pitches over
+    the lead leg, one lowering itself stays upright (``rise_lean``)."""
     rig, body = humanoid
     dt, leans = 1.0 / 30.0, {}
     for speed in (0.0, way * CLIMB_SPEED):
@@ -122,3 +128,18 @@ def test_a_climbing_body_leans_further_forward_up_and_less_down(humanoid, way):
             pelvis, _ = estimated(body, world, estimate, dt)
         leans[speed] = lean_back(body, pelvis, world[body.bones["head"], :3, 3])
     assert way * (leans[way * CLIMB_SPEED] - leans[0.0]) >= CLIMB_LEAN
+
+
+def test_a_jumping_body_is_not_leaned_by_its_flight(humanoid):
+    """An upright body jumping 0.3 m (leaving the floor at ``JUMP_UP``, falling back under gravity)
+    stays upright in the estimate: its head rises faster than any climb (read as one, it leaned the
+    trunk 24 degrees forward over the jump's top and 11 back as it fell)."""
+    rig, body = humanoid
+    dt, estimate, leans = 1.0 / 90.0, PelvisEstimate(body), []
+    for frame in range(90):
+        t = frame * dt
+        world = bent(rig, body, 0.0)
+        world[:, 1, 3] += max(JUMP_UP * t - 0.5 * GRAVITY * t * t, 0.0)
+        pelvis, _ = estimated(body, world, estimate, dt)
+        leans.append(lean_back(body, pelvis, world[body.bones["head"], :3, 3]))
+    assert np.abs(leans).max() <= JUMP_LEAN
