@@ -1,7 +1,8 @@
 """The pelvis estimated from head and hands (``rig.tracking.estimate``): a body bent forward at the
 hips with its head held level (turned back up on the neck) is found leaning by its arms, which hang
 from the leaning chest; a standing body is not leaned, nor one nodding its head down in place; a
-walk's arm swing hardly turns the heading."""
+walk's arm swing hardly turns the heading; a body lifting itself onto something is leaned further
+forward than one standing still, one lowering itself less."""
 import math
 
 import numpy as np
@@ -20,6 +21,11 @@ PELVIS_OFF = 0.25  # metres the estimated pelvis may be from the bent body's (0.
 # pelvis under the head; the estimate's rigid trunk leaning at the pelvis is not this bend above it, so not 0)
 UPRIGHT = 0.02  # metres the estimate of a standing body may be from its pelvis
 NOD = 0.6  # radians a head nods down to look at its feet, standing upright and still
+CLIMB_SPEED = 0.4  # metres a second the head rises, climbing onto a platform (CMU 01_03: 0.75 m in about 2 s)
+CLIMB_LEAN = 0.1  # radians further forward (back, climbing down) the estimate leans the climbing body at least
+JUMP_UP = 2.43  # metres a second an upright body leaves the floor at, jumping 0.3 m
+GRAVITY = 9.81  # metres a second squared
+JUMP_LEAN = 0.02  # radians a jump may lean the estimate (of an upright body: 0 standing still)
 SWING = 0.5  # radians each upper arm swings forward and back, opposite ways, as in a brisk walk
 SWING_PERIOD = 1.1  # seconds: one stride of each foot
 SWING_TURN = math.radians(15.0)  # the heading may turn this far, end to end, as the arms swing (the
@@ -98,3 +104,42 @@ def test_a_head_nodding_down_in_place_leaves_the_pelvis_upright(humanoid):
     look = world[body.bones["head"], :3, :3] @ np.linalg.inv(rig.skeleton.rest_world[body.bones["head"], :3, :3])
     assert (look @ body.forward)[1] < -0.5  # the head looks down toward the feet
     assert np.linalg.norm(estimated(body, world)[0] - world[body.bones["pelvis"], :3, 3]) <= UPRIGHT
+
+
+def lean_back(body, pelvis, head):
+    """How far (radians, forward) the estimated ``pelvis`` (3,) hangs leaned from under ``head`` (3,)."""
+    below = pelvis - head
+    rest = body.pelvis_below_head
+    return math.atan2(-below @ body.forward, -below[1]) - math.atan2(-rest @ body.forward, -rest[1])
+
+
+@pytest.mark.parametrize("way", (1.0, -1.0))
+def test_a_climbing_body_leans_further_forward_up_and_less_down(humanoid, way):
+    """A body bent a little rising (sinking) at ``CLIMB_SPEED`` for a second is leaned at least
+    ``CLIMB_LEAN`` further forward (less) than the same body standing still: a climber pitches over
+    the lead leg, one lowering itself stays upright (``rise_lean``)."""
+    rig, body = humanoid
+    dt, leans = 1.0 / 30.0, {}
+    for speed in (0.0, way * CLIMB_SPEED):
+        estimate = PelvisEstimate(body)
+        for frame in range(30):  # one second, for the lean to settle
+            world = bent(rig, body, 0.3)
+            world[:, 1, 3] += speed * frame * dt
+            pelvis, _ = estimated(body, world, estimate, dt)
+        leans[speed] = lean_back(body, pelvis, world[body.bones["head"], :3, 3])
+    assert way * (leans[way * CLIMB_SPEED] - leans[0.0]) >= CLIMB_LEAN
+
+
+def test_a_jumping_body_is_not_leaned_by_its_flight(humanoid):
+    """An upright body jumping 0.3 m (leaving the floor at ``JUMP_UP``, falling back under gravity)
+    stays upright in the estimate: its head rises faster than any climb (read as one, it leaned the
+    trunk 24 degrees forward over the jump's top and 11 back as it fell)."""
+    rig, body = humanoid
+    dt, estimate, leans = 1.0 / 90.0, PelvisEstimate(body), []
+    for frame in range(90):
+        t = frame * dt
+        world = bent(rig, body, 0.0)
+        world[:, 1, 3] += max(JUMP_UP * t - 0.5 * GRAVITY * t * t, 0.0)
+        pelvis, _ = estimated(body, world, estimate, dt)
+        leans.append(lean_back(body, pelvis, world[body.bones["head"], :3, 3]))
+    assert np.abs(leans).max() <= JUMP_LEAN
