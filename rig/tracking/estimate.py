@@ -24,9 +24,10 @@ planted before); it is weighed in with the arms' read, each by how sure it is (a
 centre of mass may be anywhere over the feet). The lean is the larger of the head's read and the
 arms' (with balance's), as each reads low where it misses (a level head; shoulders drawn forward by
 reaching hands), followed in time.
-A head rising or sinking faster than a walk's bob adds to that lean or takes from it (``rise_lean``): a
-body lifting itself onto something pitches its trunk over the lead leg, to carry its centre of mass
-over the raised foot, while one lowering itself holds it upright over the stance foot; over CMU
+A head rising or sinking faster than a walk's bob adds to that lean or takes from it, down to upright
+at most (``risen_lean``): a body lifting itself onto something pitches its trunk over the lead leg, to
+carry its centre of mass over the raised foot, while one lowering itself holds it upright over the
+stance foot (not leaned back: a crouch bends forward); over CMU
 01_03's climbs up and down that speed follows what the head and arms miss of the lean with
 correlation 0.79 (0.53 over all frames; it is past its deadband on a quarter of them). A head
 rising or sinking faster than any climb (``CLIMB_SPEED``) is a jump or a fall, whose flight says
@@ -145,11 +146,14 @@ def arms_lean(body, head, elbows, frame, prior, balanced=None):
     return float(LEANS[k] + min(max(step, -1.0), 1.0) * (LEANS[1] - LEANS[0]))
 
 
-def rise_lean(speed):
-    """The lean (radians) the head's followed vertical speed (metres a second, up) adds: a body lifting
-    itself onto something pitches its trunk over the lead leg to carry its centre of mass over the raised
-    foot, one lowering itself keeps it upright over the stance foot; a walk's bob says nothing."""
-    return RISE_LEAN * math.copysign(max(abs(speed) - RISE_DEADBAND, 0.0), speed)
+def risen_lean(lean, speed):
+    """``lean`` (radians, forward) as the head's followed vertical speed (metres a second, up) changes
+    it: a body lifting itself onto something pitches its trunk over the lead leg to carry its centre of
+    mass over the raised foot; one lowering itself holds it upright over the stance foot, so sinking
+    takes from a forward lean, down to upright at most (a crouch bends forward, and leaned back by its
+    sinking it put the hips ahead of the head); a walk's bob says nothing."""
+    past = RISE_LEAN * max(abs(speed) - RISE_DEADBAND, 0.0)
+    return lean + past if speed >= 0.0 else max(lean - past, min(lean, 0.0))
 
 
 def worn_heading(body, pelvis, fallback):
@@ -223,7 +227,7 @@ class PelvisEstimate:
         if support is not None:
             balanced = balance_miss(self.balance, (head.position - support) @ arms_frame[:, 2], LEAN_SIN, LEAN_COS)
         arms = arms_lean(body, head, (left, right), arms_frame, prior, balanced)
-        lean = float(np.clip(max(prior, arms) + rise_lean(self.rise(float(head.position[1]), dt)), -0.3, MAX_LEAN))
+        lean = float(np.clip(risen_lean(max(prior, arms), self.rise(float(head.position[1]), dt)), -0.3, MAX_LEAN))
         if self.lean is not None and dt > 0.0:
             lean = self.lean + (lean - self.lean) * smoothing(dt, LEAN_TIME)
         self.lean = lean

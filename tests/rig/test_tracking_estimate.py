@@ -25,7 +25,7 @@ CLIMB_SPEED = 0.4  # metres a second the head rises, climbing onto a platform (C
 CLIMB_LEAN = 0.1  # radians further forward (back, climbing down) the estimate leans the climbing body at least
 JUMP_UP = 2.43  # metres a second an upright body leaves the floor at, jumping 0.3 m
 GRAVITY = 9.81  # metres a second squared
-JUMP_LEAN = 0.02  # radians a jump may lean the estimate (of an upright body: 0 standing still)
+JUMP_LEAN = 0.02  # radians a jump or a crouch may lean the estimate (of an upright body: 0 standing still)
 SWING = 0.5  # radians each upper arm swings forward and back, opposite ways, as in a brisk walk
 SWING_PERIOD = 1.1  # seconds: one stride of each foot
 SWING_TURN = math.radians(15.0)  # the heading may turn this far, end to end, as the arms swing (the
@@ -117,7 +117,7 @@ def lean_back(body, pelvis, head):
 def test_a_climbing_body_leans_further_forward_up_and_less_down(humanoid, way):
     """A body bent a little rising (sinking) at ``CLIMB_SPEED`` for a second is leaned at least
     ``CLIMB_LEAN`` further forward (less) than the same body standing still: a climber pitches over
-    the lead leg, one lowering itself stays upright (``rise_lean``)."""
+    the lead leg, one lowering itself stays upright (``risen_lean``)."""
     rig, body = humanoid
     dt, leans = 1.0 / 30.0, {}
     for speed in (0.0, way * CLIMB_SPEED):
@@ -143,3 +143,17 @@ def test_a_jumping_body_is_not_leaned_by_its_flight(humanoid):
         pelvis, _ = estimated(body, world, estimate, dt)
         leans.append(lean_back(body, pelvis, world[body.bones["head"], :3, 3]))
     assert np.abs(leans).max() <= JUMP_LEAN
+
+
+def test_an_upright_body_crouching_is_not_leaned_back(humanoid):
+    """An upright body whose head sinks at ``CLIMB_SPEED`` for a second (a crouch, or a step down
+    with the trunk upright) is leaned back no further than ``JUMP_LEAN``: sinking takes a forward lean
+    to upright at most (it once leaned the trunk back 0.3 radians, the hips ahead of the head)."""
+    rig, body = humanoid
+    dt, estimate, leans = 1.0 / 30.0, PelvisEstimate(body), []
+    for frame in range(30):
+        world = bent(rig, body, 0.0)
+        world[:, 1, 3] -= CLIMB_SPEED * frame * dt
+        pelvis, _ = estimated(body, world, estimate, dt)
+        leans.append(lean_back(body, pelvis, world[body.bones["head"], :3, 3]))
+    assert min(leans) >= -JUMP_LEAN
