@@ -181,7 +181,7 @@ class Feet:
     def _start_steps(self, free, stances, pelvis, heading, hands):
         """Start the steps the ``free`` feet need, the neediest first: one foot at a time, but a foot
         its hip has left (``OUT_OF_REACH``) steps even while the other does; a walk's (module doc)
-        rear foot as the pelvis turns up."""
+        rear foot as the pelvis turns up. Returns the roles whose steps it started."""
         stepping = any(self.feet[role].start is not None for role in free)
         hips = {role: self.hip(role, pelvis, heading) for role in free}
         needs = {role: self._need(self.feet[role], stances[role], hips[role])
@@ -190,12 +190,15 @@ class Feet:
         if walk:
             rear = self._rear(hips, hands)
             needs = {role: 1.0 if role == rear and self.turned_up else -1.0 for role in needs}
+        started = []
         for role in sorted(needs, key=needs.get, reverse=True):
             foot = self.feet[role]
             left = np.linalg.norm(foot.at.position - hips[role]) > OUT_OF_REACH * self.body.leg_length
             if needs[role] > 0.0 and (left or not stepping):
                 foot.start, foot.clock, stepping = foot.at, 0.0, True
                 foot.time = WALK_STEP_TIME if walk else STEP_TIME
+                started.append(role)
+        return started
 
     def _step(self, foot, role, pelvis, heading, head, dt):
         """Carry stepping ``foot`` (``role``'s) on by ``dt`` seconds toward its stance under ``pelvis``
@@ -255,8 +258,12 @@ class Feet:
                 if self.feet[role].at.position[1] > stances[role].position[1] + AIRBORNE:
                     self.feet[role].clock, self.feet[role].start = 0.0, self.feet[role].at
         free = [role for role in FEET if role not in tracked]
-        self._start_steps(free, stances, pelvis, heading, hands)
+        # the steps under way go on (and land) before new ones start: a foot landing this frame stands,
+        # so the walk's turn-up this frame starts the next step (counted as stepping, it lost the turn-up
+        # and the walk fell out of its gait)
         for role in free:
             if self.feet[role].start is not None:
                 self._step(self.feet[role], role, pelvis, heading, head, dt)
+        for role in self._start_steps(free, stances, pelvis, heading, hands):
+            self._step(self.feet[role], role, pelvis, heading, head, dt)
         return {role: self.feet[role].at for role in FEET}

@@ -2,8 +2,10 @@
 stands still and skates nothing, stances on a platform count as the floor's do, and a foot moving
 above its ground while the truth stands is stepping, not skating; a body carried away by its
 pelvis tracker steps its feet (never slides them); a body climbing onto something brings its feet
-up, each step landing where the rise takes its stance; a crouch bends the knees and leaves the feet on the floor, and so does a nod; a tracked foot
+up, each step landing where the rise takes its stance; a walk steps on each turn-up of its pelvis, a landing that frame included; a crouch bends the knees and leaves the feet on the floor, and so does a nod; a tracked foot
 locks where its tracker stands and follows it off, and locked feet stand exactly still."""
+import math
+
 import numpy as np
 import pytest
 
@@ -17,7 +19,7 @@ from rig.tracking.measures import CONTACT_HEIGHT, GROUND_TIME, horizontal_speeds
     stance_speeds, stepping
 from rig.tracking.plant import RELEASE_DISTANCE, Plant
 from rig.tracking.reconstruct import reconstruct
-from rig.tracking.steps import Feet
+from rig.tracking.steps import WALK_STEP_TIME, Feet
 from rig.limb_roles import UP
 from solvers.transforms import IDENTITY_QUAT, normalize, quat_from_axis_angle, quat_mul, quat_rotate
 from tests.tools.humanoid_walk import FPS, walk_poses
@@ -316,3 +318,28 @@ def test_a_climb_that_stops_leaves_no_foot_above_where_it_stands(humanoid, rate,
     rest = world_matrices(rig.skeleton, Pose.rest(len(rig.skeleton)))
     _, _, ends = climbing_landings(body, rest, rate, top)
     assert np.abs(ends).max() <= STOOD_ON
+
+
+def test_a_walks_turn_up_as_a_step_lands_starts_the_next_step(humanoid):
+    """A body walking at 1 m/s (from standing, over a second), its pelvis 5 cm low (a walker's bent
+    knees) and bobbing 2 cm with each turn up from its lowest as a walk's step lands: each turn-up
+    starts the other foot's walk step (the landing foot counted as still stepping that frame, the
+    turn-up was lost: every other one, and the feet fell into a shuffle's steps between)."""
+    rig, body = humanoid
+    rest = world_matrices(rig.skeleton, Pose.rest(len(rig.skeleton)))[body.bones["pelvis"], :3, 3]
+    period = math.ceil(WALK_STEP_TIME * FPS) - 1  # frames: a walk step started on a frame lands this many later
+    feet, dt, along, ups, starts = Feet(body), 1.0 / FPS, 0.0, [], []
+    for k in range(int(5 * FPS)):
+        along += min(k / FPS, 1.0) * dt
+        bob = -0.05 - 0.02 * np.cos(2.0 * np.pi * k / period)
+        pelvis = BoneTarget(rest + np.array([0.0, bob, along]), body.rest_rotations["pelvis"])
+        before = {role: feet.feet[role].start if role in feet.feet else None for role in FEET}
+        feet(pelvis, body.forward, 0.0 if k == 0 else dt, {})
+        ups += [k] if feet.turned_up else []
+        starts += [(k, role, feet.feet[role].time) for role in FEET
+                   if feet.feet[role].start is not None and feet.feet[role].start is not before[role]]
+    walking = [(k, role, time) for k, role, time in starts if k > 2 * FPS]  # at full speed, in its gait
+    assert len(walking) >= 6
+    assert [k for k, _, _ in walking] == [k for k in ups if k > 2 * FPS]
+    assert all(time == WALK_STEP_TIME for _, _, time in walking)
+    assert all(a[1] != b[1] for a, b in zip(walking, walking[1:]))
