@@ -2,8 +2,10 @@
 stands still and skates nothing, stances on a platform count as the floor's do, and a foot moving
 above its ground while the truth stands is stepping, not skating; a body carried away by its
 pelvis tracker steps its feet (never slides them); a body climbing onto something brings its feet
-up, each step landing where the rise takes its stance; a walk steps on each turn-up of its pelvis, a landing that frame included; a crouch bends the knees and leaves the feet on the floor, and so does a nod; a tracked foot
-locks where its tracker stands and follows it off, and locked feet stand exactly still."""
+up, each step landing where the rise takes its stance; a walk steps on each turn-up of its pelvis,
+one on the frame a step lands included; a crouch bends the knees and leaves the feet on the floor,
+and so does a nod; a tracked foot locks where its tracker stands and follows it off, and locked
+feet stand exactly still."""
 import math
 
 import numpy as np
