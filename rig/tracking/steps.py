@@ -178,10 +178,12 @@ class Feet:
             return FEET[int(np.dot(hands[1] - hands[0], self.velocity) > 0.0)]
         return min(FEET, key=lambda role: float(np.dot(self.feet[role].at.position - hips[role], self.velocity)))
 
-    def _start_steps(self, free, stances, pelvis, heading, hands):
+    def _start_steps(self, free, stances, pelvis, heading, hands, landed):
         """Start the steps the ``free`` feet need, the neediest first: one foot at a time, but a foot
         its hip has left (``OUT_OF_REACH``) steps even while the other does; a walk's (module doc)
-        rear foot as the pelvis turns up. Returns the roles whose steps it started."""
+        rear foot as the pelvis turns up. A foot ``landed`` this frame stands, but stands this frame
+        (lifting as it landed, it bore no weight: a step down off a platform landed and stepped on at
+        once, crossing below the spot it had left). Returns the roles whose steps it started."""
         stepping = any(self.feet[role].start is not None for role in free)
         hips = {role: self.hip(role, pelvis, heading) for role in free}
         needs = {role: self._need(self.feet[role], stances[role], hips[role])
@@ -194,7 +196,7 @@ class Feet:
         for role in sorted(needs, key=needs.get, reverse=True):
             foot = self.feet[role]
             left = np.linalg.norm(foot.at.position - hips[role]) > OUT_OF_REACH * self.body.leg_length
-            if needs[role] > 0.0 and (left or not stepping):
+            if needs[role] > 0.0 and role not in landed and (left or not stepping):
                 foot.start, foot.clock, stepping = foot.at, 0.0, True
                 foot.time = WALK_STEP_TIME if walk else STEP_TIME
                 started.append(role)
@@ -261,9 +263,10 @@ class Feet:
         # the steps under way go on (and land) before new ones start: a foot landing this frame stands,
         # so the walk's turn-up this frame starts the next step (counted as stepping, it lost the turn-up
         # and the walk fell out of its gait)
-        for role in free:
-            if self.feet[role].start is not None:
-                self._step(self.feet[role], role, pelvis, heading, head, dt)
-        for role in self._start_steps(free, stances, pelvis, heading, hands):
+        stepping = [role for role in free if self.feet[role].start is not None]
+        for role in stepping:
+            self._step(self.feet[role], role, pelvis, heading, head, dt)
+        landed = [role for role in stepping if self.feet[role].start is None]
+        for role in self._start_steps(free, stances, pelvis, heading, hands, landed):
             self._step(self.feet[role], role, pelvis, heading, head, dt)
         return {role: self.feet[role].at for role in FEET}
