@@ -17,12 +17,13 @@ height as it is then, ``Feet._step``), one foot at a
 time (unless the hip has left a foot behind, ``OUT_OF_REACH``: a run). A walking body (faster
 than ``WALK``, both feet untracked) steps as a walker does instead: the feet alternate, the rear
 one leaving each time the pelvis turns up from its lowest (a walker's pelvis is lowest with both
-feet down), the rear foot told by the arms where the hands are known (they swing against the
-legs), each step taking ``WALK_STEP_TIME``; its feet are planted otherwise (a foot that stepped
-when its support region or its leg's reach said stepped twice in a row, a second short step
-from 26-37 cm ahead of its hip, and the walk's steps came at another time than the truth's).
-A step lifts, crosses only while fully up, above the higher of the spots it leaves and lands on,
-and drops straight onto its new spot, fixed once it stops crossing (a foot crossing near a floor
+feet down; a foot landing on that frame has landed, and the other leaves), the rear foot told
+by the arms where the hands are known (they swing against the legs), each step taking
+``WALK_STEP_TIME``; its feet are planted otherwise (a foot that stepped when its support region
+or its leg's reach said stepped twice in a row, a second short step from 26-37 cm ahead of its
+hip, and the walk's steps came at another time than the truth's). A foot stands at least the
+frame it lands. A step lifts, crosses only while fully up, above the higher of the spots it
+leaves and lands on, and drops straight onto its new spot, fixed once it stops crossing (a foot crossing near a floor
 would scuff along it, and one dropping while it follows the body would slide). A tracked foot goes
 where its tracker says, locked while the tracker stands (``rig.tracking.plant``), and, lost, steps
 from there as an untracked foot. Both feet standing under a body slower than a shuffle are the
