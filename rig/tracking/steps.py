@@ -17,17 +17,18 @@ height as it is then, ``Feet._step``), one foot at a
 time (unless the hip has left a foot behind, ``OUT_OF_REACH``: a run). A walking body (faster
 than ``WALK``, both feet untracked) steps as a walker does instead: the feet alternate, the rear
 one leaving each time the pelvis turns up from its lowest (a walker's pelvis is lowest with both
-feet down; a foot landing on that frame has landed, and the other leaves), the rear foot told
+feet down; a foot landing on that frame counts as down), the rear foot told
 by the arms where the hands are known (they swing against the legs), each step taking
 ``WALK_STEP_TIME``; its feet are planted otherwise (a foot that stepped when its support region
 or its leg's reach said stepped twice in a row, a second short step from 26-37 cm ahead of its
-hip, and the walk's steps came at another time than the truth's). A foot stands at least the
-frame it lands. A step lifts, crosses only while fully up, above the higher of the spots it
-leaves and lands on, and drops straight onto its new spot, fixed once it stops crossing (a foot crossing near a floor
-would scuff along it, and one dropping while it follows the body would slide). A tracked foot goes
-where its tracker says, locked while the tracker stands (``rig.tracking.plant``), and, lost, steps
-from there as an untracked foot. Both feet standing under a body slower than a shuffle are the
-support the pelvis estimate balances the body over (``Feet.support``, ``rig.tracking.balance``).
+hip, and the walk's steps came at another time than the truth's). But in a walk, a foot stands
+at least the frame it lands. A step lifts, crosses only while fully up, above the higher of the
+spots it leaves and lands on, and drops straight onto its new spot, fixed once it stops crossing
+(a foot crossing near a floor would scuff along it, and one dropping while it follows the body
+would slide). A tracked foot goes where its tracker says, locked while the tracker stands
+(``rig.tracking.plant``), and, lost, steps from there as an untracked foot. Both feet standing
+under a body slower than a shuffle are the support the pelvis estimate balances the body over
+(``Feet.support``, ``rig.tracking.balance``).
 """
 from collections import deque
 from dataclasses import dataclass
@@ -182,9 +183,12 @@ class Feet:
     def _start_steps(self, free, stances, pelvis, heading, hands, landed):
         """Start the steps the ``free`` feet need, the neediest first: one foot at a time, but a foot
         its hip has left (``OUT_OF_REACH``) steps even while the other does; a walk's (module doc)
-        rear foot as the pelvis turns up. A foot ``landed`` this frame stands, but stands this frame
-        (lifting as it landed, it bore no weight: a step down off a platform landed and stepped on at
-        once, crossing below the spot it had left). Returns the roles whose steps it started."""
+        rear foot as the pelvis turns up. A foot ``landed`` this frame counts as standing and, but in a
+        walk, stays down this frame (lifting as it landed, it bore no weight: a step down off a platform
+        landed and stepped on at once, crossing below the spot it had left); in a walk the gait says
+        which foot leaves (held a frame, the walk's first turn-up at full speed was lost where the arms
+        said the foot just landed was the rear one, as the truth's was). Returns the roles whose steps
+        it started."""
         stepping = any(self.feet[role].start is not None for role in free)
         hips = {role: self.hip(role, pelvis, heading) for role in free}
         needs = {role: self._need(self.feet[role], stances[role], hips[role])
@@ -197,7 +201,7 @@ class Feet:
         for role in sorted(needs, key=needs.get, reverse=True):
             foot = self.feet[role]
             left = np.linalg.norm(foot.at.position - hips[role]) > OUT_OF_REACH * self.body.leg_length
-            if needs[role] > 0.0 and role not in landed and (left or not stepping):
+            if needs[role] > 0.0 and (walk or role not in landed) and (left or not stepping):
                 foot.start, foot.clock, stepping = foot.at, 0.0, True
                 foot.time = WALK_STEP_TIME if walk else STEP_TIME
                 started.append(role)
