@@ -9,8 +9,9 @@ out; by the wall clock and by the solving thread's CPU time, which other process
 machine do not inflate; the solver's kernels compile, or load from numba's cache, before the
 first frame, a once-a-process cost printed apart as each clip's first set's set-up; the median
 over ``TIMED_FRAMES`` frames' worth of runs), beside the naive baseline (the rest pose hung under
-the head tracker) and the truth's own skating and jitter. Clips: ``../shared/data/cmu_01_03.bvh`` (skipped without it) and our humanoid
-walking (``tests/tools/humanoid_walk.py``). Prints a table and a JSON line.
+the head tracker) and the truth's own skating and jitter. Clips: ``../shared/data/cmu_01_03.bvh``
+(skipped without it) and our humanoid walking (``tests/tools/humanoid_walk.py``). Prints a table
+and a JSON line.
 
     python bench/bench_tracking.py [frames]   (frames: of the CMU clip, from its start; default all)
 """

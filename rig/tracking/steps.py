@@ -21,7 +21,7 @@ feet down; a foot landing on that frame counts as down), the rear foot told
 by the arms where the hands are known (they swing against the legs), each step taking
 ``WALK_STEP_TIME``; its feet are planted otherwise (a foot that stepped when its support region
 or its leg's reach said stepped twice in a row, a second short step from 26-37 cm ahead of its
-hip, and the walk's steps came at another time than the truth's). But in a walk, a foot stands
+hip, and the walk's steps came at another time than the truth's). Outside a walk, a foot stands
 at least the frame it lands. A step lifts, crosses only while fully up, above the higher of the
 spots it leaves and lands on, and drops straight onto its new spot, fixed once it stops crossing
 (a foot crossing near a floor would scuff along it, and one dropping while it follows the body
@@ -183,7 +183,7 @@ class Feet:
     def _start_steps(self, free, stances, pelvis, heading, hands, landed):
         """Start the steps the ``free`` feet need, the neediest first: one foot at a time, but a foot
         its hip has left (``OUT_OF_REACH``) steps even while the other does; a walk's (module doc)
-        rear foot as the pelvis turns up. A foot ``landed`` this frame counts as standing and, but in a
+        rear foot as the pelvis turns up. A foot ``landed`` this frame counts as standing and, outside a
         walk, stays down this frame (lifting as it landed, it bore no weight: a step down off a platform
         landed and stepped on at once, crossing below the spot it had left); in a walk the gait says
         which foot leaves (held a frame, the walk's first turn-up at full speed was lost where the arms
@@ -216,9 +216,9 @@ class Feet:
         jumped 4-11 cm in a frame when it was the stance now and the rest of the step was added as it
         was fixed); it follows that aim through a ``GOAL_TIME`` filter, as the velocity and stance of
         an estimated pelvis shake by a few cm a frame, which a crossing foot shook with. Up, not as
-        across, a climbing body's stance is where its rise (``Climb``) will have taken it when the step lands,
-        so a step up lands on the bent leg a climber plants on the higher surface and stands while
-        the hips rise past it, not a nearly straight leg's reach below the hips now (it landed 2.6-4.4
+        across, a climbing body's stance is where its rise (``Climb``) will have taken it when the
+        step lands, so a step up lands on the bent leg a climber plants on the higher surface and
+        stands while the hips rise past it, not a nearly straight leg's reach below the hips now (it landed 2.6-4.4
         cm below the stance of a body rising 0.3-0.5 m/s, and the feet climbed in half again as many
         steps); a sinking body's is where it is, as a stance is already as low as the leg reaches (a
         foot led below it would be out of the leg's reach). While it drops the foot comes straight
