@@ -65,6 +65,13 @@ class HangingBones:
         return (_base(self.skeleton, world, self.bones[0]), offsets * scale, self.rest_rotations,
                 self.lengths * scale)
 
+    def tree_parts(self, pose, world):
+        """(base, parents, offsets, rest rotations, lengths) of the bones as a tree, grown as they
+        inherit (``arrays``)."""
+        base, offsets, rest_rotations, lengths = self.arrays(pose, world, _inherited_scale(self.skeleton, world,
+                                                                                             self.bones[0]))
+        return base, self.parents, offsets, rest_rotations, lengths
+
 
 @dataclass
 class _CachedChain:
@@ -98,16 +105,10 @@ def chain_arrays(skeleton, pose, world, chain):
     return cached.rebased
 
 
-def _tree_parts(skeleton, pose, world, bones):
-    hanging = HangingBones(skeleton, bones)
-    return (hanging.parents, *hanging.arrays(pose, world, _inherited_scale(skeleton, world, bones[0])))
-
-
 def tree_arrays(skeleton, pose, world, bones):
     """The solver's view of ``bones`` (ascending, one connected subtree such as a union of
     overlapping chains, which always has a single top bone): a Tree hanging from its parent."""
-    parents, base, offsets, rest_rotations, lengths = _tree_parts(skeleton, pose, world, bones)
-    return Tree(base, parents, offsets, rest_rotations, lengths)
+    return Tree(*HangingBones(skeleton, bones).tree_parts(pose, world))
 
 
 def bone_tree_arrays(skeleton, pose, world, bones):
@@ -118,6 +119,4 @@ def bone_tree_arrays(skeleton, pose, world, bones):
 
 def kept_bone_tree(hanging, pose, world):
     """``bone_tree_arrays`` of a ``HangingBones`` kept from frame to frame."""
-    base, offsets, rest_rotations, lengths = hanging.arrays(pose, world, _inherited_scale(hanging.skeleton, world,
-                                                                                          hanging.bones[0]))
-    return bone_tree(base, hanging.parents, offsets, rest_rotations, lengths)
+    return bone_tree(*hanging.tree_parts(pose, world))

@@ -68,7 +68,7 @@ LEAN_TIME = 0.05  # seconds: the lean follows its reads with this time constant 
 ARMS_HEADING_TIME = 0.6  # seconds: the steadier heading the arms' lean is read along (a walk's arm swing
 # turns the elbows' line a few degrees each way every step; a lean read across a turned frame sways)
 ARMS_HEADING_LAG = 0.15  # radians that steadier heading may lag the body's (in a turn it must keep up)
-RISE_TIME = 0.2  # seconds: the head's vertical speed is followed twice over with this time constant: a walk's
+HEAD_RISE_TIME = 0.2  # seconds: the head's vertical speed is followed twice over with this time constant: a walk's
 # bob (a few cm twice a second) is cut sevenfold, a climb's rise (a second or more) passes
 RISE_DEADBAND = 0.1  # metres a second of followed vertical speed that says nothing (the humanoid walk's bob: 0.08)
 CLIMB_SPEED = 1.0  # metres a second the head rises or sinks at most while a body climbs or lowers itself
@@ -193,13 +193,13 @@ class PelvisEstimate:
         return self.heading
 
     def rise(self, height, dt):
-        """The head's vertical speed (metres a second, up), followed twice over (``RISE_TIME``), with the
+        """The head's vertical speed (metres a second, up), followed twice over (``HEAD_RISE_TIME``), with the
         head ``height`` metres up ``dt`` seconds after the last call."""
         if self.height is not None and dt > 0.0:
             speed = (height - self.height) / dt
             self.quick += (speed - self.quick) * smoothing(dt, JUMP_TIME)
             for stage, rise in enumerate(self.rises):
-                speed = self.rises[stage] = rise + (speed - rise) * smoothing(dt, RISE_TIME)
+                speed = self.rises[stage] = rise + (speed - rise) * smoothing(dt, HEAD_RISE_TIME)
             if abs(self.quick) > CLIMB_SPEED:  # a jump or a fall, not a climb: its flight says nothing of the trunk
                 self.rises = [0.0] * len(self.rises)
         self.height = height
